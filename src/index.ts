@@ -1,0 +1,35 @@
+/**
+ * The core's public surface: everything an adapter may import. Adapters import from here only.
+ */
+
+export type { AdapterCommand, FlagValues } from './command.js';
+export { BridgeError, type BridgeErrorCode, describeError, toBridgeError } from './errors.js';
+export { createStderrLogger, type Logger, type LogLevel, silentLogger } from './logger.js';
+export { PAGE_URI_TEMPLATE, type PagedOutput, type PageOutputOptions, pageOutput } from './page-output.js';
+export { type RegisteredTool, type SourceTools, ToolRegistry } from './registry.js';
+export {
+  MemoryResourceStore,
+  type MemoryResourceStoreOptions,
+  type NewResource,
+  RESOURCE_URI_PREFIX,
+  type ResourceStore,
+  type StoredContents,
+  type StoredResource,
+} from './resource-store.js';
+export { type RunningBridge, type ServeOptions, serve, type TransportOptions } from './serve.js';
+export type { LoadContext, Source } from './source.js';
+export {
+  type ContentBlock,
+  type JsonSchema,
+  type Progress,
+  READ_ONLY_LOCAL,
+  type TaskSupport,
+  type ToolAnnotations,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolResult,
+  textResult,
+} from './tool.js';
+export { MAX_TOOL_NAME_LENGTH, sanitizeToolName, uniqueToolNames } from './tool-names.js';
+export { parseListenAddress } from './transports/serve-http.js';
+export { compileValidator, formatViolations, type Violation } from './validate-arguments.js';

@@ -1,0 +1,87 @@
+import type { ResourceStore } from './resource-store.js';
+import { RESOURCE_URI_PREFIX } from './resource-store.js';
+import type { ContentBlock } from './tool.js';
+
+/** The URI template under which pages of a long output can be read. */
+export const PAGE_URI_TEMPLATE = `${RESOURCE_URI_PREFIX}{id}/page/{page}`;
+
+export interface PageOutputOptions {
+  /** The store that keeps the pages after the first. */
+  store: ResourceStore;
+  /** Who may read the pages back. */
+  caller: string;
+  /** Characters per page. Default 20,000 (about 5,000 tokens). */
+  pageSize?: number;
+  /** The pages' MIME type. Default `text/plain`. */
+  mimeType?: string;
+  /** What the output is, for the pages' names, e.g. `git log stdout`. */
+  label?: string;
+  /** At most this many `resource_link`s are listed; the rest are named through the URI template. */
+  maxLinks?: number;
+}
+
+/** The first page of a long text and the links to the rest. */
+export interface PagedOutput {
+  /** The first page (the whole text when it fits). */
+  firstPage: string;
+  /** `resource_link` blocks to pages 2…N, plus a text note saying how to read them. Empty when it fits. */
+  links: ContentBlock[];
+  /** Number of pages in all. */
+  pages: number;
+  /** Whether the text was cut into pages. */
+  truncated: boolean;
+}
+
+/**
+ * Cuts `text` into pages of about `pageSize` characters, preferring to cut after a newline, keeps
+ * pages 2…N in the store and returns the first page with links to the others. Concatenating all
+ * pages in order gives back `text` exactly.
+ */
+export function pageOutput(text: string, options: PageOutputOptions): PagedOutput {
+  const pageSize = options.pageSize ?? 20_000;
+  if (text.length <= pageSize) return { firstPage: text, links: [], pages: 1, truncated: false };
+  const pages = splitPages(text, pageSize);
+  const id = options.store.newId();
+  const label = options.label ?? 'output';
+  const mimeType = options.mimeType ?? 'text/plain';
+  const maxLinks = options.maxLinks ?? 10;
+  const links: ContentBlock[] = [];
+  pages.forEach((page, index) => {
+    if (index === 0) return;
+    const uri = `${RESOURCE_URI_PREFIX}${id}/page/${index + 1}`;
+    const name = `${label} (page ${index + 1} of ${pages.length})`;
+    const stored = options.store.put({ uri, name, mimeType, text: page }, options.caller);
+    if (links.length < maxLinks) {
+      links.push({ type: 'resource_link', uri, name, mimeType, size: stored.size });
+    }
+  });
+  const note =
+    `[${label} continues: page 1 of ${pages.length} shown (${text.length} characters in all). ` +
+    `Read the rest with resources/read on ${RESOURCE_URI_PREFIX}${id}/page/N for N = 2…${pages.length}.]`;
+  return {
+    firstPage: pages[0] ?? '',
+    links: [{ type: 'text', text: note }, ...links],
+    pages: pages.length,
+    truncated: true,
+  };
+}
+
+function splitPages(text: string, pageSize: number): string[] {
+  const pages: string[] = [];
+  let start = 0;
+  while (start < text.length) {
+    let end = Math.min(start + pageSize, text.length);
+    if (end < text.length) {
+      const newline = text.lastIndexOf('\n', end - 1);
+      if (newline >= start + pageSize * 0.5) end = newline + 1;
+      else if (isHighSurrogate(text.charCodeAt(end - 1))) end -= 1;
+    }
+    pages.push(text.slice(start, end));
+    start = end;
+  }
+  return pages;
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}

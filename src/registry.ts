@@ -1,0 +1,98 @@
+import { BridgeError, describeError, toBridgeError } from './errors.js';
+import type { LoadContext, Source } from './source.js';
+import type { ToolContext, ToolDefinition, ToolResult } from './tool.js';
+import { uniqueToolNames } from './tool-names.js';
+import { type ArgumentValidator, compileValidator, formatViolations } from './validate-arguments.js';
+
+/** A tool under its final, unique, valid name. */
+export interface RegisteredTool {
+  /** The name clients see and call. */
+  readonly name: string;
+  /** The adapter's definition (its `name` is the one the adapter asked for). */
+  readonly definition: ToolDefinition;
+  /** The label of the source it came from. */
+  readonly source: string;
+}
+
+/** The tools of one source, as loaded. */
+export interface SourceTools {
+  source: string;
+  tools: readonly ToolDefinition[];
+}
+
+/**
+ * The merged, immutable set of tools the server offers. Names are made valid and unique here
+ * (adapter order decides who keeps the plain name); listing order is by name, so it is the same on
+ * every run and for every client. Arguments are validated lazily, one compiled validator per tool.
+ */
+export class ToolRegistry {
+  readonly tools: readonly RegisteredTool[];
+  readonly #byName = new Map<string, RegisteredTool>();
+  readonly #validators = new Map<string, ArgumentValidator | null>();
+
+  constructor(groups: readonly SourceTools[]) {
+    const flat = groups.flatMap((group) =>
+      group.tools.map((definition) => ({ definition, source: group.source })),
+    );
+    const names = uniqueToolNames(flat.map((entry) => entry.definition.name));
+    const tools = flat.map((entry, index) => ({ ...entry, name: names[index] as string }));
+    tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const tool of tools) this.#byName.set(tool.name, tool);
+    this.tools = tools;
+  }
+
+  /** Loads every source (in parallel) and merges their tools. Fails when any source fails. */
+  static async load(sources: readonly Source[], context: LoadContext): Promise<ToolRegistry> {
+    const groups = await Promise.all(
+      sources.map(async (source) => {
+        try {
+          return { source: source.label, tools: await source.load(context) };
+        } catch (error) {
+          const failure = toBridgeError(error, 'load_failed');
+          throw new BridgeError(failure.code, `${source.label}: ${describeError(failure)}`, { cause: error });
+        }
+      }),
+    );
+    return new ToolRegistry(groups);
+  }
+
+  get(name: string): RegisteredTool | undefined {
+    return this.#byName.get(name);
+  }
+
+  /**
+   * Validates `args` and runs the tool. Never throws: invalid arguments, a throwing invoke and a
+   * cancelled call all come back as `isError` results whose text says what happened.
+   */
+  async call(tool: RegisteredTool, args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
+    const violations = this.#validator(tool, context)?.(args) ?? [];
+    if (violations.length > 0) {
+      return { content: [{ type: 'text', text: formatViolations(tool.name, violations) }], isError: true };
+    }
+    try {
+      return await tool.definition.invoke(args, context);
+    } catch (error) {
+      const failure = toBridgeError(error);
+      if (failure.code === 'internal') context.log.error(`tool ${tool.name} failed`, error);
+      const text = failure.code === 'aborted' ? 'The call was cancelled.' : describeError(failure);
+      return { content: [{ type: 'text', text: `${tool.name}: ${text}` }], isError: true };
+    }
+  }
+
+  #validator(tool: RegisteredTool, context: ToolContext): ArgumentValidator | null {
+    let validator = this.#validators.get(tool.name);
+    if (validator === undefined) {
+      try {
+        validator = compileValidator(tool.definition.inputSchema);
+      } catch (error) {
+        // A schema Ajv cannot compile should not make the tool unusable: the upstream still checks.
+        context.log.warn(`input schema of tool ${tool.name} does not compile; arguments are not checked`, {
+          reason: describeError(error),
+        });
+        validator = null;
+      }
+      this.#validators.set(tool.name, validator);
+    }
+    return validator;
+  }
+}

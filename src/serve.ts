@@ -1,0 +1,140 @@
+import { describeError } from './errors.js';
+import type { Logger } from './logger.js';
+import { ToolRegistry } from './registry.js';
+import { MemoryResourceStore, type MemoryResourceStoreOptions } from './resource-store.js';
+import { createServerFactory, type ServerSetup } from './server/create-server.js';
+import type { Source } from './source.js';
+import { createHttpHandler, type HttpHandlerOptions } from './transports/http-handler.js';
+import { isLoopback, type ListenAddress, serveHttp } from './transports/serve-http.js';
+import { serveStdio } from './transports/serve-stdio.js';
+
+/** How the server is reached. */
+export type TransportOptions =
+  | { kind: 'stdio' }
+  | {
+      kind: 'http';
+      address: ListenAddress;
+      /** Extra host names accepted in `Host` (besides localhost when bound to loopback). */
+      allowedHosts?: string[];
+      /** Origins (host names) browsers may call from. */
+      allowedOrigins?: string[];
+      maxRequestBodySize?: number;
+      authenticate?: HttpHandlerOptions['authenticate'];
+      routes?: HttpHandlerOptions['routes'];
+    };
+
+export interface ServeOptions {
+  sources: Source[];
+  transport: TransportOptions;
+  log: Logger;
+  info?: { name: string; version: string };
+  instructions?: string;
+  resources?: MemoryResourceStoreOptions;
+  /** Adds handlers to every server instance (tasks, scopes). */
+  extend?: ServerSetup['extend'];
+}
+
+/** A running bridge. */
+export interface RunningBridge {
+  /** The HTTP endpoint, when serving HTTP. */
+  url?: string;
+  /** The tools being served right now. */
+  registry(): ToolRegistry;
+  /** Reloads every source; on failure keeps the current tools and rethrows. */
+  reload(): Promise<void>;
+  /** Resolves when the server stops (stdin closed, or `close` called). */
+  closed: Promise<void>;
+  /** Aborts calls in flight, closes connections and sources. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a bridge: loads the sources, builds the registry, and serves it on the chosen transport.
+ * Steps: load → build the server factory → listen → wait for the end → shut down.
+ */
+export async function serve(options: ServeOptions): Promise<RunningBridge> {
+  const { log } = options;
+  const shutdown = new AbortController();
+  let registry = await ToolRegistry.load(options.sources, { log, signal: shutdown.signal });
+  log.info(`serving ${registry.tools.length} tools from ${options.sources.map((s) => s.label).join(', ')}`);
+
+  const factory = createServerFactory({
+    info: options.info ?? { name: 'bridge', version: '0.1.0' },
+    ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+    registry: () => registry,
+    resources: new MemoryResourceStore(options.resources),
+    log,
+    shutdown: shutdown.signal,
+    ...(options.extend ? { extend: options.extend } : {}),
+  });
+
+  let stopTransport: () => Promise<void>;
+  let transportClosed: Promise<void>;
+  let notifyToolsChanged = () => {};
+  let url: string | undefined;
+  if (options.transport.kind === 'stdio') {
+    const stdio = serveStdio(factory, (error) => log.debug(`stdio: ${error.message}`));
+    stopTransport = stdio.close;
+    transportClosed = stdio.closed;
+  } else {
+    const { transport } = options;
+    const handler = createHttpHandler(factory, {
+      log,
+      ...hostGuards(transport),
+      ...(transport.maxRequestBodySize === undefined
+        ? {}
+        : { maxRequestBodySize: transport.maxRequestBodySize }),
+      ...(transport.authenticate ? { authenticate: transport.authenticate } : {}),
+      ...(transport.routes ? { routes: transport.routes } : {}),
+    });
+    const running = await serveHttp(handler, transport.address, {
+      ...(transport.maxRequestBodySize === undefined
+        ? {}
+        : { maxRequestBodySize: transport.maxRequestBodySize }),
+      onerror: (error) => log.debug(`http: ${error.message}`),
+    });
+    url = running.url;
+    notifyToolsChanged = () => handler.notifyToolsChanged();
+    stopTransport = running.close;
+    transportClosed = new Promise((resolve) => running.server.once('close', resolve));
+    log.info(`listening on ${url}`);
+  }
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      shutdown.abort(new Error('The server is shutting down.'));
+      await stopTransport().catch((error) => log.debug(`closing transport: ${describeError(error)}`));
+      await Promise.allSettled(options.sources.map((source) => source.close?.()));
+    })();
+    return closing;
+  };
+  const closed = transportClosed.then(close);
+
+  return {
+    ...(url === undefined ? {} : { url }),
+    registry: () => registry,
+    async reload() {
+      registry = await ToolRegistry.load(options.sources, { log, signal: shutdown.signal });
+      notifyToolsChanged();
+    },
+    closed,
+    close,
+  };
+}
+
+// Loopback binds accept only localhost names; other binds accept what the user lists.
+function hostGuards(transport: Extract<TransportOptions, { kind: 'http' }>) {
+  const loopbackHosts = ['localhost', '127.0.0.1', '[::1]'];
+  const loopbackOrigins = ['localhost', '127.0.0.1', '[::1]'];
+  if (isLoopback(transport.address.host)) {
+    return {
+      allowedHosts: [...loopbackHosts, ...(transport.allowedHosts ?? [])],
+      allowedOrigins: [...loopbackOrigins, ...(transport.allowedOrigins ?? [])],
+    };
+  }
+  return {
+    ...(transport.allowedHosts ? { allowedHosts: transport.allowedHosts } : {}),
+    allowedOrigins: [...loopbackOrigins, ...(transport.allowedOrigins ?? [])],
+  };
+}

@@ -1,0 +1,78 @@
+import type { LoggingLevel, ServerContext } from '@modelcontextprotocol/server';
+import type { Logger } from '../logger.js';
+import type { ResourceStore } from '../resource-store.js';
+import type { Progress, ToolContext } from '../tool.js';
+
+/** Who is calling, for binding resources and tasks: the authenticated subject, the session, or the process. */
+export function callerOf(ctx: ServerContext): string {
+  const auth = ctx.http?.authInfo;
+  if (auth) return `auth:${String(auth.extra?.subject ?? auth.clientId)}`;
+  if (ctx.sessionId) return `session:${ctx.sessionId}`;
+  return 'local';
+}
+
+/**
+ * Builds the `ToolContext` of one `tools/call`: the request's abort signal joined with the
+ * server's shutdown signal, progress notifications when the client sent a progress token, and a
+ * logger that writes to stderr and forwards to the client's MCP log.
+ */
+export function createCallContext(
+  ctx: ServerContext,
+  options: { log: Logger; resources: ResourceStore; shutdown: AbortSignal; toolName: string },
+): { context: ToolContext; settled: () => Promise<void> } {
+  // Notifications are sent in order and awaited before the result, so none arrives after it.
+  let pending: Promise<void> = Promise.resolve();
+  const progressToken = ctx.mcpReq._meta?.progressToken;
+  let lastProgress = Number.NEGATIVE_INFINITY;
+  const progress = (update: Progress) => {
+    if (progressToken === undefined || !(update.progress > lastProgress)) return;
+    lastProgress = update.progress;
+    const params: Record<string, unknown> = { progressToken, progress: update.progress };
+    if (update.total !== undefined) params.total = update.total;
+    if (update.message !== undefined) params.message = update.message;
+    pending = pending.then(() =>
+      ctx.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => {}),
+    );
+  };
+  const context: ToolContext = {
+    signal: AbortSignal.any([ctx.mcpReq.signal, options.shutdown]),
+    progress,
+    log: forwardingLogger(ctx, options.log, options.toolName),
+    resources: options.resources,
+    caller: callerOf(ctx),
+  };
+  // The v2 SDK client dispatches notifications a tick later than responses: when the last
+  // progress and the result share one read, it drops the progress. One macrotask apart, they don't.
+  const settled = async () => {
+    if (lastProgress === Number.NEGATIVE_INFINITY) return;
+    await pending;
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  };
+  return { context, settled };
+}
+
+function forwardingLogger(ctx: ServerContext, log: Logger, toolName: string): Logger {
+  const forward = (level: LoggingLevel, message: string, data?: unknown) => {
+    const payload = data === undefined ? message : { message, data };
+    // Forwarding is best effort: the 2026-07-28 era and clients without logging drop it.
+    ctx.mcpReq.log(level, payload, toolName).catch(() => {});
+  };
+  return {
+    debug(message, data) {
+      log.debug(message, data);
+      forward('debug', message, data);
+    },
+    info(message, data) {
+      log.info(message, data);
+      forward('info', message, data);
+    },
+    warn(message, data) {
+      log.warn(message, data);
+      forward('warning', message, data);
+    },
+    error(message, data) {
+      log.error(message, data);
+      forward('error', message, data);
+    },
+  };
+}

@@ -1,0 +1,131 @@
+import {
+  type CallToolResult,
+  type McpRequestContext,
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceNotFoundError,
+  Server,
+  type Tool,
+} from '@modelcontextprotocol/server';
+import type { Logger } from '../logger.js';
+import { PAGE_URI_TEMPLATE } from '../page-output.js';
+import type { RegisteredTool, ToolRegistry } from '../registry.js';
+import type { ResourceStore } from '../resource-store.js';
+import { callerOf, createCallContext } from './call-context.js';
+import { paginate } from './paginate.js';
+
+/** Everything one protocol server instance needs; shared by every instance the factory makes. */
+export interface ServerSetup {
+  /** Name and version announced to clients. */
+  info: { name: string; version: string };
+  /** Text for the client's model on how to use this server. */
+  instructions?: string;
+  /** The current tools; a function so that a reload can swap them under running servers. */
+  registry: () => ToolRegistry;
+  resources: ResourceStore;
+  log: Logger;
+  /** Aborted at shutdown: aborts every call in flight. */
+  shutdown: AbortSignal;
+  /** Tools per `tools/list` page. Default 500. */
+  pageSize?: number;
+  /** Lets later features (tasks, auth scopes) add handlers; called on every new instance. */
+  extend?: (server: Server, context: McpRequestContext) => void;
+}
+
+/**
+ * Returns the SDK server factory: one low-level `Server` per stdio connection, initialize-era
+ * HTTP session, or 2026-07-28 HTTP request, all answering from the same registry and store.
+ */
+export function createServerFactory(setup: ServerSetup): (context: McpRequestContext) => Server {
+  const listCache = new WeakMap<ToolRegistry, Tool[]>();
+  const describeTools = (registry: ToolRegistry) => {
+    let tools = listCache.get(registry);
+    if (!tools) {
+      tools = registry.tools.map(describeTool);
+      listCache.set(registry, tools);
+    }
+    return tools;
+  };
+
+  return (context) => {
+    const server = new Server(setup.info, {
+      capabilities: {
+        tools: { listChanged: true },
+        resources: {},
+        logging: {},
+      },
+      ...(setup.instructions === undefined ? {} : { instructions: setup.instructions }),
+      cacheHints: {
+        'tools/list': { ttlMs: 60_000, cacheScope: 'public' },
+        'resources/templates/list': { ttlMs: 3_600_000, cacheScope: 'public' },
+        'resources/list': { ttlMs: 0, cacheScope: 'private' },
+        'resources/read': { ttlMs: 0, cacheScope: 'private' },
+      },
+    });
+
+    server.setRequestHandler('tools/list', (request) => {
+      const { items, nextCursor } = paginate(
+        describeTools(setup.registry()),
+        request.params?.cursor,
+        setup.pageSize ?? 500,
+      );
+      return nextCursor === undefined ? { tools: items } : { tools: items, nextCursor };
+    });
+
+    server.setRequestHandler('tools/call', async (request, ctx) => {
+      const registry = setup.registry();
+      const tool = registry.get(request.params.name);
+      if (!tool) {
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: "${request.params.name}"`);
+      }
+      const call = createCallContext(ctx, { ...setup, toolName: tool.name });
+      const result = await registry.call(tool, request.params.arguments ?? {}, call.context);
+      await call.settled();
+      return server.projectCallToolResult(result as CallToolResult, tool.definition.outputSchema);
+    });
+
+    server.setRequestHandler('resources/list', (request, ctx) => {
+      const all = setup.resources.list(callerOf(ctx));
+      const { items, nextCursor } = paginate(all, request.params?.cursor, 500);
+      return nextCursor === undefined ? { resources: items } : { resources: items, nextCursor };
+    });
+
+    server.setRequestHandler('resources/templates/list', () => ({
+      resourceTemplates: [
+        {
+          uriTemplate: PAGE_URI_TEMPLATE,
+          name: 'output-page',
+          title: 'Page of a long tool output',
+          description:
+            'A later page of a tool output that was too long to return at once; tool results link to them.',
+          mimeType: 'text/plain',
+        },
+      ],
+    }));
+
+    server.setRequestHandler('resources/read', (request, ctx) => {
+      const contents = setup.resources.read(request.params.uri, callerOf(ctx));
+      if (!contents) throw new ResourceNotFoundError(request.params.uri);
+      return { contents: [contents] };
+    });
+
+    setup.extend?.(server, context);
+    return server;
+  };
+}
+
+function describeTool(tool: RegisteredTool): Tool {
+  const { definition } = tool;
+  const described: Tool = {
+    name: tool.name,
+    description: definition.description,
+    inputSchema: definition.inputSchema as Tool['inputSchema'],
+    annotations: { ...definition.annotations, ...(definition.title ? { title: definition.title } : {}) },
+  };
+  if (definition.title) described.title = definition.title;
+  if (definition.outputSchema) described.outputSchema = definition.outputSchema as Tool['outputSchema'];
+  if (definition.taskSupport && definition.taskSupport !== 'forbidden') {
+    described.execution = { taskSupport: definition.taskSupport };
+  }
+  return described;
+}

@@ -1,0 +1,127 @@
+import type { Logger } from './logger.js';
+import type { ResourceStore } from './resource-store.js';
+
+/** A JSON Schema (2020-12 dialect) kept exactly as written: the bridge never rewrites it. */
+export type JsonSchema = { [key: string]: unknown };
+
+/**
+ * The four MCP tool annotations. The bridge always emits all four, because clients assume the most
+ * cautious default for a missing one (destructive, open-world) and ask the user about every call.
+ */
+export interface ToolAnnotations {
+  /** The tool only reads: clients may run it without asking. */
+  readOnlyHint: boolean;
+  /** The tool may delete or overwrite data (meaningful only when not read-only). */
+  destructiveHint: boolean;
+  /** Calling it twice with the same arguments has the effect of calling it once. */
+  idempotentHint: boolean;
+  /** The tool reaches outside the machine: a network API, a remote repository. */
+  openWorldHint: boolean;
+}
+
+/**
+ * Whether a tool may run as an MCP task (long-running, polled by the client):
+ * `forbidden` never, `optional` when the client asks, `required` only as a task.
+ */
+export type TaskSupport = 'forbidden' | 'optional' | 'required';
+
+/** A content block of a tool result, as MCP defines it (the subset the bridge produces). */
+export type ContentBlock =
+  | { type: 'text'; text: string }
+  | { type: 'image'; data: string; mimeType: string }
+  | { type: 'audio'; data: string; mimeType: string }
+  | {
+      type: 'resource_link';
+      uri: string;
+      name: string;
+      title?: string;
+      description?: string;
+      mimeType?: string;
+      size?: number;
+    }
+  | {
+      type: 'resource';
+      resource:
+        | { uri: string; mimeType?: string; text: string }
+        | { uri: string; mimeType?: string; blob: string };
+    };
+
+/**
+ * What a tool returns. Failures the model can act on (an upstream 404, a non-zero exit, bad
+ * arguments) are results with `isError: true`, never thrown errors.
+ */
+export interface ToolResult {
+  content: ContentBlock[];
+  /** Machine-readable result; matches `outputSchema` when the tool declares one. */
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+/** A progress update. `progress` must increase from one report to the next. */
+export interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/**
+ * What the core hands a tool for one call.
+ */
+export interface ToolContext {
+  /** Aborted when the client cancels, the call times out, or the server shuts down: stop the work. */
+  signal: AbortSignal;
+  /** Reports progress to the client when it asked for it (a no-op otherwise). Values must increase. */
+  progress(update: Progress): void;
+  /** Logs to stderr and, when the client enabled MCP logging, to the client. */
+  log: Logger;
+  /** Where large outputs go, to be linked from the result and read page by page. */
+  resources: ResourceStore;
+  /**
+   * Who is calling: the HTTP session, the authenticated subject, or `stdio`. Used to keep one
+   * caller's resources and tasks away from another's.
+   */
+  caller: string;
+}
+
+/**
+ * One tool, as an adapter defines it. The core adds nothing to it but a unique name.
+ */
+export interface ToolDefinition {
+  /**
+   * The name the adapter wants; `[A-Za-z0-9_.-]`, at most 64 characters. The registry makes it
+   * valid and unique if it is not (with deterministic suffixes), so adapters may pass raw names.
+   */
+  name: string;
+  /** A short human title for UIs. */
+  title?: string;
+  /** What the tool does, written for the model. */
+  description: string;
+  /** JSON Schema 2020-12 for the arguments; `type: "object"` at the root. Sent to clients unchanged. */
+  inputSchema: JsonSchema;
+  /** JSON Schema 2020-12 of `structuredContent`, when the tool returns structured results. */
+  outputSchema?: JsonSchema;
+  /** All four hints, always explicit. */
+  annotations: ToolAnnotations;
+  /** Whether the tool may or must run as a task. Defaults to `forbidden`. */
+  taskSupport?: TaskSupport;
+  /**
+   * Runs the tool. `args` have already been validated against `inputSchema`. Throwing is allowed:
+   * the core turns any throw into an `isError` result carrying the message.
+   */
+  invoke(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult>;
+}
+
+/** A text-only result. */
+export function textResult(text: string, isError = false): ToolResult {
+  return isError
+    ? { content: [{ type: 'text', text }], isError: true }
+    : { content: [{ type: 'text', text }] };
+}
+
+/** Annotations of a tool that only reads local state. */
+export const READ_ONLY_LOCAL: ToolAnnotations = Object.freeze({
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+});

@@ -1,0 +1,113 @@
+import {
+  createMcpHandler,
+  hostHeaderValidationResponse,
+  isJsonContentType,
+  isLegacyRequest,
+  type McpServerFactory,
+  originValidationResponse,
+} from '@modelcontextprotocol/server';
+import type { Logger } from '../logger.js';
+import { jsonRpcErrorResponse } from './json-rpc-response.js';
+import { LegacySessions } from './legacy-sessions.js';
+
+export interface HttpHandlerOptions {
+  /** Path of the MCP endpoint. Default `/mcp`. */
+  path?: string;
+  /** Host names the `Host` header may carry (DNS-rebinding protection); `undefined` turns the check off. */
+  allowedHosts?: string[];
+  /** Origin host names a browser may call from; `undefined` turns the check off. */
+  allowedOrigins?: string[];
+  /** Largest request body accepted, in bytes. Default 4 MiB. */
+  maxRequestBodySize?: number;
+  log: Logger;
+  /**
+   * Runs before MCP handling, e.g. to authenticate: return a `Response` to answer the request
+   * yourself, or auth information to pass to the tool handlers.
+   */
+  authenticate?: (
+    request: Request,
+  ) => Promise<Response | { authInfo?: import('@modelcontextprotocol/server').AuthInfo }>;
+  /** Extra routes served beside the endpoint (e.g. `/.well-known/…`): a response, or `undefined` to pass. */
+  routes?: (request: Request, url: URL) => Response | undefined | Promise<Response | undefined>;
+}
+
+/** A web-standard HTTP face: `fetch` answers one request; `close` ends sessions and in-flight calls. */
+export interface HttpHandler {
+  fetch(request: Request): Promise<Response>;
+  close(): Promise<void>;
+  /** Tells every connected client that the tool list changed. */
+  notifyToolsChanged(): void;
+}
+
+/**
+ * Serves MCP over Streamable HTTP for both protocol eras on one endpoint: requests carrying the
+ * 2026-07-28 `_meta` envelope go to the SDK's stateless per-request handler; everything else is
+ * served by initialize-era sessions.
+ */
+export function createHttpHandler(factory: McpServerFactory, options: HttpHandlerOptions): HttpHandler {
+  const path = options.path ?? '/mcp';
+  const maxRequestBodySize = options.maxRequestBodySize ?? 4 * 1024 * 1024;
+  const modern = createMcpHandler(factory, {
+    legacy: 'reject',
+    maxRequestBodySize,
+    onerror: (error) => options.log.debug(`http: ${error.message}`),
+  });
+  const legacy = new LegacySessions(factory, { maxRequestBodySize });
+
+  const fetch = async (request: Request): Promise<Response> => {
+    const url = new URL(request.url);
+    const rejected =
+      (options.allowedHosts && hostHeaderValidationResponse(request, options.allowedHosts)) ||
+      (options.allowedOrigins && originValidationResponse(request, options.allowedOrigins));
+    if (rejected) return rejected;
+    const routed = await options.routes?.(request, url);
+    if (routed) return routed;
+    if (url.pathname !== path)
+      return jsonRpcErrorResponse(404, -32000, `Not found: the MCP endpoint is ${path}`);
+
+    let authInfo: import('@modelcontextprotocol/server').AuthInfo | undefined;
+    if (options.authenticate) {
+      const outcome = await options.authenticate(request);
+      if (outcome instanceof Response) return outcome;
+      authInfo = outcome.authInfo;
+    }
+
+    if (request.method === 'POST' && !isJsonContentType(request.headers.get('content-type'))) {
+      return jsonRpcErrorResponse(
+        415,
+        -32000,
+        'Unsupported Media Type: Content-Type must be application/json',
+      );
+    }
+    const declared = Number(request.headers.get('content-length') ?? 0);
+    if (declared > maxRequestBodySize) {
+      return jsonRpcErrorResponse(413, -32000, `Payload Too Large: the limit is ${maxRequestBodySize} bytes`);
+    }
+    if (await isLegacyRequest(request, undefined, { maxRequestBodySize })) {
+      const body = request.method === 'POST' ? await readJson(request) : undefined;
+      if (body instanceof Response) return body;
+      return legacy.handle(request, body, authInfo);
+    }
+    return modern.fetch(request, authInfo ? { authInfo } : undefined);
+  };
+
+  return {
+    fetch,
+    async close() {
+      await Promise.allSettled([legacy.closeAll(), modern.close()]);
+    },
+    notifyToolsChanged() {
+      modern.notify.toolsChanged();
+      legacy.notifyToolsChanged();
+    },
+  };
+}
+
+async function readJson(request: Request): Promise<unknown> {
+  const text = await request.text();
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    return jsonRpcErrorResponse(400, -32700, `Parse error: ${(error as Error).message}`);
+  }
+}

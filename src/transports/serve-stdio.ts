@@ -1,0 +1,15 @@
+import type { McpServerFactory } from '@modelcontextprotocol/server';
+import { serveStdio as sdkServeStdio } from '@modelcontextprotocol/server/stdio';
+
+/**
+ * Serves MCP on this process's stdin/stdout, both eras (the first message decides). Resolves
+ * `closed` when the client closes stdin.
+ */
+export function serveStdio(factory: McpServerFactory, onerror: (error: Error) => void) {
+  const handle = sdkServeStdio(factory, { onerror });
+  const closed = new Promise<void>((resolve) => {
+    process.stdin.once('end', resolve);
+    process.stdin.once('close', resolve);
+  });
+  return { closed, close: () => handle.close() };
+}

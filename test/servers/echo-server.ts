@@ -1,0 +1,109 @@
+// A bridge serving a few in-memory tools, started by the tests as a real process (stdio or HTTP).
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  createStderrLogger,
+  pageOutput,
+  parseListenAddress,
+  type Source,
+  serve,
+  type ToolDefinition,
+} from '../../src/index.js';
+
+const annotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+
+export const echoTools: ToolDefinition[] = [
+  {
+    name: 'echo',
+    title: 'Echo',
+    description: 'Returns its text argument.',
+    inputSchema: {
+      type: 'object',
+      properties: { text: { type: 'string' }, times: { type: 'integer', minimum: 1, maximum: 5 } },
+      required: ['text'],
+      additionalProperties: false,
+    },
+    annotations,
+    async invoke(args) {
+      const times = typeof args.times === 'number' ? args.times : 1;
+      return { content: [{ type: 'text', text: String(args.text).repeat(times) }] };
+    },
+  },
+  {
+    name: 'add',
+    description: 'Adds two integers; returns structured content.',
+    inputSchema: {
+      type: 'object',
+      properties: { a: { type: 'integer' }, b: { type: 'integer' } },
+      required: ['a', 'b'],
+    },
+    outputSchema: { type: 'object', properties: { sum: { type: 'integer' } }, required: ['sum'] },
+    annotations,
+    async invoke(args) {
+      const sum = Number(args.a) + Number(args.b);
+      return { content: [{ type: 'text', text: JSON.stringify({ sum }) }], structuredContent: { sum } };
+    },
+  },
+  {
+    name: 'fail',
+    description: 'Always throws.',
+    inputSchema: { type: 'object', properties: {} },
+    annotations,
+    async invoke() {
+      throw new Error('boom: the upstream said no');
+    },
+  },
+  {
+    name: 'slow',
+    description: 'Waits, reporting progress, until cancelled or done.',
+    inputSchema: { type: 'object', properties: { ms: { type: 'integer' }, steps: { type: 'integer' } } },
+    annotations,
+    async invoke(args, context) {
+      const steps = typeof args.steps === 'number' ? args.steps : 5;
+      const ms = typeof args.ms === 'number' ? args.ms : 1000;
+      for (let step = 1; step <= steps; step++) {
+        await sleep(ms / steps, undefined, { signal: context.signal });
+        context.progress({ progress: step, total: steps, message: `step ${step}` });
+      }
+      return { content: [{ type: 'text', text: 'done' }] };
+    },
+  },
+  {
+    name: 'long',
+    description: 'Returns a long numbered text, paged through resources.',
+    inputSchema: { type: 'object', properties: { lines: { type: 'integer' } } },
+    annotations,
+    async invoke(args, context) {
+      const lines = typeof args.lines === 'number' ? args.lines : 5000;
+      const text = Array.from({ length: lines }, (_, i) => `line ${i + 1}`).join('\n');
+      const paged = pageOutput(text, {
+        store: context.resources,
+        caller: context.caller,
+        label: 'long output',
+      });
+      return { content: [{ type: 'text', text: paged.firstPage }, ...paged.links] };
+    },
+  },
+];
+
+export const echoSource: Source = { label: 'echo', load: async () => echoTools };
+
+const isMain = process.argv[1]?.endsWith('echo-server.js');
+if (isMain) {
+  const httpFlag = process.argv.indexOf('--http');
+  const log = createStderrLogger('warning');
+  const http = httpFlag >= 0 ? process.argv[httpFlag + 1] : undefined;
+  const bridge = await serve({
+    sources: [echoSource],
+    log,
+    transport: http ? { kind: 'http', address: parseListenAddress(http) } : { kind: 'stdio' },
+  });
+  if (bridge.url) process.stderr.write(`listening ${bridge.url}\n`);
+  process.once('SIGTERM', () => void bridge.close());
+  process.once('SIGINT', () => void bridge.close());
+  await bridge.closed;
+}
