@@ -1,16 +1,18 @@
 import type { ParseArgsConfig } from 'node:util';
+import type { z } from 'zod';
 import type { Source } from './source.js';
 
 /** Flag values as `node:util` `parseArgs` returns them. */
 export type FlagValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
 /**
- * How an adapter appears on the command line: `bridge <name> <positionals> [flags]`. Each adapter
- * exports one; the command-line entry lists them and owns the flags common to all (transport,
- * logging).
+ * How an adapter plugs into the command line (`bridge <name> <positionals> [flags]`) and into the
+ * config file (a source entry with `kind: <name>`). Both paths produce the same `Options` object
+ * and build the source with `createSource`, so a shorthand command and a one-source config behave
+ * identically. Each adapter exports one; the command-line entry is the only place that lists them.
  */
-export interface AdapterCommand {
-  /** The subcommand, e.g. `openapi`. */
+export interface AdapterCommand<Options = unknown> {
+  /** The subcommand and config `kind`, e.g. `openapi`. */
   name: string;
   /** One line for `bridge --help`. */
   summary: string;
@@ -19,8 +21,19 @@ export interface AdapterCommand {
   /** The adapter's own flags, in `parseArgs` form. */
   options: NonNullable<ParseArgsConfig['options']>;
   /**
-   * Builds the source from the positionals and flags. Throws a `BridgeError` with code
-   * `invalid_input` for wrong flags, naming the flag and what it expects.
+   * Turns positionals and flags into options. Throws a `BridgeError` with code `invalid_input`
+   * naming the flag and what it expects.
    */
-  createSource(positionals: string[], values: FlagValues): Source;
+  parseFlags(positionals: string[], values: FlagValues): Options;
+  /**
+   * The options as written in a config file (YAML/JSON), validated with zod. The same shape
+   * `parseFlags` returns; relative paths in it are resolved against `baseDir` by `createSource`.
+   * Secrets are never inline: they are names of environment variables.
+   */
+  configSchema: z.ZodType<Options>;
+  /**
+   * Builds the source. `baseDir` is the directory relative paths are resolved against (the
+   * config file's directory, or the working directory for flags).
+   */
+  createSource(options: Options, baseDir: string): Source;
 }

@@ -69,7 +69,7 @@ export async function runCli(
   try {
     const log = createStderrLogger(parseLogLevel(values['log-level']));
     const transport = transportFrom(values);
-    const source = command.createSource(positionals, values);
+    const source = command.createSource(command.parseFlags(positionals, values), process.cwd());
     const bridge = await serve({ sources: [source], transport, log });
     const stop = () => void bridge.close();
     process.once('SIGINT', stop);
