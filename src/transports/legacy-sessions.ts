@@ -55,12 +55,18 @@ export class LegacySessions {
       this.#sessions.set(sessionId, session);
       return session.transport.handleRequest(request, options);
     }
-    if (request.method !== 'POST' || !isInitialize(parsedBody)) {
-      const message =
-        request.method === 'POST'
-          ? 'Bad Request: Mcp-Session-Id header is required (send initialize first, or use the 2026-07-28 _meta envelope).'
-          : 'Bad Request: Mcp-Session-Id header is required.';
-      return jsonRpcErrorResponse(400, -32000, message);
+    if (request.method !== 'POST') {
+      // Without a session there is no stream to open or end: the 2026-07-28 answer, 405, fits both eras.
+      return jsonRpcErrorResponse(405, -32000, 'Method Not Allowed: send JSON-RPC with POST.', {
+        allow: 'POST',
+      });
+    }
+    if (!isInitialize(parsedBody)) {
+      return jsonRpcErrorResponse(
+        400,
+        -32000,
+        'Bad Request: Mcp-Session-Id header is required (send initialize first, or use the 2026-07-28 _meta envelope).',
+      );
     }
     return this.#open(request, options);
   }

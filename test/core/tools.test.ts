@@ -8,7 +8,7 @@ describe.each(MATRIX)('tools with the $kind client over $wire', ({ kind, wire })
   it('lists every tool with all four annotations explicit', async () => {
     await using client = await connect(kind, wire, echoServer);
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(['add', 'echo', 'fail', 'long', 'slow']);
+    expect(tools.map((tool) => tool.name)).toEqual(['add', 'echo', 'fail', 'long', 'slow', 'wait_for_abort']);
     for (const tool of tools) {
       expect(Object.keys(tool.annotations as object)).toEqual(
         expect.arrayContaining(['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint']),

@@ -1,4 +1,5 @@
 // A bridge serving a few in-memory tools, started by the tests as a real process (stdio or HTTP).
+import { writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   createStderrLogger,
@@ -70,6 +71,19 @@ export const echoTools: ToolDefinition[] = [
         context.progress({ progress: step, total: steps, message: `step ${step}` });
       }
       return { content: [{ type: 'text', text: 'done' }] };
+    },
+  },
+  {
+    name: 'wait_for_abort',
+    description: 'Waits until the call is aborted, then writes "aborted" to the marker file.',
+    inputSchema: { type: 'object', properties: { marker: { type: 'string' } }, required: ['marker'] },
+    annotations,
+    async invoke(args, context) {
+      await new Promise<void>((resolve) =>
+        context.signal.addEventListener('abort', () => resolve(), { once: true }),
+      );
+      writeFileSync(String(args.marker), 'aborted');
+      return { content: [{ type: 'text', text: 'aborted' }], isError: true };
     },
   },
   {

@@ -1,0 +1,125 @@
+import {
+  isJSONRPCErrorResponse,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+  type Transport,
+} from '@modelcontextprotocol/server';
+
+/** The longest line accepted from the client (10 MiB, as the SDK's own stdio transport). */
+const MAX_LINE_BYTES = 10 * 1024 * 1024;
+
+/**
+ * Newline-delimited JSON-RPC over stdin/stdout. Unlike the SDK's stdio transport, which skips a
+ * malformed line silently, this one answers it as JSON-RPC says: -32700 for a line that is not
+ * JSON, -32600 for JSON that is not a JSON-RPC message. The connection goes on either way.
+ */
+export class StdioLineTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  readonly #stdin: NodeJS.ReadableStream;
+  readonly #stdout: NodeJS.WritableStream;
+  #chunks: Buffer[] = [];
+  #buffered = 0;
+  #discarding = false;
+  #closed = false;
+
+  constructor(stdin: NodeJS.ReadableStream = process.stdin, stdout: NodeJS.WritableStream = process.stdout) {
+    this.#stdin = stdin;
+    this.#stdout = stdout;
+  }
+
+  async start(): Promise<void> {
+    this.#stdin.on('data', this.#onData);
+    this.#stdin.on('end', this.#onEnd);
+    this.#stdin.on('close', this.#onEnd);
+    this.#stdin.on('error', this.#onError);
+    this.#stdout.on('error', this.#onError);
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error('stdio transport is closed'));
+    return new Promise((resolve, reject) => {
+      this.#stdout.write(`${JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve()));
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#stdin.off('data', this.#onData);
+    this.#stdin.off('end', this.#onEnd);
+    this.#stdin.off('close', this.#onEnd);
+    this.#stdin.off('error', this.#onError);
+    this.#stdin.pause();
+    this.#chunks = [];
+    this.onclose?.();
+  }
+
+  readonly #onData = (chunk: Buffer | string) => {
+    let data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    for (let newline = data.indexOf(10); newline !== -1; newline = data.indexOf(10)) {
+      this.#take(data.subarray(0, newline));
+      const line = Buffer.concat(this.#chunks).toString('utf8');
+      this.#chunks = [];
+      this.#buffered = 0;
+      if (this.#discarding) this.#discarding = false;
+      else this.#handleLine(line);
+      data = data.subarray(newline + 1);
+    }
+    this.#take(data);
+  };
+
+  #take(part: Buffer): void {
+    if (this.#discarding || part.length === 0) return;
+    this.#buffered += part.length;
+    if (this.#buffered > MAX_LINE_BYTES) {
+      this.#chunks = [];
+      this.#buffered = 0;
+      this.#discarding = true;
+      this.#reply(null, -32600, `Invalid Request: message longer than ${MAX_LINE_BYTES} bytes`);
+      return;
+    }
+    this.#chunks.push(Buffer.from(part));
+  }
+
+  #handleLine(raw: string): void {
+    const line = raw.trim();
+    if (line === '') return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch (error) {
+      this.#reply(null, -32700, `Parse error: ${(error as Error).message}`);
+      return;
+    }
+    if (
+      isJSONRPCRequest(parsed) ||
+      isJSONRPCNotification(parsed) ||
+      isJSONRPCResultResponse(parsed) ||
+      isJSONRPCErrorResponse(parsed)
+    ) {
+      this.onmessage?.(parsed);
+      return;
+    }
+    const id = (parsed as { id?: unknown } | null)?.id;
+    const echoed = typeof id === 'string' || typeof id === 'number' ? id : null;
+    this.#reply(echoed, -32600, 'Invalid Request: not a JSON-RPC 2.0 message');
+  }
+
+  #reply(id: string | number | null, code: number, message: string): void {
+    const line = JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } });
+    this.#stdout.write(`${line}\n`);
+  }
+
+  readonly #onEnd = () => {
+    void this.close();
+  };
+
+  readonly #onError = (error: Error) => {
+    this.onerror?.(error);
+  };
+}

@@ -1,0 +1,129 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { connect, MATRIX } from '../helpers/connect.js';
+import { distPath, startHttpBridge } from '../helpers/start-bridge.js';
+
+const echoServer = { script: distPath('test/servers/echo-server.js'), args: [] };
+const dir = mkdtempSync(join(tmpdir(), 'bridge-shutdown-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function waitFor(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
+describe.each(MATRIX)('cancellation with the $kind client over $wire', ({ kind, wire }) => {
+  it('reaches the tool’s AbortSignal', async () => {
+    await using client = await connect(kind, wire, echoServer);
+    const marker = join(dir, `cancel-${kind}-${wire}`);
+    const controller = new AbortController();
+    const call = client.callTool('wait_for_abort', { marker }, { signal: controller.signal });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    controller.abort();
+    await expect(call).rejects.toThrow();
+    await waitFor(() => existsSync(marker), 'the tool to see the abort');
+    expect(readFileSync(marker, 'utf8')).toBe('aborted');
+    // The server is still serving.
+    expect((await client.callTool('echo', { text: 'after' })).content[0]?.text).toBe('after');
+  });
+});
+
+describe('shutdown', () => {
+  it('aborts calls in flight on SIGTERM and exits (HTTP)', async () => {
+    const bridge = await startHttpBridge(echoServer);
+    await using client = await connect('v1', 'http', echoServer);
+    void client; // a second server, only to be sure two can run side by side
+    const marker = join(dir, 'sigterm');
+    const call = fetch(bridge.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'wait_for_abort',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          name: 'wait_for_abort',
+          arguments: { marker },
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': {},
+            'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+          },
+        },
+      }),
+    }).catch((error: unknown) => error);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const exited = once(bridge.child, 'exit');
+    bridge.child.kill('SIGTERM');
+    await exited;
+    await call;
+    expect(existsSync(marker)).toBe(true);
+    expect(bridge.child.exitCode).toBe(0);
+  });
+
+  it('exits when the client closes stdin, aborting calls in flight', async () => {
+    const child = spawn(process.execPath, [echoServer.script], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const marker = join(dir, 'stdin-close');
+    const lines: string[] = [];
+    child.stdout.on('data', (chunk: Buffer) => lines.push(...chunk.toString().split('\n').filter(Boolean)));
+    const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
+    await waitFor(() => lines.length > 0, 'the initialize answer');
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'wait_for_abort', arguments: { marker } },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const exited = once(child, 'exit');
+    child.stdin.end();
+    const [code] = await exited;
+    expect(code).toBe(0);
+    expect(existsSync(marker)).toBe(true);
+  });
+
+  it('answers malformed stdio lines with a parse error and keeps serving', async () => {
+    const child = spawn(process.execPath, [echoServer.script], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const lines: string[] = [];
+    child.stdout.on('data', (chunk: Buffer) => lines.push(...chunk.toString().split('\n').filter(Boolean)));
+    child.stdin.write('{not json\n');
+    child.stdin.write(
+      `${JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 'raw', version: '1' },
+        },
+      })}\n`,
+    );
+    await waitFor(() => lines.some((line) => line.includes('"id":1')), 'the initialize answer');
+    const parseError = lines.find((line) => line.includes('-32700'));
+    expect(parseError).toBeDefined();
+    const exited = once(child, 'exit');
+    child.stdin.end();
+    await exited;
+  });
+});
