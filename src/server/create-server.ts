@@ -11,6 +11,8 @@ import type { Logger } from '../logger.js';
 import { PAGE_URI_TEMPLATE } from '../page-output.js';
 import type { RegisteredTool, ToolRegistry } from '../registry.js';
 import type { ResourceStore } from '../resource-store.js';
+import { createTaskSupport } from '../tasks/install-tasks.js';
+import type { TaskOptions } from '../tasks/task-runner.js';
 import { callerOf, createCallContext } from './call-context.js';
 import { paginate } from './paginate.js';
 
@@ -30,6 +32,8 @@ export interface ServerSetup {
   pageSize?: number;
   /** Lets later features (tasks, auth scopes) add handlers; called on every new instance. */
   extend?: (server: Server, context: McpRequestContext) => void;
+  /** Lifetime bounds, polling pace and store of tasks (tools with `taskSupport`). */
+  tasks?: TaskOptions;
 }
 
 /**
@@ -46,6 +50,9 @@ export function createServerFactory(setup: ServerSetup): (context: McpRequestCon
     }
     return tools;
   };
+
+  // One task layer for every instance, so a task created on one request is found by the next.
+  const tasks = createTaskSupport(setup, setup.tasks);
 
   return (context) => {
     const server = new Server(setup.info, {
@@ -109,6 +116,7 @@ export function createServerFactory(setup: ServerSetup): (context: McpRequestCon
       return { contents: [contents] };
     });
 
+    tasks.install(server, context);
     setup.extend?.(server, context);
     return server;
   };

@@ -1,0 +1,30 @@
+import type { McpRequestContext, Server } from '@modelcontextprotocol/server';
+import type { ToolRegistry } from '../registry.js';
+import { installLegacyTasks } from './legacy-era.js';
+import { installModernTasks } from './modern-era.js';
+import { type TaskOptions, TaskRunner, type TaskRunnerSetup } from './task-runner.js';
+
+/** Task support for a server factory: one runner and store shared by every server instance. */
+export interface TaskSupport {
+  readonly runner: TaskRunner;
+  /** Adds the task capability and handlers of the instance's era. Call after `tools/call` is registered. */
+  install(server: Server, context: McpRequestContext): void;
+}
+
+/**
+ * Creates the task layer once per factory: every connection, session and 2026-07-28 request shares
+ * the store, so a task created on one request is found by the next.
+ */
+export function createTaskSupport(
+  setup: TaskRunnerSetup & { registry: () => ToolRegistry },
+  options: TaskOptions = {},
+): TaskSupport {
+  const runner = new TaskRunner(setup, options);
+  return {
+    runner,
+    install(server, context) {
+      if (context.era === 'modern') installModernTasks(server, runner, setup.registry);
+      else installLegacyTasks(server, runner, setup.registry);
+    },
+  };
+}

@@ -1,0 +1,215 @@
+import { randomBytes } from 'node:crypto';
+import {
+  InvalidCursorError,
+  isTerminal,
+  type NewTask,
+  type TaskEvent,
+  type TaskOutcome,
+  type TaskPage,
+  type TaskRecord,
+  type TaskStatus,
+  type TaskStore,
+  TaskStoreFullError,
+} from './task-store.js';
+
+export interface MemoryTaskStoreOptions {
+  /** Tasks kept at once, all callers together. Default 10,000. */
+  maxTasks?: number;
+  /** Tasks kept at once per caller. Default 1,000. */
+  maxTasksPerCaller?: number;
+  /** Tasks per `tasks/list` page. Default 100. */
+  pageSize?: number;
+}
+
+interface Entry {
+  record: TaskRecord;
+  /** Creation order, for cursors. */
+  seq: number;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * The in-memory `TaskStore`: one process, tasks lost on restart. Each task is dropped by a timer at
+ * the end of its TTL. At the memory cap, the oldest finished task makes room; when every task is
+ * still running, creation fails rather than evicting work in progress.
+ */
+export class MemoryTaskStore implements TaskStore {
+  readonly #entries = new Map<string, Entry>();
+  /** Per caller, in creation order (Map keeps insertion order). */
+  readonly #byCaller = new Map<string, Map<string, Entry>>();
+  readonly #waiters = new Map<string, Set<() => void>>();
+  readonly #listeners = new Set<(event: TaskEvent) => void>();
+  readonly #options: Required<MemoryTaskStoreOptions>;
+  #seq = 0;
+
+  constructor(options: MemoryTaskStoreOptions = {}) {
+    this.#options = { maxTasks: 10_000, maxTasksPerCaller: 1_000, pageSize: 100, ...options };
+  }
+
+  /** Tasks held right now (for tests and benchmarks). */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  async create(task: NewTask): Promise<Readonly<TaskRecord>> {
+    const own = this.#byCaller.get(task.caller);
+    if (own && own.size >= this.#options.maxTasksPerCaller && !this.#evictFinished(own.values())) {
+      throw new TaskStoreFullError(
+        `Too many tasks: this client already has ${own.size} unfinished tasks (the limit is ${this.#options.maxTasksPerCaller}). Wait for some to finish or cancel them.`,
+      );
+    }
+    if (this.#entries.size >= this.#options.maxTasks && !this.#evictFinished(this.#entries.values())) {
+      throw new TaskStoreFullError(
+        `Too many tasks: the server holds ${this.#entries.size} unfinished tasks (the limit is ${this.#options.maxTasks}). Try again later.`,
+      );
+    }
+    const now = Date.now();
+    const record: TaskRecord = {
+      // 128 random bits: unguessable, so an id found nowhere else cannot be probed.
+      taskId: randomBytes(16).toString('base64url'),
+      caller: task.caller,
+      toolName: task.toolName,
+      status: 'working',
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttlMs: task.ttlMs,
+      pollIntervalMs: task.pollIntervalMs,
+    };
+    const timer = setTimeout(() => this.#expire(record.taskId), task.ttlMs);
+    timer.unref();
+    const entry: Entry = { record, seq: ++this.#seq, timer };
+    this.#entries.set(record.taskId, entry);
+    let perCaller = own;
+    if (!perCaller) {
+      perCaller = new Map();
+      this.#byCaller.set(task.caller, perCaller);
+    }
+    perCaller.set(record.taskId, entry);
+    return record;
+  }
+
+  async get(taskId: string, caller: string): Promise<Readonly<TaskRecord> | undefined> {
+    const entry = this.#entries.get(taskId);
+    return entry && entry.record.caller === caller ? entry.record : undefined;
+  }
+
+  async list(caller: string, cursor?: string): Promise<TaskPage> {
+    const after = cursor === undefined ? 0 : decodeCursor(cursor);
+    const tasks: TaskRecord[] = [];
+    let last = 0;
+    let more = false;
+    for (const entry of this.#byCaller.get(caller)?.values() ?? []) {
+      if (entry.seq <= after) continue;
+      if (tasks.length === this.#options.pageSize) {
+        more = true;
+        break;
+      }
+      tasks.push(entry.record);
+      last = entry.seq;
+    }
+    return more ? { tasks, nextCursor: encodeCursor(last) } : { tasks };
+  }
+
+  async transition(
+    taskId: string,
+    status: TaskStatus,
+    details: { statusMessage?: string; outcome?: TaskOutcome } = {},
+  ): Promise<Readonly<TaskRecord> | undefined> {
+    const record = this.#entries.get(taskId)?.record;
+    if (!record || isTerminal(record.status)) return undefined;
+    record.status = status;
+    record.lastUpdatedAt = Date.now();
+    if (details.statusMessage === undefined) delete record.statusMessage;
+    else record.statusMessage = details.statusMessage;
+    if (details.outcome) record.outcome = details.outcome;
+    this.#emit({ type: 'status', task: record });
+    if (isTerminal(status)) this.#wake(taskId);
+    return record;
+  }
+
+  waitForTerminal(
+    taskId: string,
+    caller: string,
+    signal?: AbortSignal,
+  ): Promise<Readonly<TaskRecord> | undefined> {
+    const record = this.#entries.get(taskId)?.record;
+    if (!record || record.caller !== caller) return Promise.resolve(undefined);
+    if (isTerminal(record.status)) return Promise.resolve(record);
+    signal?.throwIfAborted();
+    return new Promise((resolve, reject) => {
+      let waiters = this.#waiters.get(taskId);
+      if (!waiters) {
+        waiters = new Set();
+        this.#waiters.set(taskId, waiters);
+      }
+      const wake = () => {
+        signal?.removeEventListener('abort', abort);
+        resolve(this.#entries.get(taskId)?.record);
+      };
+      const abort = () => {
+        this.#waiters.get(taskId)?.delete(wake);
+        reject(signal?.reason);
+      };
+      waiters.add(wake);
+      signal?.addEventListener('abort', abort, { once: true });
+    });
+  }
+
+  subscribe(listener: (event: TaskEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  close(): void {
+    for (const taskId of [...this.#entries.keys()]) this.#drop(taskId);
+    this.#listeners.clear();
+  }
+
+  #expire(taskId: string): void {
+    const record = this.#drop(taskId);
+    if (record) this.#emit({ type: 'expired', task: record });
+  }
+
+  // Drops the oldest finished task among `entries`; false when all of them are still running.
+  #evictFinished(entries: Iterable<Entry>): boolean {
+    for (const entry of entries) {
+      if (isTerminal(entry.record.status)) {
+        this.#drop(entry.record.taskId);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  #drop(taskId: string): TaskRecord | undefined {
+    const entry = this.#entries.get(taskId);
+    if (!entry) return undefined;
+    clearTimeout(entry.timer);
+    this.#entries.delete(taskId);
+    const own = this.#byCaller.get(entry.record.caller);
+    own?.delete(taskId);
+    if (own?.size === 0) this.#byCaller.delete(entry.record.caller);
+    this.#wake(taskId);
+    return entry.record;
+  }
+
+  #wake(taskId: string): void {
+    const waiters = this.#waiters.get(taskId);
+    this.#waiters.delete(taskId);
+    for (const wake of waiters ?? []) wake();
+  }
+
+  #emit(event: TaskEvent): void {
+    for (const listener of this.#listeners) listener(event);
+  }
+}
+
+function encodeCursor(seq: number): string {
+  return Buffer.from(`t${seq}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): number {
+  const match = /^t(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString());
+  if (!match?.[1]) throw new InvalidCursorError(`Invalid cursor: "${cursor}" was not issued by tasks/list.`);
+  return Number(match[1]);
+}

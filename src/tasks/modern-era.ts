@@ -1,0 +1,123 @@
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  MissingRequiredClientCapabilityError,
+  ProtocolError,
+  ProtocolErrorCode,
+  type Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import type { ToolRegistry } from '../registry.js';
+import { callerOf } from '../server/call-context.js';
+import { interceptToolsCall } from './intercept-tools-call.js';
+import { startTaskCall, toolCallTarget, wireError } from './task-call.js';
+import type { TaskRunner } from './task-runner.js';
+import type { TaskRecord } from './task-store.js';
+
+/** The extension's identifier, in `server/discover` and in the client's per-request capabilities. */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+const taskIdParams = z.object({ taskId: z.string() });
+const updateParams = z.object({
+  taskId: z.string(),
+  inputResponses: z.record(z.string(), z.unknown()).optional(),
+});
+
+/**
+ * Tasks of the 2026-07-28 era, the `io.modelcontextprotocol/tasks` extension (SEP-2663): the server
+ * decides. A tool marked `optional` or `required` runs as a task for a client that declares the
+ * extension on the request; a `required` one is refused with -32021 to a client that does not.
+ * `tasks/get` inlines the result or error, `tasks/update` and `tasks/cancel` acknowledge with an
+ * empty result; `tasks/result` and `tasks/list` do not exist in this era (-32601 from the SDK,
+ * since they are not registered here).
+ */
+export function installModernTasks(server: Server, runner: TaskRunner, registry: () => ToolRegistry): void {
+  server.registerCapabilities({ extensions: { [TASKS_EXTENSION]: {} } });
+
+  interceptToolsCall(server, (request, ctx) => {
+    const target = toolCallTarget(request, registry());
+    const support = target?.tool.definition.taskSupport ?? 'forbidden';
+    if (!target || support === 'forbidden') return undefined;
+    if (!declaresTasks(ctx)) {
+      if (support === 'optional') return undefined;
+      return Promise.reject(missingExtension(`Tool ${target.tool.name} runs only as a task`));
+    }
+    // A legacy `params.task` is ignored: in this era the server alone decides.
+    return startTaskCall(runner, target, { caller: callerOf(ctx) }).then((task) => ({
+      resultType: 'task',
+      ...modernTask(task),
+    }));
+  });
+
+  server.setRequestHandler('tasks/get', { params: taskIdParams }, async ({ taskId }, ctx) => {
+    requireExtension(ctx, 'tasks/get');
+    const task = await runner.store.get(taskId, callerOf(ctx));
+    if (!task) throw notFound(taskId);
+    return detailedTask(task);
+  });
+
+  server.setRequestHandler('tasks/update', { params: updateParams }, async ({ taskId }, ctx) => {
+    requireExtension(ctx, 'tasks/update');
+    if (!(await runner.store.get(taskId, callerOf(ctx)))) throw notFound(taskId);
+    // Bridge tasks never ask for input, so no response can be outstanding: ignored, per the spec.
+    return {};
+  });
+
+  server.setRequestHandler('tasks/cancel', { params: taskIdParams }, async ({ taskId }, ctx) => {
+    requireExtension(ctx, 'tasks/cancel');
+    try {
+      if (!(await runner.cancel(taskId, callerOf(ctx)))) throw notFound(taskId);
+    } catch (error) {
+      // Cancellation is cooperative in this era: a task that already finished just keeps its status.
+      if (!(error instanceof Error && error.name === 'TaskAlreadyFinishedError')) throw wireError(error);
+    }
+    return {};
+  });
+}
+
+/** A task as the 2026-07-28 wire shows it (`Task`). */
+export function modernTask(task: Readonly<TaskRecord>) {
+  return {
+    taskId: task.taskId,
+    status: task.status,
+    ...(task.statusMessage === undefined ? {} : { statusMessage: task.statusMessage }),
+    createdAt: new Date(task.createdAt).toISOString(),
+    lastUpdatedAt: new Date(task.lastUpdatedAt).toISOString(),
+    ttlMs: task.ttlMs,
+    pollIntervalMs: task.pollIntervalMs,
+  };
+}
+
+/** `DetailedTask`: the task with its result (completed) or JSON-RPC error (failed) inlined. */
+export function detailedTask(task: Readonly<TaskRecord>) {
+  const base = modernTask(task);
+  if (task.outcome?.kind === 'result') return { ...base, result: task.outcome.result };
+  if (task.outcome?.kind === 'error') return { ...base, error: task.outcome.error };
+  return base;
+}
+
+function declaresTasks(ctx: ServerContext): boolean {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as
+    | { extensions?: Record<string, unknown> }
+    | undefined;
+  return capabilities?.extensions?.[TASKS_EXTENSION] !== undefined;
+}
+
+function requireExtension(ctx: ServerContext, method: string): void {
+  if (!declaresTasks(ctx)) throw missingExtension(`${method} belongs to the tasks extension`);
+}
+
+function missingExtension(why: string): ProtocolError {
+  return new MissingRequiredClientCapabilityError(
+    { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+    `${why}: declare the ${TASKS_EXTENSION} extension in the request's clientCapabilities.`,
+  );
+}
+
+function notFound(taskId: string): ProtocolError {
+  return new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    `Failed to retrieve task: ${JSON.stringify(taskId)} does not exist, has expired, or belongs to another client.`,
+  );
+}

@@ -1,0 +1,57 @@
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { RegisteredTool, ToolRegistry } from '../registry.js';
+import type { RawToolsCall } from './intercept-tools-call.js';
+import { TaskAlreadyFinishedError, type TaskRunner, TaskTtlError } from './task-runner.js';
+import { InvalidCursorError, type TaskRecord, TaskStoreFullError } from './task-store.js';
+
+/** The tool and arguments of a `tools/call`. */
+export interface ToolCallTarget {
+  registry: ToolRegistry;
+  tool: RegisteredTool;
+  args: Record<string, unknown>;
+}
+
+/**
+ * The tool a `tools/call` names, or `undefined` when the ordinary handler should answer (an unknown
+ * tool or malformed params get its usual errors).
+ */
+export function toolCallTarget(request: RawToolsCall, registry: ToolRegistry): ToolCallTarget | undefined {
+  const params = request.params;
+  if (typeof params?.name !== 'string') return undefined;
+  const tool = registry.get(params.name);
+  const args = params.arguments ?? {};
+  if (!tool || typeof args !== 'object' || args === null || Array.isArray(args)) return undefined;
+  return { registry, tool, args: args as Record<string, unknown> };
+}
+
+/** Starts `target` as a task of `caller`; store and TTL refusals become JSON-RPC errors. */
+export async function startTaskCall(
+  runner: TaskRunner,
+  target: ToolCallTarget,
+  options: { caller: string; requestedTtl?: unknown; notify?: (task: Readonly<TaskRecord>) => void },
+): Promise<Readonly<TaskRecord>> {
+  try {
+    return await runner.start({
+      ...target,
+      caller: options.caller,
+      ttlMs: runner.resolveTtl(options.requestedTtl),
+      ...(options.notify ? { notify: options.notify } : {}),
+    });
+  } catch (error) {
+    throw wireError(error);
+  }
+}
+
+/** The JSON-RPC error for a refusal of the task layer; anything else is rethrown as is. */
+export function wireError(error: unknown): unknown {
+  if (
+    error instanceof TaskTtlError ||
+    error instanceof InvalidCursorError ||
+    error instanceof TaskAlreadyFinishedError
+  ) {
+    return new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
+  }
+  if (error instanceof TaskStoreFullError)
+    return new ProtocolError(ProtocolErrorCode.InternalError, error.message);
+  return error;
+}

@@ -1,0 +1,174 @@
+import { describeError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { RegisteredTool, ToolRegistry } from '../registry.js';
+import type { ResourceStore } from '../resource-store.js';
+import type { ToolContext } from '../tool.js';
+import { MemoryTaskStore, type MemoryTaskStoreOptions } from './memory-task-store.js';
+import { isTerminal, type TaskRecord, type TaskStore } from './task-store.js';
+
+/** How tasks live: their lifetime bounds, the polling pace suggested to clients, the store. */
+export interface TaskOptions {
+  /** Where tasks are kept. Default: a `MemoryTaskStore` with `memory` options. */
+  store?: TaskStore;
+  memory?: MemoryTaskStoreOptions;
+  /** TTL when the client asks for none (and always in the 2026-07-28 era). Default 15 minutes. */
+  defaultTtlMs?: number;
+  /** Bounds of a TTL the client asks for; outside them the request is refused. Default 1 s … 1 h. */
+  minTtlMs?: number;
+  maxTtlMs?: number;
+  /** Suggested pause between two `tasks/get`. Default 1 s. */
+  pollIntervalMs?: number;
+}
+
+/** What the runner needs of the server setup. */
+export interface TaskRunnerSetup {
+  log: Logger;
+  resources: ResourceStore;
+  /** Aborted at shutdown: every task's work stops. */
+  shutdown: AbortSignal;
+}
+
+/** A TTL outside the configured bounds, or not a number of milliseconds. */
+export class TaskTtlError extends Error {
+  override readonly name = 'TaskTtlError';
+}
+
+/** Cancelling a task that already reached `completed`, `failed` or `cancelled`. */
+export class TaskAlreadyFinishedError extends Error {
+  override readonly name = 'TaskAlreadyFinishedError';
+}
+
+/**
+ * Runs tool calls as tasks: creates the task in the store, runs the tool through the registry's
+ * usual invoke path (argument validation, `isError` results, paging into the resource store bound to
+ * the task's caller), records the outcome, and stops the work when the task is cancelled or expires.
+ * Era-neutral: the era handlers translate between the wire and this.
+ */
+export class TaskRunner {
+  readonly store: TaskStore;
+  readonly #setup: TaskRunnerSetup;
+  readonly #options: Required<Omit<TaskOptions, 'store' | 'memory'>>;
+  /** The work of tasks started by this process, stopped on cancel or expiry. */
+  readonly #running = new Map<string, AbortController>();
+  /** Who hears of each task's transitions (the connection that created it), when anyone can. */
+  readonly #notifiers = new Map<string, (task: Readonly<TaskRecord>) => void>();
+
+  constructor(setup: TaskRunnerSetup, options: TaskOptions = {}) {
+    this.#setup = setup;
+    this.store = options.store ?? new MemoryTaskStore(options.memory);
+    this.#options = {
+      defaultTtlMs: options.defaultTtlMs ?? 15 * 60_000,
+      minTtlMs: options.minTtlMs ?? 1_000,
+      maxTtlMs: options.maxTtlMs ?? 60 * 60_000,
+      pollIntervalMs: options.pollIntervalMs ?? 1_000,
+    };
+    this.store.subscribe((event) => {
+      const { taskId } = event.task;
+      if (event.type === 'status') this.#notifiers.get(taskId)?.(event.task);
+      if (event.type === 'expired' || isTerminal(event.task.status)) {
+        // A task dropped at the end of its TTL while still running: its work stops too.
+        this.#running.get(taskId)?.abort(new Error('The task expired.'));
+        this.#running.delete(taskId);
+        this.#notifiers.delete(taskId);
+      }
+    });
+    setup.shutdown.addEventListener('abort', () => this.store.close(), { once: true });
+  }
+
+  /** The TTL to use for a requested one: the default when absent; throws `TaskTtlError` when out of bounds. */
+  resolveTtl(requested: unknown): number {
+    if (requested === undefined || requested === null) return this.#options.defaultTtlMs;
+    const { minTtlMs, maxTtlMs } = this.#options;
+    if (
+      typeof requested !== 'number' ||
+      !Number.isInteger(requested) ||
+      requested < minTtlMs ||
+      requested > maxTtlMs
+    ) {
+      throw new TaskTtlError(
+        `Invalid task ttl ${JSON.stringify(requested)}: it must be a whole number of milliseconds from ${minTtlMs} to ${maxTtlMs}, or left out for the default (${this.#options.defaultTtlMs}).`,
+      );
+    }
+    return requested;
+  }
+
+  /**
+   * Creates the task and starts the tool in the background; resolves with the new task as soon as
+   * it exists, so that a `tasks/get` right after the create result finds it.
+   */
+  async start(call: {
+    registry: ToolRegistry;
+    tool: RegisteredTool;
+    args: Record<string, unknown>;
+    caller: string;
+    ttlMs: number;
+    notify?: (task: Readonly<TaskRecord>) => void;
+  }): Promise<Readonly<TaskRecord>> {
+    const task = await this.store.create({
+      caller: call.caller,
+      toolName: call.tool.name,
+      ttlMs: call.ttlMs,
+      pollIntervalMs: this.#options.pollIntervalMs,
+    });
+    const controller = new AbortController();
+    this.#running.set(task.taskId, controller);
+    if (call.notify) this.#notifiers.set(task.taskId, call.notify);
+    const context: ToolContext = {
+      signal: AbortSignal.any([controller.signal, this.#setup.shutdown]),
+      // Progress has no request to ride on once the create result is sent; the status tells the story.
+      progress: () => {},
+      log: this.#setup.log,
+      resources: this.#setup.resources,
+      caller: call.caller,
+    };
+    void this.#run(task.taskId, call, context);
+    return task;
+  }
+
+  /**
+   * Cancels a task of `caller`: marks it `cancelled`, then aborts its work (which kills a process).
+   * Resolves `undefined` for an unknown task; throws `TaskAlreadyFinishedError` for a finished one.
+   */
+  async cancel(taskId: string, caller: string): Promise<Readonly<TaskRecord> | undefined> {
+    const task = await this.store.get(taskId, caller);
+    if (!task) return undefined;
+    const controller = this.#running.get(taskId);
+    const cancelled = isTerminal(task.status)
+      ? undefined
+      : await this.store.transition(taskId, 'cancelled', { statusMessage: 'Cancelled by the client.' });
+    if (!cancelled) {
+      throw new TaskAlreadyFinishedError(
+        `Task ${taskId} is already ${task.status}: only a working task can be cancelled.`,
+      );
+    }
+    controller?.abort(new Error('The task was cancelled.'));
+    return cancelled;
+  }
+
+  async #run(
+    taskId: string,
+    call: { registry: ToolRegistry; tool: RegisteredTool; args: Record<string, unknown> },
+    context: ToolContext,
+  ): Promise<void> {
+    try {
+      const result = await call.registry.call(call.tool, call.args, context);
+      // A task cancelled meanwhile stays cancelled: `transition` refuses to leave a terminal status.
+      await this.store.transition(taskId, 'completed', {
+        ...(result.isError ? { statusMessage: 'The tool reported an error.' } : {}),
+        outcome: { kind: 'result', result },
+      });
+    } catch (error) {
+      // `registry.call` turns tool failures into results; reaching here is a bridge bug.
+      this.#setup.log.error(`task ${taskId} (${call.tool.name}) failed`, { reason: describeError(error) });
+      await this.store
+        .transition(taskId, 'failed', {
+          statusMessage: describeError(error),
+          outcome: {
+            kind: 'error',
+            error: { code: -32603, message: `Internal error: ${describeError(error)}` },
+          },
+        })
+        .catch(() => {});
+    }
+  }
+}

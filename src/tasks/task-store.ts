@@ -1,0 +1,112 @@
+import type { ToolResult } from '../tool.js';
+
+/**
+ * Where a task stands. `completed`, `failed` and `cancelled` are terminal: a task never leaves them.
+ * A tool result with `isError` is `completed`; `failed` is for protocol errors only.
+ * https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#task-status-lifecycle
+ */
+export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+
+/** A JSON-RPC error, as a failed task keeps it. */
+export interface TaskError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** How a task ended: the tool's result (a `completed` task) or a protocol error (a `failed` one). */
+export type TaskOutcome = { kind: 'result'; result: ToolResult } | { kind: 'error'; error: TaskError };
+
+/** One task as stored. Era-neutral: the handlers of each protocol era render it on the wire. */
+export interface TaskRecord {
+  /** High-entropy and unguessable: when no caller identity exists, the id is the only protection. */
+  readonly taskId: string;
+  /** Who created it (see `callerOf`); nobody else can read, list or cancel it. */
+  readonly caller: string;
+  /** The tool it runs, for logs and listings. */
+  readonly toolName: string;
+  status: TaskStatus;
+  statusMessage?: string;
+  /** Milliseconds since the epoch. */
+  readonly createdAt: number;
+  lastUpdatedAt: number;
+  /** Lifetime from creation; after it the task and its result are dropped. */
+  readonly ttlMs: number;
+  readonly pollIntervalMs: number;
+  /** Set once the task is terminal (absent for `cancelled`). */
+  outcome?: TaskOutcome;
+}
+
+/** What `TaskStore.create` needs. */
+export interface NewTask {
+  caller: string;
+  toolName: string;
+  ttlMs: number;
+  pollIntervalMs: number;
+}
+
+/** A change the store reports: a status transition, or a task dropped at the end of its TTL. */
+export type TaskEvent =
+  | { type: 'status'; task: Readonly<TaskRecord> }
+  | { type: 'expired'; task: Readonly<TaskRecord> };
+
+/** One page of a caller's tasks, oldest first. */
+export interface TaskPage {
+  tasks: Readonly<TaskRecord>[];
+  nextCursor?: string;
+}
+
+/**
+ * Keeps tasks and their results, bound to their callers, for their TTL. Transport- and
+ * era-independent, and asynchronous so that a store shared by several server instances (Redis, a
+ * database) can implement it later; the work itself (processes, abort signals) stays with the
+ * instance that runs it.
+ *
+ * Every read takes the caller: a task of another caller is reported as absent, never as forbidden,
+ * so ids cannot be probed.
+ */
+export interface TaskStore {
+  /**
+   * Creates a `working` task. Throws a `TaskStoreFullError` when the memory cap is reached and no
+   * finished task can make room.
+   */
+  create(task: NewTask): Promise<Readonly<TaskRecord>>;
+  /** The task, when it exists, has not expired and belongs to `caller`. */
+  get(taskId: string, caller: string): Promise<Readonly<TaskRecord> | undefined>;
+  /** The caller's tasks, oldest first. Throws `InvalidCursorError` for a cursor it did not issue. */
+  list(caller: string, cursor?: string): Promise<TaskPage>;
+  /**
+   * Moves a task to `status` (with its outcome when terminal). Returns the updated task, or
+   * `undefined` when the task is gone or already terminal: the first terminal status wins.
+   */
+  transition(
+    taskId: string,
+    status: TaskStatus,
+    details?: { statusMessage?: string; outcome?: TaskOutcome },
+  ): Promise<Readonly<TaskRecord> | undefined>;
+  /** Resolves once the task is terminal (with it), or gone (`undefined`), or `signal` aborts (rejects). */
+  waitForTerminal(
+    taskId: string,
+    caller: string,
+    signal?: AbortSignal,
+  ): Promise<Readonly<TaskRecord> | undefined>;
+  /** Calls `listener` on every transition and expiry; returns the unsubscribe function. */
+  subscribe(listener: (event: TaskEvent) => void): () => void;
+  /** Drops every task and timer. */
+  close(): void;
+}
+
+/** The store is at its memory cap and every task in it is still running. */
+export class TaskStoreFullError extends Error {
+  override readonly name = 'TaskStoreFullError';
+}
+
+/** A `tasks/list` cursor this store did not issue (or issued for another caller). */
+export class InvalidCursorError extends Error {
+  override readonly name = 'InvalidCursorError';
+}
+
+/** Whether no further transition can happen. */
+export function isTerminal(status: TaskStatus): boolean {
+  return status === 'completed' || status === 'failed' || status === 'cancelled';
+}

@@ -1,0 +1,114 @@
+// A bridge whose tools run real child processes, some as tasks, started by the task tests as a real
+// process (stdio or HTTP). With TASKS_PID_DIR set, every child's pid is written there as an empty
+// file, so a test can check that cancelling a task kills its process.
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  createStderrLogger,
+  pageOutput,
+  parseListenAddress,
+  type Source,
+  serve,
+  type TaskSupport,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolResult,
+} from '../../src/index.js';
+
+const annotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+
+/** Runs `command`, killing it when the call's signal aborts; resolves with its exit code and output. */
+function run(
+  command: string,
+  args: string[],
+  context: ToolContext,
+): Promise<{ code: number; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { signal: context.signal, stdio: ['ignore', 'pipe', 'ignore'] });
+    const pidDir = process.env.TASKS_PID_DIR;
+    if (pidDir && child.pid) writeFileSync(join(pidDir, String(child.pid)), '');
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code: code ?? -1, stdout }));
+  });
+}
+
+function sleepTool(name: string, taskSupport: TaskSupport): ToolDefinition {
+  return {
+    name,
+    description: `Runs \`sleep\` for the given seconds (task support: ${taskSupport}).`,
+    inputSchema: {
+      type: 'object',
+      properties: { seconds: { type: 'number', minimum: 0, maximum: 600 } },
+      required: ['seconds'],
+      additionalProperties: false,
+    },
+    annotations,
+    taskSupport,
+    async invoke(args, context): Promise<ToolResult> {
+      await run('sleep', [String(args.seconds)], context);
+      return { content: [{ type: 'text', text: `slept ${args.seconds} s` }] };
+    },
+  };
+}
+
+export const taskTools: ToolDefinition[] = [
+  sleepTool('sleep', 'optional'),
+  sleepTool('sleep_required', 'required'),
+  sleepTool('sleep_forbidden', 'forbidden'),
+  {
+    name: 'exit_code',
+    description: 'Runs `sh -c "exit N"`: a non-zero exit is an isError result.',
+    inputSchema: { type: 'object', properties: { code: { type: 'integer' } }, required: ['code'] },
+    annotations,
+    taskSupport: 'optional',
+    async invoke(args, context) {
+      const { code } = await run('sh', ['-c', `exit ${Number(args.code)}`], context);
+      return code === 0
+        ? { content: [{ type: 'text', text: 'exit 0' }] }
+        : { content: [{ type: 'text', text: `the command exited with ${code}` }], isError: true };
+    },
+  },
+  {
+    name: 'count',
+    description: 'Runs `seq 1 N`; long output is paged through resources.',
+    inputSchema: { type: 'object', properties: { to: { type: 'integer', minimum: 1 } }, required: ['to'] },
+    annotations,
+    taskSupport: 'optional',
+    async invoke(args, context) {
+      const { stdout } = await run('seq', ['1', String(args.to)], context);
+      const paged = pageOutput(stdout, {
+        store: context.resources,
+        caller: context.caller,
+        label: 'seq output',
+      });
+      return { content: [{ type: 'text', text: paged.firstPage }, ...paged.links] };
+    },
+  },
+];
+
+export const taskSource: Source = { label: 'tasks', load: async () => taskTools };
+
+const isMain = process.argv[1]?.endsWith('tasks-server.js');
+if (isMain) {
+  const httpFlag = process.argv.indexOf('--http');
+  const http = httpFlag >= 0 ? process.argv[httpFlag + 1] : undefined;
+  const bridge = await serve({
+    sources: [taskSource],
+    log: createStderrLogger('warning'),
+    transport: http ? { kind: 'http', address: parseListenAddress(http) } : { kind: 'stdio' },
+  });
+  if (bridge.url) process.stderr.write(`listening ${bridge.url}\n`);
+  process.once('SIGTERM', () => void bridge.close());
+  process.once('SIGINT', () => void bridge.close());
+  await bridge.closed;
+}
