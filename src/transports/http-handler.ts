@@ -33,7 +33,8 @@ export interface HttpHandlerOptions {
 
 /** A web-standard HTTP face: `fetch` answers one request; `close` ends sessions and in-flight calls. */
 export interface HttpHandler {
-  fetch(request: Request): Promise<Response>;
+  /** Answers `request`; `options.parsedBody` is its JSON body when the caller already parsed it. */
+  fetch(request: Request, options?: { parsedBody?: unknown }): Promise<Response>;
   close(): Promise<void>;
   /** Tells every connected client that the tool list changed. */
   notifyToolsChanged(): void;
@@ -54,7 +55,8 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
   });
   const legacy = new LegacySessions(factory, { maxRequestBodySize });
 
-  const fetch = async (request: Request): Promise<Response> => {
+  const fetch = async (request: Request, fetchOptions?: { parsedBody?: unknown }): Promise<Response> => {
+    const given = fetchOptions?.parsedBody;
     const url = new URL(request.url);
     const rejected =
       (options.allowedHosts && hostHeaderValidationResponse(request, options.allowedHosts)) ||
@@ -83,12 +85,15 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
     if (declared > maxRequestBodySize) {
       return jsonRpcErrorResponse(413, -32000, `Payload Too Large: the limit is ${maxRequestBodySize} bytes`);
     }
-    if (await isLegacyRequest(request, undefined, { maxRequestBodySize })) {
-      const body = request.method === 'POST' ? await readJson(request) : undefined;
+    if (await isLegacyRequest(request, given, { maxRequestBodySize })) {
+      const body = given !== undefined || request.method !== 'POST' ? given : await readJson(request);
       if (body instanceof Response) return body;
       return legacy.handle(request, body, authInfo);
     }
-    return modern.fetch(request, authInfo ? { authInfo } : undefined);
+    return modern.fetch(request, {
+      ...(authInfo ? { authInfo } : {}),
+      ...(given === undefined ? {} : { parsedBody: given }),
+    });
   };
 
   return {
