@@ -2,6 +2,16 @@
  * The core's public surface: everything an adapter may import. Adapters import from here only.
  */
 
+export type {
+  Catalog,
+  CatalogContext,
+  PromptArgument,
+  PromptDefinition,
+  PromptMessage,
+  ResourceContents,
+  ResourceDefinition,
+  ResourceTemplateDefinition,
+} from './catalog.js';
 export type { AdapterCommand, FlagValues } from './command.js';
 export { BridgeError, type BridgeErrorCode, describeError, toBridgeError } from './errors.js';
 export { createStderrLogger, type Logger, type LogLevel, silentLogger } from './logger.js';

@@ -1,3 +1,4 @@
+import type { Catalog } from './catalog.js';
 import { describeError } from './errors.js';
 import type { Logger } from './logger.js';
 import { ToolRegistry } from './registry.js';
@@ -30,6 +31,8 @@ export interface ServeOptions {
   info?: { name: string; version: string };
   instructions?: string;
   resources?: MemoryResourceStoreOptions;
+  /** Prompts, fixed resources and resource templates to serve beside the tools. */
+  catalog?: Catalog;
   /** Adds handlers to every server instance (tasks, scopes). */
   extend?: ServerSetup['extend'];
 }
@@ -63,6 +66,7 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
     ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
     registry: () => registry,
     resources: new MemoryResourceStore(options.resources),
+    ...(options.catalog ? { catalog: options.catalog } : {}),
     log,
     shutdown: shutdown.signal,
     ...(options.extend ? { extend: options.extend } : {}),

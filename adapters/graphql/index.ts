@@ -1,15 +1,99 @@
-import { z } from 'zod';
-import { type AdapterCommand, BridgeError } from '../../src/index.js';
+import { resolve } from 'node:path';
+import type { AdapterCommand, LoadContext, Source, ToolDefinition } from '../../src/index.js';
+import { BridgeError } from '../../src/index.js';
+import { fieldsToTools, type ToolFactoryContext } from './fields-to-tools.js';
+import { genericTools } from './generic-tools.js';
+import { loadSchema } from './load-schema.js';
+import { operationsToTools } from './operations-to-tools.js';
+import {
+  DEFAULT_BREADTH,
+  DEFAULT_DEPTH,
+  DEFAULT_TIMEOUT,
+  type GraphqlOptions,
+  graphqlConfigSchema,
+  graphqlFlags,
+  graphqlUsage,
+  parseGraphqlFlags,
+} from './options.js';
+import type { Endpoint } from './send-request.js';
+import { InputSchemaBuilder } from './variables-to-json-schema.js';
 
-// Placeholder until the graphql adapter lands.
-export const graphqlCommand: AdapterCommand<Record<string, never>> = {
+export type { GraphqlOptions } from './options.js';
+
+/**
+ * `bridge graphql <endpoint-url>`: a GraphQL API as MCP tools.
+ *
+ * @example bridge graphql https://api.github.com/graphql --header 'Authorization: bearer ${GITHUB_TOKEN}'
+ */
+export const graphqlCommand: AdapterCommand<GraphqlOptions> = {
   name: 'graphql',
-  summary: '',
-  usage: 'bridge graphql',
-  options: {},
-  parseFlags: () => ({}),
-  configSchema: z.object({}).strict() as unknown as z.ZodType<Record<string, never>>,
-  createSource() {
-    throw new BridgeError('invalid_input', 'the graphql adapter is not built yet');
-  },
+  summary: 'serve a GraphQL API: one tool per root field and per operation document',
+  usage: graphqlUsage,
+  options: graphqlFlags,
+  parseFlags: parseGraphqlFlags,
+  configSchema: graphqlConfigSchema,
+  createSource: createGraphqlSource,
 };
+
+/**
+ * The GraphQL source: loads the schema (file or introspection), then builds the tools in order —
+ * root Query fields, root Mutation fields, operation documents, generic tools.
+ */
+export function createGraphqlSource(options: GraphqlOptions, baseDir: string): Source {
+  const endpoint: Endpoint = {
+    url: options.endpoint,
+    headers: expandHeaders(options.headers ?? {}),
+    timeout: options.timeout ?? DEFAULT_TIMEOUT,
+  };
+  const schemaFile = options.schema ? resolve(baseDir, options.schema) : undefined;
+  const operationsDir = options.operations ? resolve(baseDir, options.operations) : undefined;
+  let watched: string[] = [];
+  return {
+    label: `graphql ${options.endpoint}`,
+    async load({ log, signal }: LoadContext): Promise<ToolDefinition[]> {
+      const schema = await loadSchema({ ...(schemaFile ? { file: schemaFile } : {}), endpoint }, log, signal);
+      const context: ToolFactoryContext = {
+        schema,
+        endpoint,
+        budget: { depth: options.depth ?? DEFAULT_DEPTH, breadth: options.breadth ?? DEFAULT_BREADTH },
+        inputs: new InputSchemaBuilder(options.scalars),
+        log,
+      };
+      const mutations = options.mutations !== 'none';
+      const tools = fieldsToTools(context, 'query');
+      if (mutations) tools.push(...fieldsToTools(context, 'mutation'));
+      watched = schemaFile ? [schemaFile] : [];
+      if (operationsDir) {
+        const operations = await operationsToTools(context, operationsDir);
+        const kept = mutations
+          ? operations.tools
+          : operations.tools.filter((tool) => tool.annotations.readOnlyHint);
+        tools.push(...kept);
+        watched.push(...operations.files);
+      }
+      if (options.generic) tools.push(...genericTools(context, mutations));
+      if (tools.length === 0) log.warn(`graphql ${options.endpoint}: the schema yields no tools`);
+      return tools;
+    },
+    watchedFiles: () => watched,
+  };
+}
+
+/** `${VAR}` in a header value reads the environment, so secrets stay out of config files. */
+function expandHeaders(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [
+      name,
+      value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, variable: string) => {
+        const found = process.env[variable];
+        if (found === undefined) {
+          throw new BridgeError(
+            'invalid_input',
+            `header ${name} uses \${${variable}}, which is not set in the environment`,
+          );
+        }
+        return found;
+      }),
+    ]),
+  );
+}

@@ -3,17 +3,18 @@ import {
   type McpRequestContext,
   ProtocolError,
   ProtocolErrorCode,
-  ResourceNotFoundError,
   Server,
   type Tool,
 } from '@modelcontextprotocol/server';
+import type { Catalog } from '../catalog.js';
 import type { Logger } from '../logger.js';
-import { PAGE_URI_TEMPLATE } from '../page-output.js';
 import type { RegisteredTool, ToolRegistry } from '../registry.js';
 import type { ResourceStore } from '../resource-store.js';
 import { createTaskSupport } from '../tasks/install-tasks.js';
 import type { TaskOptions } from '../tasks/task-runner.js';
-import { callerOf, createCallContext } from './call-context.js';
+import { createCallContext } from './call-context.js';
+import { promptHandlers, registerCompletionHandler } from './handle-prompts.js';
+import { resourceHandlers } from './handle-resources.js';
 import { paginate } from './paginate.js';
 
 /** Everything one protocol server instance needs; shared by every instance the factory makes. */
@@ -25,6 +26,8 @@ export interface ServerSetup {
   /** The current tools; a function so that a reload can swap them under running servers. */
   registry: () => ToolRegistry;
   resources: ResourceStore;
+  /** Prompts, fixed resources and resource templates served beside the tools. */
+  catalog?: Catalog;
   log: Logger;
   /** Aborted at shutdown: aborts every call in flight. */
   shutdown: AbortSignal;
@@ -51,6 +54,8 @@ export function createServerFactory(setup: ServerSetup): (context: McpRequestCon
     return tools;
   };
 
+  const registerCatalog = catalogHandlers(setup);
+
   // One task layer for every instance, so a task created on one request is found by the next.
   const tasks = createTaskSupport(setup, setup.tasks);
 
@@ -67,6 +72,7 @@ export function createServerFactory(setup: ServerSetup): (context: McpRequestCon
         'resources/templates/list': { ttlMs: 3_600_000, cacheScope: 'public' },
         'resources/list': { ttlMs: 0, cacheScope: 'private' },
         'resources/read': { ttlMs: 0, cacheScope: 'private' },
+        'prompts/list': { ttlMs: 3_600_000, cacheScope: 'public' },
       },
     });
 
@@ -91,34 +97,32 @@ export function createServerFactory(setup: ServerSetup): (context: McpRequestCon
       return server.projectCallToolResult(result as CallToolResult, tool.definition.outputSchema);
     });
 
-    server.setRequestHandler('resources/list', (request, ctx) => {
-      const all = setup.resources.list(callerOf(ctx));
-      const { items, nextCursor } = paginate(all, request.params?.cursor, 500);
-      return nextCursor === undefined ? { resources: items } : { resources: items, nextCursor };
-    });
-
-    server.setRequestHandler('resources/templates/list', () => ({
-      resourceTemplates: [
-        {
-          uriTemplate: PAGE_URI_TEMPLATE,
-          name: 'output-page',
-          title: 'Page of a long tool output',
-          description:
-            'A later page of a tool output that was too long to return at once; tool results link to them.',
-          mimeType: 'text/plain',
-        },
-      ],
-    }));
-
-    server.setRequestHandler('resources/read', (request, ctx) => {
-      const contents = setup.resources.read(request.params.uri, callerOf(ctx));
-      if (!contents) throw new ResourceNotFoundError(request.params.uri);
-      return { contents: [contents] };
-    });
+    registerCatalog(server);
 
     tasks.install(server, context);
     setup.extend?.(server, context);
     return server;
+  };
+}
+
+// Resources always (the store's outputs); prompts and completions only when there is something to serve.
+function catalogHandlers(setup: ServerSetup): (server: Server) => void {
+  const prompts = setup.catalog?.prompts ?? [];
+  const resources = setup.catalog?.resources ?? [];
+  const resourceTemplates = setup.catalog?.resourceTemplates ?? [];
+  const { shutdown } = setup;
+  const registerResources = resourceHandlers({
+    store: setup.resources,
+    resources,
+    resourceTemplates,
+    shutdown,
+  });
+  const registerPrompts = prompts.length > 0 ? promptHandlers(prompts, shutdown) : undefined;
+  const completes = prompts.length > 0 || resourceTemplates.length > 0;
+  return (server) => {
+    registerResources(server);
+    registerPrompts?.(server);
+    if (completes) registerCompletionHandler(server, { prompts, resourceTemplates, shutdown });
   };
 }
 

@@ -1,0 +1,153 @@
+import {
+  type GraphQLField,
+  type GraphQLNamedType,
+  type GraphQLObjectType,
+  type GraphQLSchema,
+  getNamedType,
+  isLeafType,
+  type OperationTypeNode,
+} from 'graphql';
+import type { JsonSchema, Logger, ToolDefinition } from '../../src/index.js';
+import { buildSelection, connectionShape, type SelectionBudget } from './build-selection.js';
+import { checkOperation, isProblems } from './check-operation.js';
+import { inferAnnotations } from './infer-annotations.js';
+import { runOperation } from './response-to-result.js';
+import type { Endpoint } from './send-request.js';
+import type { InputSchemaBuilder } from './variables-to-json-schema.js';
+
+/** What every tool factory of the adapter shares. */
+export interface ToolFactoryContext {
+  schema: GraphQLSchema;
+  endpoint: Endpoint;
+  budget: SelectionBudget;
+  inputs: InputSchemaBuilder;
+  log: Logger;
+}
+
+type AnyField = GraphQLField<unknown, unknown>;
+
+/**
+ * One tool per field of the Query or Mutation root. The tool's arguments are the field's arguments
+ * (JSON Schema), plus `select`: a selection set replacing the generated one. Documents are built
+ * per call with variables for the arguments given, so omitted arguments keep their server defaults.
+ */
+export function fieldsToTools(context: ToolFactoryContext, kind: 'query' | 'mutation'): ToolDefinition[] {
+  const root = kind === 'query' ? context.schema.getQueryType() : context.schema.getMutationType();
+  if (!root) return [];
+  const tools: ToolDefinition[] = [];
+  for (const field of Object.values(root.getFields())) {
+    if (field.name.startsWith('__')) continue;
+    try {
+      tools.push(fieldToTool(context, kind, root, field));
+    } catch (error) {
+      context.log.warn(`${kind} field ${field.name} skipped: ${(error as Error).message}`);
+    }
+  }
+  return tools;
+}
+
+function fieldToTool(
+  context: ToolFactoryContext,
+  kind: 'query' | 'mutation',
+  root: GraphQLObjectType,
+  field: AnyField,
+): ToolDefinition {
+  const returned = getNamedType(field.type);
+  const leaf = isLeafType(returned);
+  const selectName = field.args.some((arg) => arg.name === 'select') ? '_select' : 'select';
+  const extra: Record<string, JsonSchema> = leaf
+    ? {}
+    : {
+        [selectName]: {
+          type: 'string',
+          description: `A GraphQL selection set on ${returned.name}, e.g. "{ ${exampleField(returned)} }", replacing the default selection.`,
+        },
+      };
+  const inputSchema = context.inputs.objectSchema(field.args, extra);
+  const defaultsFirst =
+    !leaf && Boolean(connectionShape(returned)) && field.args.some((arg) => arg.name === 'first');
+  let defaultSelection: string | undefined;
+
+  const description = [
+    field.description?.trim() || `The ${field.name} ${kind} field.`,
+    field.deprecationReason ? `Deprecated: ${field.deprecationReason}.` : '',
+    `GraphQL ${kind} field \`${root.name}.${field.name}\`, returns ${String(field.type)}.`,
+    leaf
+      ? ''
+      : `Without \`${selectName}\`, reads ids and scalars plus nested objects ${context.budget.depth} level(s) deep.`,
+    defaultsFirst
+      ? 'Paginated: pass `after` = pageInfo.endCursor for the next page (`first` defaults to 10).'
+      : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+
+  return {
+    name: field.name,
+    description,
+    inputSchema,
+    annotations: inferAnnotations(kind, [field.name]),
+    async invoke(args, toolContext) {
+      const { [selectName]: select, ...variables } = args;
+      if (!leaf && defaultsFirst && variables.first === undefined && variables.last === undefined)
+        variables.first = 10;
+      let selection = '';
+      if (!leaf) {
+        if (typeof select === 'string' && select.trim() !== '') selection = braced(select);
+        else
+          selection = defaultSelection ??=
+            buildSelection(context.schema, returned, context.budget) || '{ __typename }';
+      }
+      const query = fieldDocument(kind, field, Object.keys(variables), selection);
+      const checked = checkOperation(context.schema, query, variables);
+      if (isProblems(checked)) {
+        const what =
+          typeof select === 'string' ? `the ${selectName} "${select}" or the arguments` : 'the arguments';
+        return {
+          content: [
+            {
+              type: 'text',
+              text: `${field.name}: GraphQL rejected ${what}:\n${checked.problems.map((p) => `- ${p}`).join('\n')}`,
+            },
+          ],
+          isError: true,
+        };
+      }
+      return runOperation(
+        context.endpoint,
+        { query, variables, operationName: field.name },
+        toolContext,
+        field.name,
+      );
+    },
+  };
+}
+
+/** `query repository($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { … } }` */
+export function fieldDocument(
+  kind: 'query' | 'mutation' | `${OperationTypeNode}`,
+  field: AnyField,
+  given: readonly string[],
+  selection: string,
+): string {
+  const args = field.args.filter((arg) => given.includes(arg.name));
+  const definitions = args.map((arg) => `$${arg.name}: ${String(arg.type)}`).join(', ');
+  const passed = args.map((arg) => `${arg.name}: $${arg.name}`).join(', ');
+  return `${kind} ${field.name}${definitions ? `(${definitions})` : ''} { ${field.name}${passed ? `(${passed})` : ''}${selection ? ` ${selection}` : ''} }`;
+}
+
+function braced(selection: string): string {
+  const trimmed = selection.trim();
+  return trimmed.startsWith('{') ? trimmed : `{ ${trimmed} }`;
+}
+
+function exampleField(type: GraphQLNamedType): string {
+  if (!('getFields' in type)) return '__typename';
+  const fields = Object.values(type.getFields());
+  const named = fields.find((field) => ['id', 'name', 'title'].includes(field.name));
+  if (named) return named.name;
+  const leaf = fields.find((field) => isLeafType(getNamedType(field.type)) && field.args.length === 0);
+  if (leaf) return leaf.name;
+  const object = fields.find((field) => field.args.length === 0);
+  return object ? `${object.name} { __typename }` : '__typename';
+}

@@ -1,0 +1,203 @@
+import { readFile } from 'node:fs/promises';
+import {
+  buildASTSchema,
+  buildClientSchema,
+  type DefinitionNode,
+  type DocumentNode,
+  type GraphQLError,
+  type GraphQLSchema,
+  getIntrospectionQuery,
+  type IntrospectionQuery,
+  Kind,
+  type ObjectTypeDefinitionNode,
+  parse,
+  validateSchema,
+} from 'graphql';
+import { BridgeError, describeError, type Logger } from '../../src/index.js';
+import { type Endpoint, sendRequest } from './send-request.js';
+
+/**
+ * Reads the schema from `file` (SDL or introspection JSON) or, without a file, by introspecting the
+ * endpoint. Flaws that leave the schema usable (duplicate definitions, an oddly named query root,
+ * rule violations graphql-js reports) are warnings; anything else is a `load_failed` / `invalid_input`
+ * error naming the file or endpoint.
+ */
+export async function loadSchema(
+  source: { file?: string; endpoint: Endpoint },
+  log: Logger,
+  signal?: AbortSignal,
+): Promise<GraphQLSchema> {
+  const schema = source.file
+    ? await schemaFromFile(source.file, log)
+    : await schemaFromEndpoint(source.endpoint, log, signal);
+  return tolerateInvalid(schema, source.file ?? source.endpoint.url, log);
+}
+
+async function schemaFromFile(file: string, log: Logger): Promise<GraphQLSchema> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new BridgeError('invalid_input', `cannot read the schema file ${file}: ${describeError(error)}`, {
+      cause: error,
+    });
+  }
+  const trimmed = text.trimStart();
+  if (trimmed.startsWith('{') || file.endsWith('.json')) {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      throw new BridgeError(
+        'invalid_input',
+        `the schema file ${file} is not valid JSON: ${describeError(error)}`,
+      );
+    }
+    return schemaFromIntrospection(json, `the schema file ${file}`, log);
+  }
+  let document: DocumentNode;
+  try {
+    document = parse(text, { noLocation: true });
+  } catch (error) {
+    throw new BridgeError(
+      'invalid_input',
+      `the schema file ${file} is neither GraphQL SDL nor introspection JSON: ${describeError(error)}`,
+      { cause: error },
+    );
+  }
+  return schemaFromSdl(document, file, log);
+}
+
+async function schemaFromEndpoint(
+  endpoint: Endpoint,
+  log: Logger,
+  signal?: AbortSignal,
+): Promise<GraphQLSchema> {
+  const query = getIntrospectionQuery({ descriptions: true });
+  let response: Awaited<ReturnType<typeof sendRequest>>;
+  try {
+    response = await sendRequest(endpoint, { query, operationName: 'IntrospectionQuery' }, signal);
+  } catch (error) {
+    throw new BridgeError('load_failed', `${describeError(error)}; check the URL, or pass --schema FILE`, {
+      cause: error,
+    });
+  }
+  const body = response.body as { data?: { __schema?: unknown }; errors?: Array<{ message?: unknown }> };
+  if (body?.data?.__schema)
+    return schemaFromIntrospection(body.data, `the introspection of ${endpoint.url}`, log);
+  const reasons = Array.isArray(body?.errors)
+    ? body.errors.map((error) => String(error?.message)).join('; ')
+    : `HTTP ${response.status}: ${response.text.slice(0, 300)}`;
+  const hint =
+    response.status === 401 || response.status === 403
+      ? 'pass credentials with --header, or pass --schema FILE'
+      : 'introspection may be disabled there: pass --schema FILE with the SDL or introspection JSON';
+  throw new BridgeError(
+    'load_failed',
+    `the GraphQL endpoint ${endpoint.url} did not answer introspection (${reasons}); ${hint}`,
+  );
+}
+
+/** Accepts `{__schema}` as well as a whole response `{data: {__schema}}`. */
+function schemaFromIntrospection(json: unknown, where: string, log: Logger): GraphQLSchema {
+  const root = json as { data?: { __schema?: unknown }; __schema?: unknown };
+  let introspection = (root?.__schema ? root : root?.data) as IntrospectionQuery | undefined;
+  if (!introspection?.__schema || !Array.isArray(introspection.__schema.types)) {
+    throw new BridgeError('invalid_input', `${where} is not an introspection result: no __schema.types`);
+  }
+  const schema = introspection.__schema;
+  if (!schema.queryType) {
+    const guess = guessRoot(
+      schema.types.map((type) => type.name),
+      'query',
+    );
+    if (!guess) throw new BridgeError('invalid_input', `${where} has no query type`);
+    log.warn(`${where} names no query type; using "${guess}"`);
+    introspection = { __schema: { ...schema, queryType: { name: guess, kind: 'OBJECT' } as never } };
+  }
+  try {
+    return buildClientSchema(introspection, { assumeValid: true });
+  } catch (error) {
+    throw new BridgeError(
+      'invalid_input',
+      `${where} does not describe a usable schema: ${describeError(error)}`,
+      {
+        cause: error,
+      },
+    );
+  }
+}
+
+function schemaFromSdl(document: DocumentNode, file: string, log: Logger): GraphQLSchema {
+  const seen = new Set<string>();
+  const definitions: DefinitionNode[] = [];
+  let hasSchemaDefinition = false;
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.SCHEMA_DEFINITION) hasSchemaDefinition = true;
+    const name = 'name' in definition && definition.name ? definition.name.value : undefined;
+    const isType = name !== undefined && !definition.kind.endsWith('_EXTENSION');
+    if (isType && seen.has(name)) {
+      log.warn(`${file}: "${name}" is defined more than once; keeping the first definition`);
+      continue;
+    }
+    if (isType) seen.add(name);
+    definitions.push(definition);
+  }
+  if (!hasSchemaDefinition && !seen.has('Query')) {
+    const objects = definitions.filter(
+      (d): d is ObjectTypeDefinitionNode => d.kind === Kind.OBJECT_TYPE_DEFINITION,
+    );
+    const names = objects.map((d) => d.name.value);
+    const query = guessRoot(names, 'query');
+    if (!query)
+      throw new BridgeError('invalid_input', `${file} defines no Query type and no schema { query: … }`);
+    const mutation = seen.has('Mutation') ? 'Mutation' : guessRoot(names, 'mutation');
+    log.warn(
+      `${file} has no Query type; using "${query}" as the query root${mutation ? ` and "${mutation}" as the mutation root` : ''}`,
+    );
+    const sdl = `schema { query: ${query}${mutation ? ` mutation: ${mutation}` : ''} }`;
+    definitions.push(...parse(sdl, { noLocation: true }).definitions);
+  }
+  try {
+    return buildASTSchema({ kind: Kind.DOCUMENT, definitions }, { assumeValidSDL: true });
+  } catch (error) {
+    throw new BridgeError(
+      'invalid_input',
+      `the schema file ${file} does not describe a usable schema: ${describeError(error)}`,
+      {
+        cause: error,
+      },
+    );
+  }
+}
+
+// Hasura says query_root, some servers QueryRoot or RootQueryType.
+function guessRoot(names: readonly string[], kind: 'query' | 'mutation'): string | undefined {
+  const exact = new Set([
+    kind,
+    `${kind}root`,
+    `${kind}_root`,
+    `root${kind}`,
+    `root${kind}type`,
+    `${kind}type`,
+  ]);
+  return (
+    names.find((name) => exact.has(name.toLowerCase())) ??
+    names.find((name) => name.toLowerCase().includes(kind))
+  );
+}
+
+/**
+ * graphql-js refuses to validate documents against a schema with errors. Real schemas have harmless
+ * ones (an interface field typed slightly off), so they are logged and the schema is marked
+ * validated, which is how graphql-js itself caches a successful check.
+ */
+function tolerateInvalid(schema: GraphQLSchema, where: string, log: Logger): GraphQLSchema {
+  const errors = validateSchema(schema);
+  if (errors.length > 0) {
+    const shown = errors.slice(0, 5).map((error) => error.message);
+    log.warn(`${where}: the schema has ${errors.length} problem(s); serving it anyway`, shown);
+    (schema as unknown as { __validationErrors: readonly GraphQLError[] }).__validationErrors = [];
+  }
+  return schema;
+}

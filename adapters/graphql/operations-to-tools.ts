@@ -1,0 +1,193 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import {
+  type DefinitionNode,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  Kind,
+  type OperationDefinitionNode,
+  parse,
+  print,
+  TokenKind,
+  typeFromAST,
+  validate,
+  visit,
+} from 'graphql';
+import { BridgeError, describeError, type ToolDefinition } from '../../src/index.js';
+import { checkVariables } from './check-operation.js';
+import type { ToolFactoryContext } from './fields-to-tools.js';
+import { inferAnnotations } from './infer-annotations.js';
+import { runOperation } from './response-to-result.js';
+import type { InputSlot } from './variables-to-json-schema.js';
+
+/** The operation files read, for hot reload. */
+export interface OperationTools {
+  tools: ToolDefinition[];
+  files: string[];
+}
+
+/**
+ * One tool per named query or mutation in the `.graphql` / `.gql` files under `dir` (recursively).
+ * Fragments may live in any file. The comment lines right above an operation are its description.
+ * Operations that do not validate against the schema, anonymous ones and subscriptions are skipped
+ * with a warning.
+ */
+export async function operationsToTools(context: ToolFactoryContext, dir: string): Promise<OperationTools> {
+  const files = await listGraphqlFiles(dir);
+  const operations: Array<{ node: OperationDefinitionNode; file: string; description: string }> = [];
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const file of files) {
+    const document = await parseFile(file);
+    for (const definition of document.definitions) {
+      if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+      if (definition.kind === Kind.OPERATION_DEFINITION) {
+        operations.push({ node: definition, file, description: leadingComments(definition) });
+      }
+    }
+  }
+  const tools: ToolDefinition[] = [];
+  for (const { node, file, description } of operations) {
+    const where = `${relative(dir, file) || file}`;
+    if (!node.name) {
+      context.log.warn(
+        `${where}: an anonymous ${node.operation} is skipped; give it a name to make it a tool`,
+      );
+      continue;
+    }
+    if (node.operation === 'subscription') {
+      context.log.warn(`${where}: subscription ${node.name.value} is skipped (subscriptions are not served)`);
+      continue;
+    }
+    const document: DocumentNode = {
+      kind: Kind.DOCUMENT,
+      definitions: [node, ...usedFragments(node, fragments)],
+    };
+    const errors = validate(context.schema, document);
+    if (errors.length > 0) {
+      context.log.warn(
+        `${where}: operation ${node.name.value} is skipped: ${errors.map((e) => e.message).join('; ')}`,
+      );
+      continue;
+    }
+    tools.push(operationTool(context, node, document, description));
+  }
+  return { tools, files };
+}
+
+function operationTool(
+  context: ToolFactoryContext,
+  node: OperationDefinitionNode,
+  document: DocumentNode,
+  description: string,
+): ToolDefinition {
+  const name = node.name?.value ?? 'operation';
+  const kind = node.operation === 'mutation' ? 'mutation' : 'query';
+  const slots: InputSlot[] = (node.variableDefinitions ?? []).map((definition) => {
+    const type = typeFromAST(context.schema, definition.type);
+    if (!type)
+      throw new BridgeError('internal', `variable $${definition.variable.name.value} has an unknown type`);
+    return {
+      name: definition.variable.name.value,
+      type: type as InputSlot['type'],
+      // A variable with a default is optional even when its type is non-null.
+      defaultValue: definition.defaultValue ? print(definition.defaultValue) : undefined,
+    };
+  });
+  const inputSchema = context.inputs.objectSchema(slots);
+  // Defaults are GraphQL literals, not JSON: keep them out of the schema, the server applies them.
+  stripDefaults(inputSchema);
+  const query = print(document);
+  const rootFields = node.selectionSet.selections.flatMap((selection) =>
+    selection.kind === Kind.FIELD ? [selection.name.value] : [],
+  );
+  return {
+    name,
+    description: description || `The ${name} ${kind} (${rootFields.join(', ')}).`,
+    inputSchema,
+    annotations: inferAnnotations(kind, [name, ...rootFields]),
+    async invoke(args, toolContext) {
+      const problems = checkVariables(context.schema, node, args);
+      if (problems.length > 0) {
+        return { content: [{ type: 'text', text: `${name}: ${problems.join('\n')}` }], isError: true };
+      }
+      return runOperation(
+        context.endpoint,
+        { query, variables: args, operationName: name },
+        toolContext,
+        name,
+      );
+    },
+  };
+}
+
+function stripDefaults(schema: Record<string, unknown>): void {
+  const properties = schema.properties as Record<string, Record<string, unknown>> | undefined;
+  for (const property of Object.values(properties ?? {})) delete property.default;
+}
+
+async function listGraphqlFiles(dir: string): Promise<string[]> {
+  let entries: string[];
+  try {
+    entries = (await readdir(dir, { recursive: true })).map(String);
+  } catch (error) {
+    throw new BridgeError(
+      'invalid_input',
+      `cannot read the operations directory ${dir}: ${describeError(error)}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  const files = entries.filter((entry) => /\.(graphql|gql)$/.test(entry)).sort();
+  if (files.length === 0)
+    throw new BridgeError('invalid_input', `the operations directory ${dir} has no .graphql files`);
+  return files.map((entry) => join(dir, entry));
+}
+
+async function parseFile(file: string): Promise<DocumentNode> {
+  try {
+    return parse(await readFile(file, 'utf8'));
+  } catch (error) {
+    throw new BridgeError(
+      'invalid_input',
+      `the operation file ${file} does not parse: ${describeError(error)}`,
+      {
+        cause: error,
+      },
+    );
+  }
+}
+
+/** The `#` comment lines directly above a definition (graphql-js keeps them in the token list). */
+function leadingComments(definition: DefinitionNode): string {
+  const lines: string[] = [];
+  let token = definition.loc?.startToken.prev;
+  let line = definition.loc?.startToken.line ?? 0;
+  while (token && token.kind === TokenKind.COMMENT && token.line === line - 1) {
+    lines.unshift((token.value ?? '').trim());
+    line = token.line;
+    token = token.prev;
+  }
+  return lines.join(' ').trim();
+}
+
+/** The fragments `node` spreads, transitively. */
+function usedFragments(
+  node: OperationDefinitionNode,
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+): FragmentDefinitionNode[] {
+  const used = new Map<string, FragmentDefinitionNode>();
+  const pending: Array<OperationDefinitionNode | FragmentDefinitionNode> = [node];
+  while (pending.length > 0) {
+    visit(pending.pop() as OperationDefinitionNode, {
+      FragmentSpread(spread) {
+        const fragment = fragments.get(spread.name.value);
+        if (fragment && !used.has(spread.name.value)) {
+          used.set(spread.name.value, fragment);
+          pending.push(fragment);
+        }
+      },
+    });
+  }
+  return [...used.values()];
+}

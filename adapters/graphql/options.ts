@@ -1,0 +1,195 @@
+import { z } from 'zod';
+import { BridgeError, type FlagValues, type JsonSchema } from '../../src/index.js';
+
+/** How a custom scalar is described to clients: a JSON Schema type, a string format, or a schema. */
+export type ScalarMapping = string | JsonSchema;
+
+/**
+ * Everything the GraphQL adapter needs, from flags or from a config file (same shape for both).
+ */
+export interface GraphqlOptions {
+  /** The GraphQL endpoint every request is POSTed to. */
+  endpoint: string;
+  /** An SDL (`.graphql`) or introspection JSON file used instead of introspecting the endpoint. */
+  schema?: string;
+  /** A directory of `.graphql` files: one tool per named operation. */
+  operations?: string;
+  /** Headers sent with every request (introspection included); `${VAR}` reads the environment. */
+  headers?: Record<string, string>;
+  /** Also offer `graphql_query` (and `graphql_mutate` unless mutations are `none`). */
+  generic?: boolean;
+  /** Whether root Mutation fields become tools. Default `all`. */
+  mutations?: 'none' | 'all';
+  /** Custom scalar name → JSON Schema type (`integer`, `any`, …), string format (`date-time`) or schema. */
+  scalars?: Record<string, ScalarMapping>;
+  /** Object levels selected below a root field. Default 2. */
+  depth?: number;
+  /** Fields selected per object. Default 15. */
+  breadth?: number;
+  /** Milliseconds before a request to the endpoint is abandoned. Default 30,000. */
+  timeout?: number;
+}
+
+export const DEFAULT_DEPTH = 1;
+export const DEFAULT_BREADTH = 15;
+export const DEFAULT_TIMEOUT = 30_000;
+
+export const graphqlConfigSchema = z
+  .object({
+    endpoint: z.string().url(),
+    schema: z.string().min(1).optional(),
+    operations: z.string().min(1).optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    generic: z.boolean().optional(),
+    mutations: z.enum(['none', 'all']).optional(),
+    scalars: z.record(z.string(), z.union([z.string(), z.record(z.string(), z.unknown())])).optional(),
+    depth: z.number().int().min(0).max(10).optional(),
+    breadth: z.number().int().min(1).max(200).optional(),
+    timeout: z.number().int().positive().optional(),
+  })
+  .strict() as z.ZodType<GraphqlOptions>;
+
+export const graphqlFlags = {
+  schema: { type: 'string' },
+  operations: { type: 'string' },
+  header: { type: 'string', multiple: true },
+  generic: { type: 'boolean' },
+  mutations: { type: 'string' },
+  scalar: { type: 'string', multiple: true },
+  depth: { type: 'string' },
+  breadth: { type: 'string' },
+  timeout: { type: 'string' },
+} as const;
+
+export const graphqlUsage = `Usage: bridge graphql <endpoint-url> [flags]
+
+Serves a GraphQL API as MCP tools: one per root Query and Mutation field (with a generated
+selection set), one per operation in --operations, and optionally generic query/mutate tools.
+
+Arguments:
+  <endpoint-url>           the GraphQL endpoint (http or https); requests are POSTed as JSON
+
+GraphQL flags:
+  --schema FILE            read the schema from an SDL (.graphql) or introspection JSON file
+                           instead of introspecting the endpoint
+  --operations DIR         one tool per named query/mutation in the .graphql files of DIR
+                           (the comment lines above an operation become its description)
+  --header 'Name: value'   send this header with every request, introspection included
+                           (repeatable; \${VAR} in the value reads the environment variable VAR)
+  --generic                also offer graphql_query (read-only, refuses mutations) and
+                           graphql_mutate (unless --mutations none)
+  --mutations none|all     whether root Mutation fields become tools (default all)
+  --scalar Name=TYPE       how the custom scalar Name is described: a JSON Schema type
+                           (string, integer, number, boolean, object, array), "any" for any
+                           JSON value, a string format (date-time, date, uri, email, uuid…)
+                           or an inline JSON Schema (repeatable; default: string)
+  --depth N                object levels selected below each root field (default ${DEFAULT_DEPTH})
+  --breadth N              fields selected per object (default ${DEFAULT_BREADTH})
+  --timeout MS             abandon a request to the endpoint after MS milliseconds
+                           (default ${DEFAULT_TIMEOUT})`;
+
+/** Turns `bridge graphql` positionals and flags into options. */
+export function parseGraphqlFlags(positionals: string[], values: FlagValues): GraphqlOptions {
+  if (positionals.length !== 1) {
+    throw new BridgeError(
+      'invalid_input',
+      positionals.length === 0
+        ? 'bridge graphql expects the endpoint URL, e.g. bridge graphql https://api.example.com/graphql'
+        : `bridge graphql expects one endpoint URL, got ${positionals.length} arguments: ${positionals.join(' ')}`,
+    );
+  }
+  const endpoint = parseEndpoint(positionals[0] as string);
+  const options: GraphqlOptions = { endpoint };
+  const schema = stringFlag(values, 'schema');
+  if (schema !== undefined) options.schema = schema;
+  const operations = stringFlag(values, 'operations');
+  if (operations !== undefined) options.operations = operations;
+  const headers = listFlag(values, 'header');
+  if (headers.length > 0) options.headers = Object.fromEntries(headers.map(parseHeader));
+  if (values.generic === true) options.generic = true;
+  const mutations = stringFlag(values, 'mutations');
+  if (mutations !== undefined) {
+    if (mutations !== 'none' && mutations !== 'all') {
+      throw new BridgeError('invalid_input', `--mutations expects none or all, got "${mutations}"`);
+    }
+    options.mutations = mutations;
+  }
+  const scalars = listFlag(values, 'scalar');
+  if (scalars.length > 0) options.scalars = Object.fromEntries(scalars.map(parseScalarFlag));
+  const depth = integerFlag(values, 'depth', 0, 10);
+  if (depth !== undefined) options.depth = depth;
+  const breadth = integerFlag(values, 'breadth', 1, 200);
+  if (breadth !== undefined) options.breadth = breadth;
+  const timeout = integerFlag(values, 'timeout', 1, 3_600_000);
+  if (timeout !== undefined) options.timeout = timeout;
+  return options;
+}
+
+function parseEndpoint(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new BridgeError(
+      'invalid_input',
+      `the endpoint "${raw}" is not a URL; expected e.g. https://host/graphql`,
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new BridgeError('invalid_input', `the endpoint "${raw}" must be an http or https URL`);
+  }
+  return url.href;
+}
+
+function parseHeader(raw: string): [string, string] {
+  const colon = raw.indexOf(':');
+  const name = colon > 0 ? raw.slice(0, colon).trim() : '';
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+    throw new BridgeError('invalid_input', `--header expects 'Name: value', got "${raw}"`);
+  }
+  return [name, raw.slice(colon + 1).trim()];
+}
+
+function parseScalarFlag(raw: string): [string, ScalarMapping] {
+  const equals = raw.indexOf('=');
+  const name = raw.slice(0, Math.max(equals, 0)).trim();
+  const value = raw.slice(equals + 1).trim();
+  if (equals <= 0 || !/^[_A-Za-z][_0-9A-Za-z]*$/.test(name) || value === '') {
+    throw new BridgeError(
+      'invalid_input',
+      `--scalar expects Name=TYPE (e.g. DateTime=date-time), got "${raw}"`,
+    );
+  }
+  if (!value.startsWith('{')) return [name, value];
+  try {
+    return [name, JSON.parse(value) as JsonSchema];
+  } catch (error) {
+    throw new BridgeError('invalid_input', `--scalar ${name}: the inline JSON Schema does not parse`, {
+      cause: error,
+    });
+  }
+}
+
+function stringFlag(values: FlagValues, name: string): string | undefined {
+  const value = values[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function listFlag(values: FlagValues, name: string): string[] {
+  const value = values[name];
+  if (value === undefined) return [];
+  return (Array.isArray(value) ? value : [value]).map(String);
+}
+
+function integerFlag(values: FlagValues, name: string, min: number, max: number): number | undefined {
+  const raw = stringFlag(values, name);
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new BridgeError(
+      'invalid_input',
+      `--${name} expects an integer from ${min} to ${max}, got "${raw}"`,
+    );
+  }
+  return value;
+}

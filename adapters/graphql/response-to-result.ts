@@ -1,0 +1,119 @@
+import {
+  BridgeError,
+  type ContentBlock,
+  describeError,
+  pageOutput,
+  type ToolContext,
+  type ToolResult,
+} from '../../src/index.js';
+import { type Endpoint, type GraphqlRequest, type GraphqlResponse, sendRequest } from './send-request.js';
+
+/** One entry of a GraphQL `errors` list, as kept for the model. */
+interface KeptError {
+  message: string;
+  path?: unknown;
+  locations?: unknown;
+  extensions?: unknown;
+}
+
+/** Characters of result text shown inline; the rest is paged through the resource store. */
+export const PAGE_SIZE = 20_000;
+
+/**
+ * Sends `operation` and turns the answer into a tool result. Never throws for upstream trouble:
+ * network failures, timeouts and non-GraphQL HTTP answers become `isError` results naming the
+ * cause. Only a cancelled call throws (the core reports it).
+ */
+export async function runOperation(
+  endpoint: Endpoint,
+  operation: GraphqlRequest,
+  context: ToolContext,
+  label: string,
+): Promise<ToolResult> {
+  let response: GraphqlResponse;
+  try {
+    response = await sendRequest(endpoint, operation, context.signal);
+  } catch (error) {
+    if (error instanceof BridgeError && error.code === 'aborted') throw error;
+    return { content: [{ type: 'text', text: `${label} failed: ${describeError(error)}` }], isError: true };
+  }
+  return responseToResult(response, endpoint.url, context, label);
+}
+
+/**
+ * `data` → JSON text plus `structuredContent`; a non-empty `errors` → `isError` keeping every
+ * message, `path` and `extensions` and the partial `data`; long text → first page plus links.
+ */
+export function responseToResult(
+  response: GraphqlResponse,
+  url: string,
+  context: ToolContext,
+  label: string,
+): ToolResult {
+  const body = response.body as { data?: unknown; errors?: unknown } | undefined;
+  const isGraphql = typeof body === 'object' && body !== null && ('data' in body || 'errors' in body);
+  if (!isGraphql) {
+    const snippet = response.text.trim().slice(0, 500) || '(empty body)';
+    const text = `${label} failed: the GraphQL endpoint ${url} answered HTTP ${response.status} without a GraphQL response: ${snippet}`;
+    return { content: [{ type: 'text', text }], isError: true };
+  }
+  const data = body.data ?? null;
+  const errors = Array.isArray(body.errors) ? body.errors.map(keepError) : [];
+  if (errors.length === 0 && response.status >= 400) {
+    const text = `${label} failed: the GraphQL endpoint ${url} answered HTTP ${response.status}`;
+    return { content: [{ type: 'text', text }], isError: true };
+  }
+  if (errors.length > 0) {
+    const lines = errors.map(
+      (error) => `- ${error.message}${error.path ? ` (at ${formatPath(error.path)})` : ''}`,
+    );
+    const status = response.status >= 400 ? ` (HTTP ${response.status})` : '';
+    const partial = data === null ? '' : ' Partial data is included.';
+    const summary = `${label}: the GraphQL server reported ${errors.length} error(s)${status}:\n${lines.join('\n')}\n${partial}`;
+    const structured = { errors, data };
+    return {
+      content: [
+        { type: 'text', text: summary.trimEnd() },
+        ...paged(JSON.stringify(structured), context, label),
+      ],
+      structuredContent: structured,
+      isError: true,
+    };
+  }
+  const text = JSON.stringify(data);
+  const content = paged(text, context, label);
+  // A paged result leaves out structuredContent: repeating the whole payload would defeat the paging.
+  if (content.length > 1) return { content };
+  return isRecord(data) ? { content, structuredContent: data } : { content };
+}
+
+function paged(text: string, context: ToolContext, label: string): ContentBlock[] {
+  const output = pageOutput(text, {
+    store: context.resources,
+    caller: context.caller,
+    pageSize: PAGE_SIZE,
+    mimeType: 'application/json',
+    label: `${label} result`,
+  });
+  return [{ type: 'text', text: output.firstPage }, ...output.links];
+}
+
+function keepError(raw: unknown): KeptError {
+  if (typeof raw !== 'object' || raw === null) return { message: String(raw) };
+  const error = raw as Record<string, unknown>;
+  const kept: KeptError = {
+    message: typeof error.message === 'string' ? error.message : JSON.stringify(raw),
+  };
+  if (error.path !== undefined) kept.path = error.path;
+  if (error.locations !== undefined) kept.locations = error.locations;
+  if (error.extensions !== undefined) kept.extensions = error.extensions;
+  return kept;
+}
+
+function formatPath(path: unknown): string {
+  return Array.isArray(path) ? path.join('.') : String(path);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,85 @@
+import { request } from 'undici';
+import { BridgeError, describeError } from '../../src/index.js';
+
+/** One GraphQL-over-HTTP request. */
+export interface GraphqlRequest {
+  query: string;
+  variables?: Record<string, unknown>;
+  operationName?: string;
+}
+
+/** Where and how requests go: shared by introspection and every tool. */
+export interface Endpoint {
+  url: string;
+  headers: Record<string, string>;
+  timeout: number;
+}
+
+/** What the endpoint answered: the HTTP status and the parsed body (or its text when not JSON). */
+export interface GraphqlResponse {
+  status: number;
+  /** The parsed JSON body, or `undefined` when the body is not JSON. */
+  body: unknown;
+  /** The raw body text (kept for error messages). */
+  text: string;
+}
+
+/**
+ * POSTs `operation` as JSON (GraphQL over HTTP) and reads the answer whatever its status: the
+ * caller decides what a 4xx with a GraphQL body means. Throws a `BridgeError` (`upstream_failed`,
+ * `timeout` or `aborted`) only when no answer arrives, naming the endpoint and the cause.
+ */
+export async function sendRequest(
+  endpoint: Endpoint,
+  operation: GraphqlRequest,
+  signal?: AbortSignal,
+): Promise<GraphqlResponse> {
+  const timeout = AbortSignal.timeout(endpoint.timeout);
+  const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+  try {
+    const response = await request(endpoint.url, {
+      method: 'POST',
+      headers: {
+        // graphql-response+json first: servers that know it answer errors with proper statuses.
+        accept: 'application/graphql-response+json, application/json;q=0.9',
+        'content-type': 'application/json',
+        ...endpoint.headers,
+      },
+      body: JSON.stringify(operation),
+      signal: combined,
+    });
+    const text = await response.body.text();
+    return { status: response.statusCode, body: parseJson(text), text };
+  } catch (error) {
+    if (signal?.aborted) throw new BridgeError('aborted', 'The call was cancelled.', { cause: error });
+    if (timeout.aborted) {
+      throw new BridgeError(
+        'timeout',
+        `the GraphQL endpoint ${endpoint.url} did not answer within ${endpoint.timeout} ms (raise --timeout)`,
+        { cause: error },
+      );
+    }
+    throw new BridgeError(
+      'upstream_failed',
+      `could not reach the GraphQL endpoint ${endpoint.url}: ${networkCause(error)}`,
+      { cause: error },
+    );
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+// undici hides the useful part (ECONNREFUSED, ENOTFOUND) in `cause`; say that, not "fetch failed".
+function networkCause(error: unknown): string {
+  const code =
+    (error as { code?: unknown; cause?: { code?: unknown } }).cause?.code ??
+    (error as { code?: unknown }).code;
+  const message = describeError(error);
+  return typeof code === 'string' && !message.includes(code) ? `${code} (${message})` : message;
+}

@@ -1,0 +1,159 @@
+import {
+  type GraphQLEnumType,
+  type GraphQLInputObjectType,
+  type GraphQLInputType,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  isScalarType,
+} from 'graphql';
+import { BridgeError, type JsonSchema } from '../../src/index.js';
+import type { ScalarMapping } from './options.js';
+
+/** One argument or variable to describe: a name, a GraphQL input type, and what the schema says of it. */
+export interface InputSlot {
+  name: string;
+  type: GraphQLInputType;
+  description?: string | null | undefined;
+  defaultValue?: unknown;
+  deprecationReason?: string | null | undefined;
+}
+
+const INT_MIN = -2_147_483_648;
+const INT_MAX = 2_147_483_647;
+const JSON_TYPES = new Set(['string', 'integer', 'number', 'boolean', 'object', 'array', 'null']);
+const ENUM_DESCRIPTION_LIMIT = 1_500;
+
+/**
+ * Turns GraphQL arguments or variables into the properties of one JSON Schema 2020-12 object.
+ * Input objects go to `$defs` (shared, so recursive inputs are fine), non-null means required,
+ * Int keeps its 32-bit bounds so models do not send 1234.0, custom scalars follow `scalars`.
+ */
+export class InputSchemaBuilder {
+  readonly #scalars: Record<string, JsonSchema>;
+  readonly #defs = new Map<string, JsonSchema>();
+
+  constructor(scalars: Record<string, ScalarMapping> = {}) {
+    this.#scalars = Object.fromEntries(
+      Object.entries(scalars).map(([name, value]) => [name, scalarSchema(name, value)]),
+    );
+  }
+
+  /** The object schema for `slots`, with `extra` properties (e.g. `select`) appended. */
+  objectSchema(slots: readonly InputSlot[], extra: Record<string, JsonSchema> = {}): JsonSchema {
+    this.#defs.clear();
+    const properties: Record<string, JsonSchema> = {};
+    const required: string[] = [];
+    for (const slot of slots) {
+      properties[slot.name] = this.#slot(slot);
+      if (isNonNullType(slot.type) && slot.defaultValue === undefined) required.push(slot.name);
+    }
+    Object.assign(properties, extra);
+    const schema: JsonSchema = { type: 'object', properties };
+    if (required.length > 0) schema.required = required;
+    schema.additionalProperties = false;
+    if (this.#defs.size > 0)
+      schema.$defs = Object.fromEntries([...this.#defs].sort(([a], [b]) => (a < b ? -1 : 1)));
+    return schema;
+  }
+
+  #slot(slot: InputSlot): JsonSchema {
+    const schema = this.#type(slot.type);
+    const annotated: JsonSchema = { ...schema };
+    const description = [
+      slot.description?.trim(),
+      slot.deprecationReason ? `Deprecated: ${slot.deprecationReason}` : '',
+    ]
+      .filter(Boolean)
+      .join(' ');
+    if (description)
+      annotated.description = annotated.description ? `${description} ${annotated.description}` : description;
+    const value = jsonDefault(slot.defaultValue);
+    if (value !== undefined) annotated.default = value;
+    if (slot.deprecationReason) annotated.deprecated = true;
+    return annotated;
+  }
+
+  #type(type: GraphQLInputType): JsonSchema {
+    const inner = isNonNullType(type) ? type.ofType : type;
+    if (isListType(inner)) return { type: 'array', items: this.#type(inner.ofType) };
+    if (isScalarType(inner)) return this.#scalar(inner.name);
+    if (isEnumType(inner)) return enumSchema(inner);
+    if (isInputObjectType(inner)) return this.#inputObject(inner);
+    throw new BridgeError('internal', `unexpected input type ${String(type)}`);
+  }
+
+  #scalar(name: string): JsonSchema {
+    const mapped = this.#scalars[name];
+    if (mapped) return { ...mapped };
+    switch (name) {
+      case 'Int':
+        return { type: 'integer', minimum: INT_MIN, maximum: INT_MAX };
+      case 'Float':
+        return { type: 'number' };
+      case 'Boolean':
+        return { type: 'boolean' };
+      case 'String':
+      case 'ID':
+        return { type: 'string' };
+      default:
+        return { type: 'string', description: `A ${name} (custom scalar), as a string.` };
+    }
+  }
+
+  #inputObject(type: GraphQLInputObjectType): JsonSchema {
+    const ref = { $ref: `#/$defs/${type.name}` };
+    if (this.#defs.has(type.name)) return ref;
+    const properties: Record<string, JsonSchema> = {};
+    const schema: JsonSchema = { type: 'object', properties };
+    // Registered before the fields are walked, so a recursive input refers to itself.
+    this.#defs.set(type.name, schema);
+    if (type.description) schema.description = type.description.trim();
+    const required: string[] = [];
+    for (const field of Object.values(type.getFields())) {
+      properties[field.name] = this.#slot(field);
+      if (isNonNullType(field.type) && field.defaultValue === undefined) required.push(field.name);
+    }
+    if (required.length > 0) schema.required = required;
+    schema.additionalProperties = false;
+    // @oneOf inputs: exactly one field set (graphql-js 16.9+).
+    if ((type as { isOneOf?: boolean }).isOneOf)
+      Object.assign(schema, { minProperties: 1, maxProperties: 1 });
+    return ref;
+  }
+}
+
+function enumSchema(type: GraphQLEnumType): JsonSchema {
+  const values = type.getValues().filter((value) => !value.deprecationReason);
+  const schema: JsonSchema = { type: 'string', enum: values.map((value) => value.name) };
+  const described = values.filter((value) => value.description);
+  const lines = [
+    type.description?.trim(),
+    ...described.map((value) => `${value.name}: ${value.description?.trim()}`),
+  ];
+  let description = lines.filter(Boolean).join('\n');
+  if (description.length > ENUM_DESCRIPTION_LIMIT)
+    description = `${description.slice(0, ENUM_DESCRIPTION_LIMIT)}…`;
+  if (description) schema.description = description;
+  return schema;
+}
+
+/** `--scalar` values: a JSON type, `any`, a string format, or a JSON Schema object. */
+export function scalarSchema(name: string, mapping: ScalarMapping): JsonSchema {
+  if (typeof mapping === 'object') return mapping;
+  const description = `A ${name} (custom scalar).`;
+  if (mapping === 'any') return { description: `${description} Any JSON value.` };
+  if (JSON_TYPES.has(mapping)) return { type: mapping, description };
+  return { type: 'string', format: mapping, description };
+}
+
+function jsonDefault(value: unknown): unknown {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
+  try {
+    return JSON.parse(JSON.stringify(value));
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,86 @@
+import {
+  type CompleteResult,
+  type GetPromptResult,
+  type Prompt,
+  ProtocolError,
+  ProtocolErrorCode,
+  type Server,
+} from '@modelcontextprotocol/server';
+import type { PromptDefinition, ResourceTemplateDefinition } from '../catalog.js';
+import { catalogContext } from './handle-resources.js';
+import { paginate } from './paginate.js';
+
+/** The spec caps one completion answer at 100 values. */
+const MAX_COMPLETIONS = 100;
+
+/**
+ * Prepares `prompts/list` and `prompts/get` once; the returned function registers them and
+ * declares the `prompts` capability on a new server, before it connects (capabilities are fixed then).
+ * Unknown prompts and missing required arguments are the client's error: -32602.
+ */
+export function promptHandlers(prompts: PromptDefinition[], shutdown: AbortSignal): (server: Server) => void {
+  const byName = new Map(prompts.map((prompt) => [prompt.name, prompt]));
+  const listed: Prompt[] = prompts.map(({ get: _get, complete: _complete, ...prompt }) => prompt);
+  return (server) => {
+    server.registerCapabilities({ prompts: {} });
+
+    server.setRequestHandler('prompts/list', (request) => {
+      const { items, nextCursor } = paginate(listed, request.params?.cursor, 500);
+      return nextCursor === undefined ? { prompts: items } : { prompts: items, nextCursor };
+    });
+
+    server.setRequestHandler('prompts/get', async (request, ctx): Promise<GetPromptResult> => {
+      const { name } = request.params;
+      const prompt = byName.get(name);
+      if (!prompt) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: "${name}"`);
+      const args = request.params.arguments ?? {};
+      const missing = (prompt.arguments ?? []).filter((arg) => arg.required && args[arg.name] === undefined);
+      if (missing.length > 0) {
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `Prompt "${name}" needs the argument(s): ${missing.map((arg) => arg.name).join(', ')}`,
+        );
+      }
+      return await prompt.get(args, catalogContext(ctx, shutdown));
+    });
+  };
+}
+
+/**
+ * Registers `completion/complete` for prompt arguments and resource-template variables, and
+ * declares the `completions` capability. Anything without a `complete` callback gets no
+ * suggestions; an unknown prompt or template is -32602.
+ */
+export function registerCompletionHandler(
+  server: Server,
+  catalog: {
+    prompts: PromptDefinition[];
+    resourceTemplates: ResourceTemplateDefinition[];
+    shutdown: AbortSignal;
+  },
+): void {
+  server.registerCapabilities({ completions: {} });
+  server.setRequestHandler('completion/complete', async (request, ctx): Promise<CompleteResult> => {
+    const { ref, argument } = request.params;
+    const context = catalogContext(ctx, catalog.shutdown);
+    let values: string[] = [];
+    if (ref.type === 'ref/prompt') {
+      const prompt = catalog.prompts.find((candidate) => candidate.name === ref.name);
+      if (!prompt) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: "${ref.name}"`);
+      values = (await prompt.complete?.(argument.name, argument.value, context)) ?? [];
+    } else {
+      const template = catalog.resourceTemplates.find((candidate) => candidate.uriTemplate === ref.uri);
+      if (!template) {
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource template: "${ref.uri}"`);
+      }
+      values = (await template.complete?.(argument.name, argument.value, context)) ?? [];
+    }
+    return {
+      completion: {
+        values: values.slice(0, MAX_COMPLETIONS),
+        total: values.length,
+        hasMore: values.length > MAX_COMPLETIONS,
+      },
+    };
+  });
+}

@@ -1,0 +1,88 @@
+import {
+  type ReadResourceResult,
+  type Resource,
+  ResourceNotFoundError,
+  type ResourceTemplateType,
+  type Server,
+  type ServerContext,
+  UriTemplate,
+} from '@modelcontextprotocol/server';
+import type { CatalogContext, ResourceDefinition, ResourceTemplateDefinition } from '../catalog.js';
+import { PAGE_URI_TEMPLATE } from '../page-output.js';
+import type { ResourceStore } from '../resource-store.js';
+import { callerOf } from './call-context.js';
+import { paginate } from './paginate.js';
+
+/** What the resource handlers serve: the fixed resources and templates, then the caller's stored outputs. */
+export interface ResourceSources {
+  store: ResourceStore;
+  resources?: ResourceDefinition[];
+  resourceTemplates?: ResourceTemplateDefinition[];
+  /** Aborted at shutdown. */
+  shutdown: AbortSignal;
+}
+
+// Always listed: the pages of long tool outputs live in the store under this template.
+const OUTPUT_PAGE_TEMPLATE: ResourceTemplateType = {
+  uriTemplate: PAGE_URI_TEMPLATE,
+  name: 'output-page',
+  title: 'Page of a long tool output',
+  description:
+    'A later page of a tool output that was too long to return at once; tool results link to them.',
+  mimeType: 'text/plain',
+};
+
+/** The context a catalog callback gets for the request behind `ctx`. */
+export function catalogContext(ctx: ServerContext, shutdown: AbortSignal): CatalogContext {
+  return { signal: AbortSignal.any([ctx.mcpReq.signal, shutdown]), caller: callerOf(ctx) };
+}
+
+/**
+ * Prepares the `resources/list`, `resources/templates/list` and `resources/read` handlers once
+ * and returns what registers them on each new server instance.
+ * Fixed resources come first, then the caller's stored outputs; a read tries the fixed URIs,
+ * then the store, then each template in order. An unknown URI is `ResourceNotFoundError`
+ * (-32002 in the initialize era, -32602 from 2026-07-28 on: the SDK picks per era).
+ */
+export function resourceHandlers(sources: ResourceSources): (server: Server) => void {
+  const fixed = new Map((sources.resources ?? []).map((resource) => [resource.uri, resource]));
+  const templates = (sources.resourceTemplates ?? []).map((template) => ({
+    template,
+    matcher: new UriTemplate(template.uriTemplate),
+  }));
+  const listedFixed: Resource[] = [...fixed.values()].map(({ read: _read, ...listed }) => listed);
+  const listedTemplates: ResourceTemplateType[] = [
+    ...templates.map(({ template: { read: _read, complete: _complete, ...listed } }) => listed),
+    OUTPUT_PAGE_TEMPLATE,
+  ];
+
+  return (server) => {
+    server.setRequestHandler('resources/list', (request, ctx) => {
+      const all: Resource[] = [...listedFixed, ...sources.store.list(callerOf(ctx))];
+      const { items, nextCursor } = paginate(all, request.params?.cursor, 500);
+      return nextCursor === undefined ? { resources: items } : { resources: items, nextCursor };
+    });
+
+    server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: listedTemplates }));
+
+    server.setRequestHandler('resources/read', async (request, ctx): Promise<ReadResourceResult> => {
+      const { uri } = request.params;
+      const resource = fixed.get(uri);
+      if (resource) return { contents: await resource.read(catalogContext(ctx, sources.shutdown)) };
+      const stored = sources.store.read(uri, callerOf(ctx));
+      if (stored) return { contents: [stored] };
+      for (const { template, matcher } of templates) {
+        const variables = matcher.match(uri);
+        if (!variables) continue;
+        const flat = Object.fromEntries(
+          Object.entries(variables).map(([name, value]) => [
+            name,
+            Array.isArray(value) ? value.join(',') : value,
+          ]),
+        );
+        return { contents: await template.read(uri, flat, catalogContext(ctx, sources.shutdown)) };
+      }
+      throw new ResourceNotFoundError(uri);
+    });
+  };
+}

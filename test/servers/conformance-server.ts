@@ -1,0 +1,324 @@
+// The fixture server the MCP conformance suite (`npm run conformance`) tests: the suite's
+// fixture tools, resources and prompts, built only from the core's public API, served with
+// `--http HOST:PORT`. The suite names what each fixture must return; see test/conformance/.
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  type Catalog,
+  createStderrLogger,
+  parseListenAddress,
+  READ_ONLY_LOCAL,
+  type RunningBridge,
+  type Source,
+  serve,
+  type ToolDefinition,
+  textResult,
+} from '../../src/index.js';
+
+/** A 1x1 red PNG. */
+const PNG_BASE64 =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
+/** A minimal WAV file. */
+const WAV_BASE64 = 'UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=';
+
+const noArguments = { type: 'object', properties: {} };
+
+/** A tool without arguments returning fixed content. */
+function fixed(name: string, description: string, result: Awaited<ReturnType<ToolDefinition['invoke']>>) {
+  return {
+    name,
+    description,
+    inputSchema: noArguments,
+    annotations: READ_ONLY_LOCAL,
+    invoke: async () => result,
+  } satisfies ToolDefinition;
+}
+
+// SEP-1613 / SEP-2106: the suite checks that the whole 2020-12 vocabulary reaches the client unchanged.
+const JSON_SCHEMA_2020_12 = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  type: 'object',
+  $defs: {
+    address: {
+      $anchor: 'addressDef',
+      type: 'object',
+      properties: { street: { type: 'string' }, city: { type: 'string' } },
+    },
+  },
+  properties: {
+    name: { type: 'string' },
+    address: { $ref: '#/$defs/address' },
+    contactMethod: { type: 'string', enum: ['phone', 'email'] },
+    phone: { type: 'string' },
+    email: { type: 'string' },
+  },
+  allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+  if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+  // biome-ignore lint/suspicious/noThenProperty: `then` is a JSON Schema keyword here, not a promise.
+  then: { required: ['phone'] },
+  else: { required: ['email'] },
+  additionalProperties: false,
+};
+
+export const conformanceTools: ToolDefinition[] = [
+  fixed(
+    'test_simple_text',
+    'Tests simple text content response',
+    textResult('This is a simple text response for testing.'),
+  ),
+  fixed('test_image_content', 'Tests image content response', {
+    content: [{ type: 'image', data: PNG_BASE64, mimeType: 'image/png' }],
+  }),
+  fixed('test_audio_content', 'Tests audio content response', {
+    content: [{ type: 'audio', data: WAV_BASE64, mimeType: 'audio/wav' }],
+  }),
+  fixed('test_embedded_resource', 'Tests embedded resource content response', {
+    content: [
+      {
+        type: 'resource',
+        resource: {
+          uri: 'test://embedded-resource',
+          mimeType: 'text/plain',
+          text: 'This is an embedded resource content.',
+        },
+      },
+    ],
+  }),
+  fixed('test_multiple_content_types', 'Tests response with multiple content types (text, image, resource)', {
+    content: [
+      { type: 'text', text: 'Multiple content types test:' },
+      { type: 'image', data: PNG_BASE64, mimeType: 'image/png' },
+      {
+        type: 'resource',
+        resource: {
+          uri: 'test://mixed-content-resource',
+          mimeType: 'application/json',
+          text: JSON.stringify({ test: 'data', value: 123 }),
+        },
+      },
+    ],
+  }),
+  {
+    name: 'test_tool_with_logging',
+    description: 'Tests tool that emits log messages during execution',
+    inputSchema: noArguments,
+    annotations: READ_ONLY_LOCAL,
+    async invoke(_args, context) {
+      context.log.info('Tool execution started');
+      await sleep(50, undefined, { signal: context.signal });
+      context.log.info('Tool processing data');
+      await sleep(50, undefined, { signal: context.signal });
+      context.log.info('Tool execution completed');
+      return textResult('Tool with logging executed successfully');
+    },
+  },
+  {
+    name: 'test_tool_with_progress',
+    description: 'Tests tool that reports progress notifications',
+    inputSchema: noArguments,
+    annotations: READ_ONLY_LOCAL,
+    async invoke(_args, context) {
+      for (const progress of [0, 50, 100]) {
+        context.progress({ progress, total: 100, message: `Completed step ${progress} of 100` });
+        if (progress < 100) await sleep(50, undefined, { signal: context.signal });
+      }
+      return textResult('Progress reported: 0, 50, 100 of 100');
+    },
+  },
+  {
+    name: 'test_error_handling',
+    description: 'Tests error response handling',
+    inputSchema: noArguments,
+    annotations: READ_ONLY_LOCAL,
+    async invoke() {
+      throw new Error('This tool intentionally returns an error for testing');
+    },
+  },
+  {
+    name: 'json_schema_2020_12_tool',
+    description: 'Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613)',
+    inputSchema: JSON_SCHEMA_2020_12,
+    annotations: READ_ONLY_LOCAL,
+    async invoke(args) {
+      return textResult(`JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}`);
+    },
+  },
+];
+
+// Diagnostic tools of the 2026-07-28 stateless scenario.
+const statelessDiagnostics: ToolDefinition[] = [
+  {
+    name: 'test_streaming_elicitation',
+    description:
+      'Reports progress while it runs: its response stream must carry only notifications and the result.',
+    inputSchema: noArguments,
+    annotations: READ_ONLY_LOCAL,
+    async invoke(_args, context) {
+      context.progress({ progress: 50, total: 100 });
+      return textResult('Streaming complete');
+    },
+  },
+  {
+    name: 'test_logging_tool',
+    description: 'Logs at info level: the log must reach only clients that asked for a log level.',
+    inputSchema: noArguments,
+    annotations: READ_ONLY_LOCAL,
+    async invoke(_args, context) {
+      context.log.info('Diagnostic trace logging activated');
+      return textResult('Logging evaluated');
+    },
+  },
+  {
+    name: 'test_trigger_tool_change',
+    description:
+      'Reloads the tool source, which adds or removes test_dynamic_tool: clients get tools/list_changed.',
+    inputSchema: noArguments,
+    annotations: { ...READ_ONLY_LOCAL, readOnlyHint: false, idempotentHint: false },
+    async invoke() {
+      if (!running) return textResult('Not running as a server: nothing to reload.', true);
+      await running.reload();
+      return textResult(`Mutation triggered: ${running.registry().tools.length} tools now`);
+    },
+  },
+];
+
+const dynamicTool = fixed(
+  'test_dynamic_tool',
+  'Appears and disappears with each reload.',
+  textResult('dynamic'),
+);
+
+export const conformanceCatalog: Catalog = {
+  resources: [
+    {
+      uri: 'test://static-text',
+      name: 'static-text',
+      title: 'Static Text Resource',
+      description: 'A static text resource for testing',
+      mimeType: 'text/plain',
+      read: () => [
+        {
+          uri: 'test://static-text',
+          mimeType: 'text/plain',
+          text: 'This is the content of the static text resource.',
+        },
+      ],
+    },
+    {
+      uri: 'test://static-binary',
+      name: 'static-binary',
+      title: 'Static Binary Resource',
+      description: 'A static binary resource (image) for testing',
+      mimeType: 'image/png',
+      read: () => [{ uri: 'test://static-binary', mimeType: 'image/png', blob: PNG_BASE64 }],
+    },
+  ],
+  resourceTemplates: [
+    {
+      uriTemplate: 'test://template/{id}/data',
+      name: 'template',
+      title: 'Resource Template',
+      description: 'A resource template with parameter substitution',
+      mimeType: 'application/json',
+      read: (uri, { id }) => [
+        {
+          uri,
+          mimeType: 'application/json',
+          text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }),
+        },
+      ],
+    },
+  ],
+  prompts: [
+    {
+      name: 'test_simple_prompt',
+      title: 'Simple Test Prompt',
+      description: 'A simple prompt without arguments',
+      get: () => ({
+        messages: [{ role: 'user', content: { type: 'text', text: 'This is a simple prompt for testing.' } }],
+      }),
+    },
+    {
+      name: 'test_prompt_with_arguments',
+      title: 'Prompt With Arguments',
+      description: 'A prompt with required arguments',
+      arguments: [
+        { name: 'arg1', description: 'First test argument', required: true },
+        { name: 'arg2', description: 'Second test argument', required: true },
+      ],
+      get: ({ arg1, arg2 }) => ({
+        messages: [
+          {
+            role: 'user',
+            content: { type: 'text', text: `Prompt with arguments: arg1='${arg1}', arg2='${arg2}'` },
+          },
+        ],
+      }),
+      complete: (argument, value) =>
+        argument === 'arg1' ? ['paris', 'park', 'party'].filter((word) => word.startsWith(value)) : [],
+    },
+    {
+      name: 'test_prompt_with_embedded_resource',
+      title: 'Prompt With Embedded Resource',
+      description: 'A prompt that includes an embedded resource',
+      arguments: [{ name: 'resourceUri', description: 'URI of the resource to embed', required: true }],
+      get: ({ resourceUri = '' }) => ({
+        messages: [
+          {
+            role: 'user',
+            content: {
+              type: 'resource',
+              resource: {
+                uri: resourceUri,
+                mimeType: 'text/plain',
+                text: 'Embedded resource content for testing.',
+              },
+            },
+          },
+          { role: 'user', content: { type: 'text', text: 'Please process the embedded resource above.' } },
+        ],
+      }),
+    },
+    {
+      name: 'test_prompt_with_image',
+      title: 'Prompt With Image',
+      description: 'A prompt that includes image content',
+      get: () => ({
+        messages: [
+          { role: 'user', content: { type: 'image', data: PNG_BASE64, mimeType: 'image/png' } },
+          { role: 'user', content: { type: 'text', text: 'Please analyze the image above.' } },
+        ],
+      }),
+    },
+  ],
+};
+
+let loads = 0;
+let running: RunningBridge | undefined;
+
+/** Every other load includes `test_dynamic_tool`, so each reload really changes the tool list. */
+export const conformanceSource: Source = {
+  label: 'conformance',
+  load: async () => {
+    loads += 1;
+    const tools = [...conformanceTools, ...statelessDiagnostics];
+    return loads % 2 === 0 ? [...tools, dynamicTool] : tools;
+  },
+};
+
+const isMain = process.argv[1]?.endsWith('conformance-server.js');
+if (isMain) {
+  const httpFlag = process.argv.indexOf('--http');
+  const http = httpFlag >= 0 ? process.argv[httpFlag + 1] : undefined;
+  const bridge = await serve({
+    sources: [conformanceSource],
+    catalog: conformanceCatalog,
+    log: createStderrLogger('warning'),
+    info: { name: 'bridge-conformance-fixture', version: '0.1.0' },
+    transport: http ? { kind: 'http', address: parseListenAddress(http) } : { kind: 'stdio' },
+  });
+  running = bridge;
+  if (bridge.url) process.stderr.write(`listening ${bridge.url}\n`);
+  process.once('SIGTERM', () => void bridge.close());
+  process.once('SIGINT', () => void bridge.close());
+  await bridge.closed;
+}
