@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/logger.js';
+import { pageOutput } from '../../src/page-output.js';
+import { ToolRegistry } from '../../src/registry.js';
+import { MemoryResourceStore } from '../../src/resource-store.js';
+import type { ToolDefinition } from '../../src/tool.js';
+import { sanitizeToolName, uniqueToolNames } from '../../src/tool-names.js';
+
+const VALID = /^[A-Za-z0-9_.-]{1,64}$/;
+
+describe('tool names', () => {
+  it('replaces invalid characters and keeps readable words', () => {
+    expect(sanitizeToolName('repos/list for-org')).toBe('repos_list_for-org');
+    expect(sanitizeToolName('GET /pets/{petId}')).toBe('GET_pets_petId');
+    expect(sanitizeToolName('???')).toBe('tool');
+  });
+
+  it('shortens long names to 64 characters with a stable hash, cutting at a word boundary', () => {
+    const long =
+      'actions_create_or_update_environment_secret_for_a_repository_in_an_organization_with_extras';
+    const name = sanitizeToolName(long);
+    expect(name).toMatch(VALID);
+    expect(name.length).toBeLessThanOrEqual(64);
+    expect(name).toMatch(/^actions_create_or_update_environment_secret_for_a_[0-9a-f]{6}$/);
+    expect(sanitizeToolName(long)).toBe(name);
+    expect(sanitizeToolName(`${long}_other`)).not.toBe(name);
+  });
+
+  it('suffixes duplicates deterministically', () => {
+    expect(uniqueToolNames(['a', 'a', 'a b', 'a_2'])).toEqual(['a', 'a_2', 'a_b', 'a_2_2']);
+    const longs = Array.from({ length: 3 }, () => 'x'.repeat(100));
+    const names = uniqueToolNames(longs);
+    expect(new Set(names).size).toBe(3);
+    for (const name of names) expect(name).toMatch(VALID);
+  });
+});
+
+describe('registry', () => {
+  const tool = (name: string): ToolDefinition => ({
+    name,
+    description: name,
+    inputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    invoke: async (args) => ({ content: [{ type: 'text', text: `${name}:${String(args.n)}` }] }),
+  });
+  const context = {
+    signal: new AbortController().signal,
+    progress() {},
+    log: silentLogger,
+    resources: new MemoryResourceStore(),
+    caller: 'test',
+  };
+
+  it('merges sources, orders by name and keeps names unique', () => {
+    const registry = new ToolRegistry([
+      { source: 'one', tools: [tool('zeta'), tool('alpha')] },
+      { source: 'two', tools: [tool('alpha')] },
+    ]);
+    expect(registry.tools.map((t) => [t.name, t.source])).toEqual([
+      ['alpha', 'one'],
+      ['alpha_2', 'two'],
+      ['zeta', 'one'],
+    ]);
+  });
+
+  it('validates arguments before invoking, and invokes when they fit', async () => {
+    const registry = new ToolRegistry([{ source: 'one', tools: [tool('t')] }]);
+    const registered = registry.get('t')!;
+    const bad = await registry.call(registered, { n: 'x' }, context);
+    expect(bad).toMatchObject({ isError: true });
+    expect(JSON.stringify(bad)).toContain('/n: must be integer');
+    expect(await registry.call(registered, { n: 3 }, context)).toEqual({
+      content: [{ type: 'text', text: 't:3' }],
+    });
+  });
+
+  it('serves a tool whose schema does not compile, without validation', async () => {
+    const broken = {
+      ...tool('broken'),
+      inputSchema: { type: 'object', properties: { n: { type: 'no-such-type' } } },
+    };
+    const registry = new ToolRegistry([{ source: 'one', tools: [broken] }]);
+    const result = await registry.call(registry.get('broken')!, { n: 1 }, context);
+    expect(result.isError).toBeUndefined();
+  });
+});
+
+describe('resource store', () => {
+  it('expires entries after the TTL', () => {
+    let now = 0;
+    const store = new MemoryResourceStore({ ttlMs: 1000, now: () => now });
+    const stored = store.put({ name: 'a', mimeType: 'text/plain', text: 'hello' }, 'me');
+    expect(store.read(stored.uri, 'me')).toEqual({ uri: stored.uri, mimeType: 'text/plain', text: 'hello' });
+    now = 1001;
+    expect(store.read(stored.uri, 'me')).toBeUndefined();
+    expect(store.list('me')).toEqual([]);
+  });
+
+  it('evicts the oldest entries to stay under the byte cap', () => {
+    const store = new MemoryResourceStore({ maxBytes: 10 });
+    const first = store.put({ name: 'a', mimeType: 'text/plain', text: '123456' }, 'me');
+    const second = store.put({ name: 'b', mimeType: 'text/plain', text: '789012' }, 'me');
+    expect(store.read(first.uri, 'me')).toBeUndefined();
+    expect(store.read(second.uri, 'me')).toBeDefined();
+    expect(store.bytes).toBe(6);
+  });
+
+  it('keeps one caller’s resources from another', () => {
+    const store = new MemoryResourceStore();
+    const stored = store.put({ name: 'a', mimeType: 'text/plain', text: 'secret' }, 'alice');
+    expect(store.read(stored.uri, 'bob')).toBeUndefined();
+    expect(store.list('bob')).toEqual([]);
+  });
+
+  it('returns binary content as base64', () => {
+    const store = new MemoryResourceStore();
+    const stored = store.put({ name: 'b', mimeType: 'image/png', bytes: new Uint8Array([0, 255, 10]) }, 'me');
+    expect(store.read(stored.uri, 'me')).toMatchObject({ blob: 'AP8K' });
+  });
+});
+
+describe('pageOutput', () => {
+  it('rebuilds the text exactly from its pages, including astral characters at page edges', () => {
+    const text = `${'😀'.repeat(15_000)}\n${'line\n'.repeat(9_000)}`;
+    const store = new MemoryResourceStore();
+    const paged = pageOutput(text, { store, caller: 'me', pageSize: 4_999 });
+    expect(paged.truncated).toBe(true);
+    const first = paged.links.find((block) => block.type === 'resource_link');
+    if (first?.type !== 'resource_link') throw new Error('no resource_link');
+    let rebuilt = paged.firstPage;
+    for (let page = 2; page <= paged.pages; page++) {
+      const contents = store.read(first.uri.replace(/\/page\/\d+$/, `/page/${page}`), 'me');
+      rebuilt += contents && 'text' in contents ? contents.text : '<missing>';
+    }
+    expect(rebuilt).toBe(text);
+  });
+
+  it('leaves a short text alone', () => {
+    const store = new MemoryResourceStore();
+    expect(pageOutput('short', { store, caller: 'me' })).toEqual({
+      firstPage: 'short',
+      links: [],
+      pages: 1,
+      truncated: false,
+    });
+  });
+});
