@@ -1,0 +1,175 @@
+import type { ParseArgsConfig } from 'node:util';
+import type { FlagValues } from '../command.js';
+import { BridgeError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { isLoopback, type ListenAddress } from '../transports/serve-http.js';
+import { jwtVerifier } from './jwt-verifier.js';
+import { type HttpProtection, protectHttp } from './protect-http.js';
+import { parseToolScopes, ScopePolicy } from './scopes.js';
+import { loadStaticTokens, staticTokenVerifier } from './static-tokens.js';
+import type { TokenVerifier } from './token-verifier.js';
+
+/** The authentication flags, merged into every command's flags. */
+export const AUTH_OPTIONS = {
+  auth: { type: 'string' },
+  'auth-tokens-env': { type: 'string' },
+  'auth-tokens-file': { type: 'string' },
+  'jwks-url': { type: 'string' },
+  issuer: { type: 'string' },
+  resource: { type: 'string' },
+  'authorization-server': { type: 'string', multiple: true },
+  'scope-read': { type: 'string' },
+  'scope-write': { type: 'string' },
+  'tool-scope': { type: 'string', multiple: true },
+} as const satisfies ParseArgsConfig['options'];
+
+export const AUTH_USAGE = `Authentication flags (with --http):
+  --auth none|token|jwt    check bearer tokens on every request (default: token or jwt when their
+                           flags are given; none on a loopback bind; required on any other bind)
+  --auth-tokens-env VAR    accept the tokens listed in environment variable VAR (--auth token)
+  --auth-tokens-file FILE  accept the tokens listed in FILE, one "TOKEN [SUBJECT [SCOPES]]" a line
+  --jwks-url URL           verify JWT access tokens with the keys published at URL (--auth jwt)
+  --issuer URL             the "iss" JWT access tokens must carry (default: the one
+                           --authorization-server)
+  --resource URL           this server's public URL: the audience tokens must name and the
+                           "resource" of the metadata (default: the listening URL)
+  --authorization-server URL
+                           an authorization server named in the metadata (repeatable; default:
+                           the issuer)
+  --scope-read NAME        scope read-only tools need (default read; "" for none)
+  --scope-write NAME       scope every other tool needs; it implies the read scope (default write)
+  --tool-scope TOOL=SCOPES scope(s) one tool needs instead, comma-separated (repeatable)`;
+
+const TOKEN_FLAGS = ['auth-tokens-env', 'auth-tokens-file'] as const;
+const JWT_FLAGS = ['jwks-url', 'issuer'] as const;
+const SHARED_FLAGS = ['resource', 'authorization-server', 'scope-read', 'scope-write', 'tool-scope'] as const;
+
+/**
+ * Turns the authentication flags into the HTTP protection, or `undefined` when the endpoint is
+ * served without authentication. Refuses to expose a non-loopback bind without an explicit choice.
+ * Throws a `BridgeError` (`invalid_input`) naming the flag for every inconsistent combination.
+ */
+export function authFromFlags(
+  values: FlagValues,
+  address: ListenAddress | undefined,
+  context: { log: Logger; env: NodeJS.ProcessEnv; cwd: string },
+): HttpProtection | undefined {
+  const given = (flag: string) => values[flag] !== undefined;
+  const anyGiven = ['auth', ...TOKEN_FLAGS, ...JWT_FLAGS, ...SHARED_FLAGS].filter(given);
+  if (!address) {
+    if (anyGiven.length > 0) throw invalid(`--${anyGiven[0]} applies only to --http (stdio needs no tokens)`);
+    return undefined;
+  }
+  const mode = modeOf(values, address);
+  if (mode === 'none') {
+    const stray = anyGiven.filter((flag) => flag !== 'auth');
+    if (stray.length > 0) throw invalid(`--${stray[0]} has no effect with --auth none`);
+    if (!isLoopback(address.host)) {
+      context.log.warn(
+        `serving ${address.host} without authentication (--auth none): anyone who can reach it can call every tool`,
+      );
+    }
+    return undefined;
+  }
+  const wrongFamily = (mode === 'token' ? JWT_FLAGS : TOKEN_FLAGS).filter(given);
+  if (wrongFamily.length > 0) throw invalid(`--${wrongFamily[0]} does not apply to --auth ${mode}`);
+
+  const scopes = new ScopePolicy({
+    ...(typeof values['scope-read'] === 'string' ? { read: values['scope-read'] } : {}),
+    ...(typeof values['scope-write'] === 'string' ? { write: values['scope-write'] } : {}),
+    tools: parseToolScopes(strings(values['tool-scope'])),
+  });
+  const authorizationServers = strings(values['authorization-server']).map((url) =>
+    checkUrl(url, '--authorization-server'),
+  );
+  const resource = resourceOf(values, address, mode, context.log);
+
+  let verifier: TokenVerifier;
+  if (mode === 'token') {
+    const from = {
+      ...(typeof values['auth-tokens-env'] === 'string' ? { env: values['auth-tokens-env'] } : {}),
+      ...(typeof values['auth-tokens-file'] === 'string' ? { file: values['auth-tokens-file'] } : {}),
+    };
+    verifier = staticTokenVerifier(loadStaticTokens(from, context.env, context.cwd), () =>
+      scopes.supported(),
+    );
+  } else {
+    const jwks = values['jwks-url'];
+    if (typeof jwks !== 'string')
+      throw invalid('--auth jwt needs --jwks-url URL (where the signing keys are published)');
+    let issuer = typeof values.issuer === 'string' ? checkUrl(values.issuer, '--issuer') : undefined;
+    if (issuer === undefined && authorizationServers.length === 1) issuer = authorizationServers[0];
+    if (issuer === undefined) throw invalid('--auth jwt needs --issuer URL (the "iss" of the access tokens)');
+    if (authorizationServers.length === 0) authorizationServers.push(issuer);
+    verifier = jwtVerifier({ jwksUrl: new URL(checkUrl(jwks, '--jwks-url')), issuer });
+  }
+  return protectHttp({
+    verifier,
+    scopes,
+    ...(resource === undefined ? {} : { resource }),
+    authorizationServers,
+    log: context.log,
+  });
+}
+
+function modeOf(values: FlagValues, address: ListenAddress): 'none' | 'token' | 'jwt' {
+  const auth = values.auth;
+  if (auth === 'none' || auth === 'token' || auth === 'jwt') return auth;
+  if (auth !== undefined) throw invalid(`--auth expects none, token or jwt, got "${String(auth)}"`);
+  if (TOKEN_FLAGS.some((flag) => values[flag] !== undefined)) return 'token';
+  if (JWT_FLAGS.some((flag) => values[flag] !== undefined)) return 'jwt';
+  if (isLoopback(address.host)) return 'none';
+  throw invalid(
+    `--http ${address.host}:${address.port} would let anyone who can reach this machine call every tool: ` +
+      'protect it with --auth token (--auth-tokens-env VAR or --auth-tokens-file FILE) or --auth jwt ' +
+      '(--jwks-url URL --issuer URL --resource URL), or pass --auth none if something in front of the bridge authenticates',
+  );
+}
+
+// The canonical URL tokens are issued for. Wildcard binds have no meaningful URL of their own.
+function resourceOf(values: FlagValues, address: ListenAddress, mode: 'token' | 'jwt', log: Logger) {
+  if (typeof values.resource === 'string') {
+    const resource = checkUrl(values.resource, '--resource');
+    if (
+      new URL(resource).protocol === 'http:' &&
+      !isLoopback(new URL(resource).hostname.replace(/^\[|\]$/g, ''))
+    ) {
+      log.warn(
+        `--resource ${resource} is plain http: tokens cross the network in clear text unless TLS terminates in front`,
+      );
+    }
+    return resource;
+  }
+  const wildcard = address.host === '0.0.0.0' || address.host === '::';
+  if (wildcard && mode === 'jwt') {
+    throw invalid(
+      `--auth jwt on ${address.host} needs --resource URL: the public URL clients use, which tokens must name as audience`,
+    );
+  }
+  if (wildcard)
+    log.warn('the protected-resource metadata names the bind address; set --resource to the public URL');
+  if (address.port === 0) return undefined; // Known once listening.
+  const host = address.host.includes(':') ? `[${address.host}]` : address.host;
+  return `http://${host}:${address.port}/mcp`;
+}
+
+function checkUrl(value: string, flag: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw invalid(`${flag} expects an absolute http(s) URL, got "${value}"`);
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.hash) {
+    throw invalid(`${flag} expects an absolute http(s) URL without a #fragment, got "${value}"`);
+  }
+  return value;
+}
+
+function strings(value: FlagValues[string]): string[] {
+  return Array.isArray(value) ? value.map(String) : typeof value === 'string' ? [value] : [];
+}
+
+function invalid(message: string): BridgeError {
+  return new BridgeError('invalid_input', message);
+}

@@ -1,0 +1,134 @@
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import { describeError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { ToolRegistry } from '../registry.js';
+import { challengeResponse, type Refusal, unavailableResponse } from './challenge.js';
+import { requestedTools } from './requested-tools.js';
+import { resourceMetadataResponse, resourceMetadataUrl } from './resource-metadata.js';
+import type { ScopePolicy } from './scopes.js';
+import { SessionOwners } from './session-owners.js';
+import { bearerToken, type TokenVerifier } from './token-verifier.js';
+
+export interface ProtectHttpOptions {
+  verifier: TokenVerifier;
+  scopes: ScopePolicy;
+  /** This server's canonical URL; `undefined`: the URL it listens on, known after `attach`. */
+  resource?: string;
+  /** Issuers named in the metadata document. */
+  authorizationServers: readonly string[];
+  resourceName?: string;
+  log: Logger;
+}
+
+/** What `serve()` needs to protect its HTTP endpoint, plus the late binding to the running bridge. */
+export interface HttpProtection {
+  /** The `authenticate` hook of the HTTP handler: a refusal, or the caller's `AuthInfo`. */
+  authenticate(request: Request): Promise<Response | { authInfo: AuthInfo }>;
+  /** The `routes` hook: the protected-resource metadata documents. */
+  routes(request: Request, url: URL): Response | undefined;
+  /** Binds the running bridge: its tools (for per-tool scopes) and its URL (the default resource). */
+  attach(bridge: { url?: string; registry(): ToolRegistry }): void;
+}
+
+/**
+ * Protects the MCP endpoint: every request needs a valid bearer token, and a `tools/call` needs
+ * the scopes of the tool it calls. Refusals follow RFC 6750 and the MCP authorization spec (401
+ * with a challenge naming the metadata document, 403 `insufficient_scope` naming the scopes).
+ * Tokens are neither logged nor passed on: they reach tool handlers only inside `AuthInfo`.
+ */
+export function protectHttp(options: ProtectHttpOptions): HttpProtection {
+  const { verifier, scopes, log } = options;
+  let resource = options.resource;
+  let registry: (() => ToolRegistry) | undefined;
+  const owners = new SessionOwners();
+
+  const metadata = () =>
+    resource === undefined
+      ? undefined
+      : {
+          resource,
+          authorizationServers: options.authorizationServers,
+          scopes: scopes.supported(),
+          ...(options.resourceName ? { resourceName: options.resourceName } : {}),
+        };
+
+  const authenticate = async (request: Request): Promise<Response | { authInfo: AuthInfo }> => {
+    // Between listening and `attach` (a few microseconds with port 0) nothing can be checked.
+    if (resource === undefined || registry === undefined)
+      return unavailableResponse('The server is starting.');
+    const metadataUrl = resourceMetadataUrl(resource);
+    const refuse = (refusal: Refusal) => {
+      log.debug(`http: refused ${request.method} (${refusal.status}): ${refusal.description}`);
+      return challengeResponse(refusal, metadataUrl);
+    };
+
+    const header = request.headers.get('authorization');
+    if (header === null || !/^bearer(\s|$)/i.test(header.trim())) {
+      return refuse({
+        status: 401,
+        description: 'This server needs a bearer token (Authorization: Bearer <token>).',
+        scopes: scopes.baseline(),
+      });
+    }
+    const { token, malformed } = bearerToken(header);
+    if (!token) return refuse({ status: 401, error: 'invalid_token', description: malformed ?? 'No token.' });
+
+    let verified: Awaited<ReturnType<TokenVerifier['verify']>>;
+    try {
+      verified = await verifier.verify(token, resource);
+    } catch (error) {
+      log.warn(`http: cannot check tokens: ${describeError(error)}`);
+      return unavailableResponse('The server cannot check tokens right now; try again shortly.');
+    }
+    if (!verified.ok) {
+      return refuse({ status: 401, error: 'invalid_token', description: verified.description });
+    }
+    const authInfo = { ...verified.authInfo, resourceMetadataUrl: metadataUrl };
+    const subject = String(authInfo.extra?.subject ?? authInfo.clientId);
+
+    // An initialize-era session belongs to whoever first used it; another subject gets a 404,
+    // exactly as if the session did not exist (MCP security best practices: bind sessions to users).
+    const sessionId = request.headers.get('mcp-session-id');
+    if (sessionId && !owners.claim(sessionId, subject)) {
+      log.debug('http: refused a session opened by another subject');
+      return Response.json(
+        {
+          jsonrpc: '2.0',
+          error: { code: -32001, message: 'Session not found: start a new session with initialize.' },
+          id: null,
+        },
+        { status: 404 },
+      );
+    }
+
+    const needed = new Set<string>();
+    const refusedTools: string[] = [];
+    for (const name of await requestedTools(request)) {
+      const tool = registry().get(name);
+      if (!tool) continue; // The handler answers an unknown tool; nothing runs.
+      const required = scopes.required({ name: tool.name, annotations: tool.definition.annotations });
+      if (scopes.missing(required, authInfo.scopes).length === 0) continue;
+      refusedTools.push(tool.name);
+      for (const scope of required) needed.add(scope);
+    }
+    if (refusedTools.length > 0) {
+      const tools = refusedTools.map((name) => `"${name}"`).join(', ');
+      return refuse({
+        status: 403,
+        error: 'insufficient_scope',
+        description: `Calling ${tools} needs the scope "${[...needed].join(' ')}".`,
+        scopes: [...needed],
+      });
+    }
+    return { authInfo };
+  };
+
+  return {
+    authenticate,
+    routes: (request, url) => resourceMetadataResponse(request, url, metadata),
+    attach(bridge) {
+      registry = () => bridge.registry();
+      if (resource === undefined && bridge.url) resource = bridge.url;
+    },
+  };
+}

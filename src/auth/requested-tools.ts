@@ -1,0 +1,29 @@
+/**
+ * The names of the tools a POST asks to call, read from a copy of its JSON-RPC body (one message
+ * or, in 2025-03-26, a batch). Scopes are checked here, at the HTTP layer, because the MCP
+ * authorization spec answers a missing scope with an HTTP `403` challenge, not a JSON-RPC error.
+ *
+ * Both eras are covered: a 2026-07-28 request also names the tool in `Mcp-Name`, but the SDK
+ * rejects a header that disagrees with the body, so the body is the one source of truth.
+ * A body that does not parse is let through: the MCP handler answers it with a parse error and
+ * runs nothing.
+ */
+export async function requestedTools(request: Request): Promise<string[]> {
+  if (request.method !== 'POST') return [];
+  let body: unknown;
+  try {
+    body = JSON.parse(await request.clone().text());
+  } catch {
+    return [];
+  }
+  const messages = Array.isArray(body) ? body : [body];
+  const names: string[] = [];
+  for (const message of messages) {
+    if (typeof message !== 'object' || message === null) continue;
+    const { method, params } = message as { method?: unknown; params?: { name?: unknown } };
+    if (method !== 'tools/call') continue;
+    // A call without a string name is refused by the handler as invalid params; nothing runs.
+    if (typeof params?.name === 'string') names.push(params.name);
+  }
+  return names;
+}

@@ -1,0 +1,77 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type CryptoKey, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
+
+/** A signing key with its public JWK. */
+export interface TestKey {
+  kid: string;
+  privateKey: CryptoKey;
+  jwk: JWK;
+}
+
+export async function makeKey(kid: string): Promise<TestKey> {
+  const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
+  return { kid, privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' } };
+}
+
+/** An authorization server's key endpoint on 127.0.0.1:0; `keys` may be swapped to rotate. */
+export interface JwksServer extends AsyncDisposable {
+  issuer: string;
+  jwksUrl: string;
+  keys: TestKey[];
+  /** How many times the JWKS was fetched. */
+  fetches: number;
+}
+
+export async function startJwksServer(keys: TestKey[]): Promise<JwksServer> {
+  const state = { keys, fetches: 0 };
+  const server = createServer((request, response) => {
+    if (request.url !== '/jwks.json') {
+      response.writeHead(404).end();
+      return;
+    }
+    state.fetches++;
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ keys: state.keys.map((key) => key.jwk) }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const origin = `http://127.0.0.1:${port}`;
+  return {
+    issuer: origin,
+    jwksUrl: `${origin}/jwks.json`,
+    get keys() {
+      return state.keys;
+    },
+    set keys(next) {
+      state.keys = next;
+    },
+    get fetches() {
+      return state.fetches;
+    },
+    set fetches(value) {
+      state.fetches = value;
+    },
+    async [Symbol.asyncDispose]() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Signs an access token; every claim can be overridden (or removed with `undefined`). */
+export async function mintToken(
+  key: TestKey,
+  claims: { iss: string; aud: string; sub?: string; scope?: string; expiresIn?: number } & Record<
+    string,
+    unknown
+  >,
+): Promise<string> {
+  const { expiresIn = 300, ...payload } = claims;
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ sub: 'alice', ...payload })
+    .setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'at+jwt' })
+    .setIssuedAt(now)
+    .setExpirationTime(now + expiresIn)
+    .sign(key.privateKey);
+}

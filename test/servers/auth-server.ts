@@ -1,0 +1,55 @@
+// The real command line (`runCli`, so every authentication flag is parsed as in `bridge`) serving
+// a `notes` command: read-only tools, a write tool, and a tool that says who is calling.
+import { z } from 'zod';
+import type { AdapterCommand, ToolDefinition } from '../../src/index.js';
+import { runCli } from '../../src/run-cli.js';
+
+const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const notes = new Map<string, string>();
+
+const tools: ToolDefinition[] = [
+  {
+    name: 'echo',
+    description: 'Returns its text argument.',
+    inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    annotations: readOnly,
+    async invoke(args) {
+      return { content: [{ type: 'text', text: String(args.text) }] };
+    },
+  },
+  {
+    name: 'whoami',
+    description: 'Returns the caller identity the bridge bound this call to.',
+    inputSchema: { type: 'object', properties: {} },
+    annotations: readOnly,
+    async invoke(_args, context) {
+      return { content: [{ type: 'text', text: context.caller }] };
+    },
+  },
+  {
+    name: 'write_note',
+    description: 'Stores a note (not read-only: needs the write scope).',
+    inputSchema: {
+      type: 'object',
+      properties: { key: { type: 'string' }, text: { type: 'string' } },
+      required: ['key', 'text'],
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    async invoke(args) {
+      notes.set(String(args.key), String(args.text));
+      return { content: [{ type: 'text', text: `stored ${String(args.key)}` }] };
+    },
+  },
+];
+
+const notesCommand: AdapterCommand<Record<string, never>> = {
+  name: 'notes',
+  summary: 'A few in-memory tools for the authentication tests.',
+  usage: 'Usage: auth-server notes [flags]',
+  options: {},
+  parseFlags: () => ({}),
+  configSchema: z.object({}) as unknown as z.ZodType<Record<string, never>>,
+  createSource: () => ({ label: 'notes', load: async () => tools }),
+};
+
+process.exitCode = await runCli(process.argv.slice(2), { notes: async () => notesCommand as AdapterCommand });
