@@ -37,14 +37,22 @@ export interface ServeOptions {
   extend?: ServerSetup['extend'];
 }
 
+/** How long a source replaced by a reload keeps serving the calls that started before it. */
+const RETIRED_SOURCE_GRACE_MS = 5 * 60_000;
+
 /** A running bridge. */
 export interface RunningBridge {
   /** The HTTP endpoint, when serving HTTP. */
   url?: string;
   /** The tools being served right now. */
   registry(): ToolRegistry;
-  /** Reloads every source; on failure keeps the current tools and rethrows. */
-  reload(): Promise<void>;
+  /**
+   * Rebuilds the tools, from `sources` when given (they replace the current ones) or else from the
+   * current sources, and tells connected clients. On failure keeps the current tools and sources and
+   * rethrows. Calls in flight finish on the tools they started with; replaced sources are closed
+   * a while later, or at shutdown.
+   */
+  reload(sources?: Source[]): Promise<void>;
   /** Resolves when the server stops (stdin closed, or `close` called). */
   closed: Promise<void>;
   /** Aborts calls in flight, closes connections and sources. Idempotent. */
@@ -58,8 +66,9 @@ export interface RunningBridge {
 export async function serve(options: ServeOptions): Promise<RunningBridge> {
   const { log } = options;
   const shutdown = new AbortController();
-  let registry = await ToolRegistry.load(options.sources, { log, signal: shutdown.signal });
-  log.info(`serving ${registry.tools.length} tools from ${options.sources.map((s) => s.label).join(', ')}`);
+  let sources = options.sources;
+  let registry = await ToolRegistry.load(sources, { log, signal: shutdown.signal });
+  log.info(`serving ${registry.tools.length} tools from ${sources.map((s) => s.label).join(', ')}`);
 
   const factory = createServerFactory({
     info: options.info ?? { name: 'bridge', version: '0.1.0' },
@@ -80,6 +89,7 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
     const stdio = serveStdio(factory, (error) => log.debug(`stdio: ${error.message}`));
     stopTransport = stdio.close;
     transportClosed = stdio.closed;
+    notifyToolsChanged = stdio.notifyToolsChanged;
   } else {
     const { transport } = options;
     const handler = createHttpHandler(factory, {
@@ -104,12 +114,23 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
     log.info(`listening on ${url}`);
   }
 
+  // A replaced source may still serve calls that started before the reload: close it later.
+  const retired = new Set<Source>();
+  const retire = (source: Source) => {
+    retired.add(source);
+    const timer = setTimeout(() => {
+      retired.delete(source);
+      void source.close?.().catch((error) => log.debug(`closing ${source.label}: ${describeError(error)}`));
+    }, RETIRED_SOURCE_GRACE_MS);
+    timer.unref();
+  };
+
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
       shutdown.abort(new Error('The server is shutting down.'));
       await stopTransport().catch((error) => log.debug(`closing transport: ${describeError(error)}`));
-      await Promise.allSettled(options.sources.map((source) => source.close?.()));
+      await Promise.allSettled([...sources, ...retired].map((source) => source.close?.()));
     })();
     return closing;
   };
@@ -118,9 +139,13 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
   return {
     ...(url === undefined ? {} : { url }),
     registry: () => registry,
-    async reload() {
-      registry = await ToolRegistry.load(options.sources, { log, signal: shutdown.signal });
+    async reload(next = sources) {
+      const loaded = await ToolRegistry.load(next, { log, signal: shutdown.signal });
+      const replaced = sources.filter((source) => !next.includes(source));
+      sources = next;
+      registry = loaded;
       notifyToolsChanged();
+      for (const source of replaced) retire(source);
     },
     closed,
     close,

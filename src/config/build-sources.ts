@@ -1,0 +1,42 @@
+import type { AdapterCommand } from '../command.js';
+import { BridgeError, describeError } from '../errors.js';
+import type { Source } from '../source.js';
+import { decorateSource } from './decorate-source.js';
+import type { BridgeConfig, ConfiguredSource } from './load-config.js';
+
+/**
+ * A shorthand command (`bridge openapi spec.yaml …`) as the one-source config it stands for, so
+ * that both paths serve, watch and inspect through the same code.
+ */
+export function shorthandConfig(command: AdapterCommand, options: unknown, baseDir: string): BridgeConfig {
+  return { server: {}, sources: [{ kind: command.name, command, options, baseDir }] };
+}
+
+/** Builds one decorated source per config entry (nothing is loaded yet). */
+export function buildSources(config: BridgeConfig): Source[] {
+  return config.sources.map((entry, index) => buildSource(entry, index, config.file));
+}
+
+function buildSource(entry: ConfiguredSource, index: number, file: string | undefined): Source {
+  let source: Source;
+  try {
+    source = entry.command.createSource(entry.options, entry.baseDir);
+  } catch (error) {
+    const where = file ? `${file}: sources[${index}] (${entry.kind})` : entry.kind;
+    throw new BridgeError('invalid_input', `${where}: ${describeError(error)}`, { cause: error });
+  }
+  return decorateSource(source, {
+    ...(entry.namespace === undefined ? {} : { namespace: entry.namespace }),
+    ...(entry.include === undefined ? {} : { include: entry.include }),
+    ...(entry.exclude === undefined ? {} : { exclude: entry.exclude }),
+    ...(entry.tools === undefined ? {} : { tools: entry.tools }),
+  });
+}
+
+/** Every local file the tools come from: the config itself and what the sources report. */
+export function watchedFiles(config: BridgeConfig, sources: readonly Source[]): string[] {
+  const files = new Set<string>();
+  if (config.file) files.add(config.file);
+  for (const source of sources) for (const file of source.watchedFiles?.() ?? []) files.add(file);
+  return [...files];
+}

@@ -1,0 +1,181 @@
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import type { AdapterCommand, FlagValues } from '../command.js';
+import { BridgeError, describeError } from '../errors.js';
+import { createStderrLogger, type Logger, type LogLevel } from '../logger.js';
+import type { RunningBridge, TransportOptions } from '../serve.js';
+import { buildSources, shorthandConfig } from './build-sources.js';
+import { configJsonSchema } from './config-schema.js';
+import { formatInspectTable, inspectSources } from './inspect-tools.js';
+import { type AdapterLoaders, type BridgeConfig, loadConfigFile } from './load-config.js';
+import { serveConfig, transportFromSettings } from './serve-config.js';
+
+/** The server flags every serving command shares, owned by `run-cli.ts` and handed in here. */
+export interface CommonFlags {
+  options: NonNullable<ParseArgsConfig['options']>;
+  usage: string;
+  parseLogLevel(value: FlagValues[string]): LogLevel;
+  /**
+   * The transport: from the flags when `--http` is given, else `configured`; with the HTTP
+   * protection the flags ask for, and `attach` to bind it to the running bridge.
+   */
+  serverFrom(
+    values: FlagValues,
+    log: Logger,
+    configured: TransportOptions,
+  ): { transport: TransportOptions; attach(bridge: RunningBridge): void };
+}
+
+export const SERVE_USAGE = `Usage: bridge serve <config.yaml|config.json> [flags]
+
+Serves every source the config file lists (OpenAPI, GraphQL and CLI sources, each with its own
+namespace, filters and per-tool overrides) as one MCP server. The tools are rebuilt, and clients
+told, when the config or a file a source is built from changes; a broken edit keeps the previous
+tools and logs why. Command-line server flags win over the config's "server" section.`;
+
+export const INSPECT_USAGE = `Usage: bridge inspect <config.yaml|config.json> [--json]
+       bridge inspect <openapi|graphql|cli> <arguments> [adapter flags] [--json]
+
+Prints the tools a client would see, without starting a server: name, title, the four
+annotations, task support and estimated tokens per tool and in total. Exits 1 when a tool is
+invalid (a bad name, a schema that does not compile as JSON Schema 2020-12).
+  --json                   print JSON instead of a table`;
+
+export const CONFIG_USAGE = `Usage: bridge config schema
+
+Prints the JSON Schema (2020-12) of the config file, for editors: reference it with
+"$schema" in a JSON config, or "# yaml-language-server: $schema=bridge.config.schema.json" in YAML.`;
+
+/** `bridge serve <config>`. Returns the exit code. */
+export async function serveCommand(args: string[], adapters: AdapterLoaders, common: CommonFlags) {
+  const parsed = parse('serve', args, common.options, SERVE_USAGE, common.usage);
+  if (typeof parsed === 'number') return parsed;
+  const { values, positionals } = parsed;
+  const file = positionals[0];
+  if (file === undefined || positionals.length > 1) {
+    return usageError('serve', 'expects exactly one config file', `${SERVE_USAGE}\n\n${common.usage}`);
+  }
+  return report('serve', async () => {
+    const config = await loadConfigFile(file, adapters);
+    return runConfig(config, values, common, () => loadConfigFile(file, adapters));
+  });
+}
+
+/** Serves a config until the client or a signal stops it: the one path of `serve` and the shorthands. */
+export async function runConfig(
+  config: BridgeConfig,
+  values: FlagValues,
+  common: CommonFlags,
+  reread?: () => Promise<BridgeConfig>,
+): Promise<number> {
+  const level = values['log-level'] ?? config.server.logLevel;
+  const log = createStderrLogger(common.parseLogLevel(level));
+  const server = common.serverFrom(values, log, transportFromSettings(config.server));
+  const running = await serveConfig({
+    config,
+    ...(reread ? { reread } : {}),
+    transport: typeof values.http === 'string' ? withConfigHosts(server.transport, config) : server.transport,
+    log,
+    watch: values['no-watch'] !== true,
+  });
+  server.attach(running.bridge);
+  const stop = () => void running.close();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  const hangup = () => void running.reload();
+  process.on('SIGHUP', hangup);
+  await running.closed;
+  process.off('SIGHUP', hangup);
+  // Anything still holding the event loop (a stuck socket) must not keep the process alive.
+  setTimeout(() => process.exit(0), 2_000).unref();
+  return 0;
+}
+
+// `--http` replaces the address; the config's allowed hosts and origins still apply.
+function withConfigHosts(transport: TransportOptions, config: BridgeConfig): TransportOptions {
+  if (transport.kind !== 'http') return transport;
+  const hosts = [...(config.server.allowedHosts ?? []), ...(transport.allowedHosts ?? [])];
+  const origins = [...(config.server.allowedOrigins ?? []), ...(transport.allowedOrigins ?? [])];
+  return {
+    ...transport,
+    ...(hosts.length > 0 ? { allowedHosts: hosts } : {}),
+    ...(origins.length > 0 ? { allowedOrigins: origins } : {}),
+  };
+}
+
+/** `bridge inspect <config | kind args>`. Returns the exit code. */
+export async function inspectCommand(args: string[], adapters: AdapterLoaders, common: CommonFlags) {
+  const [first] = args;
+  const load = first === undefined ? undefined : adapters[first];
+  const command = load ? await load() : undefined;
+  const options = {
+    json: { type: 'boolean' as const },
+    'log-level': common.options['log-level']!,
+    ...command?.options,
+  };
+  const usage = command ? `${INSPECT_USAGE}\n\n${command.usage}` : INSPECT_USAGE;
+  const parsed = parse('inspect', command ? args.slice(1) : args, options, usage, '');
+  if (typeof parsed === 'number') return parsed;
+  const { values, positionals } = parsed;
+  if (!command && positionals.length !== 1) {
+    return usageError('inspect', 'expects a config file, or a source kind and its arguments', usage);
+  }
+  return report('inspect', async () => {
+    const log = createStderrLogger(common.parseLogLevel(values['log-level'] ?? 'warning'));
+    const config = command
+      ? shorthandConfig(command, command.parseFlags(positionals, values), process.cwd())
+      : await loadConfigFile(positionals[0]!, adapters);
+    const result = await inspectSources(buildSources(config), log);
+    process.stdout.write(values.json ? `${JSON.stringify(result, null, 2)}\n` : formatInspectTable(result));
+    return result.valid ? 0 : 1;
+  });
+}
+
+/** `bridge config schema`. Returns the exit code. */
+export async function configCommand(args: string[], adapters: AdapterLoaders) {
+  if (args[0] === '--help' || args[0] === '-h') {
+    process.stdout.write(`${CONFIG_USAGE}\n`);
+    return 0;
+  }
+  if (args.length !== 1 || args[0] !== 'schema')
+    return usageError('config', 'expects "schema"', CONFIG_USAGE);
+  const commands: AdapterCommand[] = await Promise.all(Object.values(adapters).map((load) => load()));
+  process.stdout.write(`${JSON.stringify(configJsonSchema(commands), null, 2)}\n`);
+  return 0;
+}
+
+function parse(
+  name: string,
+  args: string[],
+  options: NonNullable<ParseArgsConfig['options']>,
+  usage: string,
+  commonUsage: string,
+): { values: FlagValues; positionals: string[] } | number {
+  const all = { ...options, help: { type: 'boolean', short: 'h' } } as const;
+  let parsed: { values: FlagValues; positionals: string[] };
+  try {
+    parsed = parseArgs({ args, options: all, allowPositionals: true, strict: true });
+  } catch (error) {
+    return usageError(name, describeError(error), [usage, commonUsage].filter(Boolean).join('\n\n'));
+  }
+  if (parsed.values.help) {
+    process.stdout.write(`${[usage, commonUsage].filter(Boolean).join('\n\n')}\n`);
+    return 0;
+  }
+  return parsed;
+}
+
+function usageError(name: string, message: string, usage: string): number {
+  process.stderr.write(`bridge ${name}: ${message}\n\n${usage}\n`);
+  return 2;
+}
+
+// Errors the user can fix are one paragraph on stderr: exit 2 for bad input, 1 otherwise.
+async function report(name: string, run: () => Promise<number>): Promise<number> {
+  try {
+    return await run();
+  } catch (error) {
+    const code = error instanceof BridgeError && error.code === 'invalid_input' ? 2 : 1;
+    process.stderr.write(`bridge ${name}: ${describeError(error)}\n`);
+    return code;
+  }
+}

@@ -1,0 +1,104 @@
+import { BridgeError } from '../errors.js';
+import type { LoadContext, Source } from '../source.js';
+import type { ToolContext, ToolDefinition } from '../tool.js';
+import type { ToolOverride } from './config-schema.js';
+
+/** What a config entry asks of a source's tools. */
+export interface SourceDecoration {
+  /** Prefix joined to each tool name with `_`. */
+  namespace?: string;
+  /** Globs (`*`, `?`) over the adapter-given names; when present, only matches are served. */
+  include?: string[];
+  /** Globs over the adapter-given names; matches are not served. */
+  exclude?: string[];
+  /** Per-tool overrides keyed by the adapter-given name. */
+  tools?: Record<string, ToolOverride>;
+}
+
+/**
+ * Wraps a source so that its tools are filtered, renamed and overridden as the config says.
+ * Generic: it only sees `ToolDefinition`s, never anything adapter-specific.
+ */
+export function decorateSource(source: Source, decoration: SourceDecoration): Source {
+  const { namespace, tools: overrides = {} } = decoration;
+  const include = decoration.include?.map(globToRegExp);
+  const exclude = decoration.exclude?.map(globToRegExp) ?? [];
+  if (!namespace && !include && exclude.length === 0 && Object.keys(overrides).length === 0) return source;
+
+  const label = namespace ? `${source.label} (${namespace})` : source.label;
+  const decorated: Source = {
+    label,
+    async load(context: LoadContext) {
+      const loaded = await source.load(context);
+      const kept = loaded.filter(
+        (tool) =>
+          (!include || include.some((pattern) => pattern.test(tool.name))) &&
+          !exclude.some((pattern) => pattern.test(tool.name)),
+      );
+      const names = new Set(loaded.map((tool) => tool.name));
+      for (const name of Object.keys(overrides)) {
+        if (!names.has(name))
+          context.log.warn(`${label}: tools.${name} overrides a tool the source does not have`);
+      }
+      if (include && kept.length === 0) {
+        context.log.warn(`${label}: include ${JSON.stringify(decoration.include)} matches none of its tools`);
+      }
+      return kept.map((tool) => applyOverride(tool, namespace, overrides[tool.name]));
+    },
+  };
+  if (source.watchedFiles) decorated.watchedFiles = () => source.watchedFiles?.() ?? [];
+  if (source.close) decorated.close = () => source.close?.() ?? Promise.resolve();
+  return decorated;
+}
+
+function applyOverride(
+  tool: ToolDefinition,
+  namespace: string | undefined,
+  override: ToolOverride | undefined,
+) {
+  const name = override?.name ?? (namespace ? `${namespace}_${tool.name}` : tool.name);
+  const result: ToolDefinition = { ...tool, name };
+  if (!override) return result;
+  if (override.title !== undefined) result.title = override.title;
+  if (override.description !== undefined) result.description = override.description;
+  if (override.annotations) result.annotations = { ...tool.annotations, ...override.annotations };
+  if (override.taskSupport !== undefined) result.taskSupport = override.taskSupport;
+  if (override.timeoutMs !== undefined) result.invoke = withTimeout(tool, name, override.timeoutMs);
+  return result;
+}
+
+// The tool sees an aborted signal at the deadline, and the call returns then even if the tool
+// ignores the signal: a client must not wait on a tool that does not stop.
+function withTimeout(tool: ToolDefinition, name: string, timeoutMs: number): ToolDefinition['invoke'] {
+  return async (args, context: ToolContext) => {
+    const controller = new AbortController();
+    const forward = () => controller.abort(context.signal.reason);
+    context.signal.addEventListener('abort', forward, { once: true });
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => {
+        const error = new BridgeError(
+          'timeout',
+          `timed out after ${timeoutMs} ms (the config's timeoutMs for ${name}); try narrower arguments`,
+        );
+        controller.abort(error);
+        reject(error);
+      }, timeoutMs);
+    });
+    try {
+      return await Promise.race([tool.invoke(args, { ...context, signal: controller.signal }), deadline]);
+    } finally {
+      clearTimeout(timer);
+      context.signal.removeEventListener('abort', forward);
+    }
+  };
+}
+
+/** `list_*` → /^list_.*$/; only `*` and `?` are special. */
+export function globToRegExp(glob: string): RegExp {
+  const body = glob
+    .split('')
+    .map((char) => (char === '*' ? '.*' : char === '?' ? '.' : char.replace(/[.+^${}()|[\]\\]/g, '\\$&')))
+    .join('');
+  return new RegExp(`^${body}$`);
+}

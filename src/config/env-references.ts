@@ -1,0 +1,110 @@
+/**
+ * Secrets in a config file are references to environment variables, written `${VAR}` inside a
+ * string (e.g. `Authorization: "Bearer ${GITHUB_TOKEN}"`). A file can then be committed and shared;
+ * the values live in the environment of whoever runs the bridge.
+ */
+
+/** A problem at a path inside the config file. */
+export interface ConfigProblem {
+  /** Keys and indexes from the root of the file. */
+  path: (string | number)[];
+  message: string;
+  /** What the user should do. */
+  fix: string;
+}
+
+const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+const HAS_REFERENCE = /\$\{[A-Za-z_][A-Za-z0-9_]*\}/;
+
+// Header names whose values are credentials.
+const SECRET_HEADER = /^(authorization|proxy-authorization|cookie)$|api[-_]?key|token|secret|password|auth/i;
+// Option keys whose values are credentials, anywhere in a source's options.
+const SECRET_KEY = /^(token|password|passwd|secret|api[-_]?key|client[-_]?secret|access[-_]?token|bearer)$/i;
+// Inside an `auth` object, keys that hold credentials (not `type`, `in`, `tokenUrl`, `scopes`…).
+const AUTH_SECRET_KEY = /token$|secret|password|passwd|key$|credential/i;
+// Keys that name an environment variable rather than hold a value.
+const NAMES_A_VARIABLE = /env|var(iable)?$/i;
+
+/**
+ * Finds credentials written inline in a source's `options`: header values that look like
+ * credentials, and `token`/`password`/`secret`-like fields, that do not use a `${VAR}` reference.
+ */
+export function findInlineSecrets(options: unknown, path: (string | number)[]): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const visit = (value: unknown, at: (string | number)[], context: 'headers' | 'auth' | 'plain') => {
+    if (Array.isArray(value)) {
+      value.forEach((item, index) => void visit(item, [...at, index], context));
+      return;
+    }
+    if (typeof value !== 'object' || value === null) return;
+    for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+      const here = [...at, key];
+      if (typeof child === 'string') {
+        if (child === '' || HAS_REFERENCE.test(child) || NAMES_A_VARIABLE.test(key)) continue;
+        const secret =
+          (context === 'headers' && SECRET_HEADER.test(key)) ||
+          (context === 'auth' && AUTH_SECRET_KEY.test(key)) ||
+          SECRET_KEY.test(key);
+        if (secret) problems.push(inlineSecret(here, key));
+        continue;
+      }
+      const lower = key.toLowerCase();
+      const next =
+        lower === 'headers' ? 'headers' : lower === 'auth' || lower === 'security' ? 'auth' : context;
+      visit(child, here, next);
+    }
+  };
+  visit(options, path, 'plain');
+  return problems;
+}
+
+function inlineSecret(path: (string | number)[], key: string): ConfigProblem {
+  const variable = key.toUpperCase().replace(/[^A-Z0-9]+/g, '_');
+  return {
+    path,
+    message:
+      'a credential is written inline; config files get committed and shared, so secrets are refused here',
+    fix: `put the secret in an environment variable and refer to it, e.g. "\${${variable}}" (or "Bearer \${${variable}}")`,
+  };
+}
+
+/**
+ * Replaces `${VAR}` in every string of `value` with the environment variable; `$${` stays a
+ * literal `${`. A variable that is not set is a problem naming it, not an empty string.
+ */
+export function resolveEnvReferences(
+  value: unknown,
+  path: (string | number)[],
+  env: NodeJS.ProcessEnv,
+  problems: ConfigProblem[],
+): unknown {
+  if (typeof value === 'string') {
+    return value
+      .split('$${')
+      .map((part) =>
+        part.replace(REFERENCE, (_match, name: string) => {
+          const resolved = env[name];
+          if (resolved !== undefined) return resolved;
+          problems.push({
+            path,
+            message: `the environment variable ${name} is not set`,
+            fix: `set ${name} in the environment the bridge runs in (or remove the reference)`,
+          });
+          return '';
+        }),
+      )
+      .join('${');
+  }
+  if (Array.isArray(value)) {
+    return value.map((item, index) => resolveEnvReferences(item, [...path, index], env, problems));
+  }
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, child]) => [
+        key,
+        resolveEnvReferences(child, [...path, key], env, problems),
+      ]),
+    );
+  }
+  return value;
+}

@@ -1,0 +1,152 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { describeError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { ToolRegistry } from '../registry.js';
+import type { Source } from '../source.js';
+import type { ToolAnnotations } from '../tool.js';
+
+/** One tool as `bridge inspect` reports it. */
+export interface InspectedTool {
+  name: string;
+  title?: string;
+  source: string;
+  annotations: ToolAnnotations;
+  taskSupport: 'forbidden' | 'optional' | 'required';
+  /** Estimated tokens of the tool's entry in `tools/list` (JSON characters / 4). */
+  tokens: number;
+  /** Why the tool is invalid; non-empty makes `bridge inspect` exit non-zero. */
+  problems: string[];
+  /** Worth knowing, but the tool works. */
+  warnings: string[];
+}
+
+export interface InspectReport {
+  tools: InspectedTool[];
+  totalTokens: number;
+  valid: boolean;
+}
+
+const VALID_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
+// Checks the schemas themselves against the 2020-12 meta-schema, unlike the argument validator.
+const ajv = new Ajv2020({
+  strict: false,
+  validateSchema: true,
+  addUsedSchema: false,
+  validateFormats: false,
+});
+
+/** Loads the sources (without serving) and reports what a client would see. */
+export async function inspectSources(sources: readonly Source[], log: Logger): Promise<InspectReport> {
+  const shutdown = new AbortController();
+  try {
+    const registry = await ToolRegistry.load(sources, { log, signal: shutdown.signal });
+    const requested = new Map<string, number>();
+    for (const tool of registry.tools) {
+      requested.set(tool.definition.name, (requested.get(tool.definition.name) ?? 0) + 1);
+    }
+    const tools = registry.tools.map((tool): InspectedTool => {
+      const { definition } = tool;
+      const problems: string[] = [];
+      const warnings: string[] = [];
+      if (!VALID_NAME.test(definition.name)) {
+        problems.push(
+          `the name "${definition.name}" is not 1-64 characters of A-Z a-z 0-9 _ . - (served as "${tool.name}")`,
+        );
+      } else if ((requested.get(definition.name) ?? 0) > 1) {
+        warnings.push(
+          `"${definition.name}" is offered by more than one source; served as "${tool.name}" (give the sources namespaces)`,
+        );
+      }
+      problems.push(...schemaProblems('inputSchema', definition.inputSchema, true));
+      if (definition.outputSchema)
+        problems.push(...schemaProblems('outputSchema', definition.outputSchema, true));
+      if (!definition.description.trim()) warnings.push('no description: the model cannot tell what it does');
+      return {
+        name: tool.name,
+        ...(definition.title ? { title: definition.title } : {}),
+        source: tool.source,
+        annotations: definition.annotations,
+        taskSupport: definition.taskSupport ?? 'forbidden',
+        tokens: estimateTokens(listEntry(tool.name, definition)),
+        problems,
+        warnings,
+      };
+    });
+    const totalTokens = tools.reduce((sum, tool) => sum + tool.tokens, 0);
+    return { tools, totalTokens, valid: tools.every((tool) => tool.problems.length === 0) };
+  } finally {
+    shutdown.abort();
+    await Promise.allSettled(sources.map((source) => source.close?.()));
+  }
+}
+
+function schemaProblems(field: string, schema: unknown, objectRoot: boolean): string[] {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+    return [`${field} is not a JSON Schema object`];
+  }
+  const problems: string[] = [];
+  if (objectRoot && (schema as { type?: unknown }).type !== 'object') {
+    problems.push(`${field} must have "type": "object" at its root`);
+  }
+  try {
+    ajv.compile(schema);
+  } catch (error) {
+    problems.push(`${field} does not compile as JSON Schema 2020-12: ${describeError(error)}`);
+  }
+  return problems;
+}
+
+// The tool as `tools/list` carries it, the part that costs context tokens.
+function listEntry(name: string, definition: ToolRegistry['tools'][number]['definition']) {
+  return {
+    name,
+    ...(definition.title ? { title: definition.title } : {}),
+    description: definition.description,
+    inputSchema: definition.inputSchema,
+    ...(definition.outputSchema ? { outputSchema: definition.outputSchema } : {}),
+    annotations: definition.annotations,
+    ...(definition.taskSupport && definition.taskSupport !== 'forbidden'
+      ? { execution: { taskSupport: definition.taskSupport } }
+      : {}),
+  };
+}
+
+/** About four characters of JSON per token, the usual rule of thumb for English and JSON. */
+export function estimateTokens(value: unknown): number {
+  return Math.ceil(JSON.stringify(value).length / 4);
+}
+
+/** The report as a table for a terminal. */
+export function formatInspectTable(report: InspectReport): string {
+  const yes = (value: boolean) => (value ? 'yes' : 'no');
+  const header = ['NAME', 'TITLE', 'READ-ONLY', 'DESTRUCTIVE', 'IDEMPOTENT', 'OPEN-WORLD', 'TASK', 'TOKENS'];
+  const rows = report.tools.map((tool) => [
+    tool.name,
+    tool.title ?? '',
+    yes(tool.annotations.readOnlyHint),
+    yes(tool.annotations.destructiveHint),
+    yes(tool.annotations.idempotentHint),
+    yes(tool.annotations.openWorldHint),
+    tool.taskSupport,
+    String(tool.tokens),
+  ]);
+  const widths = header.map((cell, column) =>
+    Math.max(cell.length, ...rows.map((row) => row[column]!.length)),
+  );
+  const line = (row: string[]) =>
+    row
+      .map((cell, column) =>
+        column === row.length - 1 ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!),
+      )
+      .join('  ')
+      .trimEnd();
+  const out = [line(header), ...rows.map(line)];
+  const count = report.tools.length === 1 ? '1 tool' : `${report.tools.length} tools`;
+  out.push('', `${count}, about ${report.totalTokens} tokens in tools/list (JSON characters / 4)`);
+  for (const tool of report.tools) {
+    for (const problem of tool.problems) out.push(`invalid ${tool.name}: ${problem}`);
+    for (const warning of tool.warnings) out.push(`warning ${tool.name}: ${warning}`);
+  }
+  return `${out.join('\n')}\n`;
+}

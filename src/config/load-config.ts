@@ -1,0 +1,199 @@
+import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { isMap, isSeq, LineCounter, parseDocument } from 'yaml';
+import type { z } from 'zod';
+import type { AdapterCommand } from '../command.js';
+import { BridgeError, describeError } from '../errors.js';
+import {
+  type ConfigShell,
+  configShellSchema,
+  type ServerSettings,
+  type SourceEntry,
+} from './config-schema.js';
+import { type ConfigProblem, findInlineSecrets, resolveEnvReferences } from './env-references.js';
+
+/** The adapters the command line knows, loaded on first use. */
+export type AdapterLoaders = Record<string, () => Promise<AdapterCommand>>;
+
+/** One source of a validated config, its options checked by its adapter. */
+export interface ConfiguredSource extends Omit<SourceEntry, 'options'> {
+  command: AdapterCommand;
+  /** The adapter's options, environment references resolved. */
+  options: unknown;
+  /** Relative paths in `options` are resolved against this directory. */
+  baseDir: string;
+}
+
+/** A validated config: from a file (`bridge serve`) or from flags (the shorthand commands). */
+export interface BridgeConfig {
+  /** Absolute path of the config file; absent for a shorthand command. */
+  file?: string;
+  server: ServerSettings;
+  sources: ConfiguredSource[];
+}
+
+/**
+ * Reads, parses and validates a config file (YAML or JSON). Throws one `BridgeError`
+ * (`invalid_input`) listing every problem as `file:line:column path: what — fix`.
+ */
+export async function loadConfigFile(
+  file: string,
+  adapters: AdapterLoaders,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<BridgeConfig> {
+  const path = resolve(file);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new BridgeError('invalid_input', `cannot read the config file ${file}: ${describeError(error)}`, {
+      cause: error,
+    });
+  }
+  const lines = new LineCounter();
+  const document = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+  if (document.errors.length > 0) {
+    const first = document.errors[0]!;
+    const at = lines.linePos(first.pos[0]);
+    throw new BridgeError(
+      'invalid_input',
+      `${file}:${at.line}:${at.col}: not valid YAML or JSON: ${first.message.split('\n')[0]}. Fix the syntax at that line.`,
+    );
+  }
+  const locate = (problemPath: (string | number)[]) => {
+    const node = document.getIn(problemPath, true) as { range?: [number, number, number] } | undefined;
+    const closest = node?.range ? node : nearestNode(document, problemPath);
+    if (!closest?.range) return file;
+    const at = lines.linePos(closest.range[0]);
+    return `${file}:${at.line}:${at.col}`;
+  };
+  return validateConfig(document.toJS(), { file, path, locate, adapters, env });
+}
+
+/** Validates an already-parsed config object (also used by tests and for JSON given inline). */
+export async function validateConfig(
+  raw: unknown,
+  options: {
+    file: string;
+    path: string;
+    adapters: AdapterLoaders;
+    env: NodeJS.ProcessEnv;
+    locate?: (path: (string | number)[]) => string;
+  },
+): Promise<BridgeConfig> {
+  const locate = options.locate ?? (() => options.file);
+  const fail = (problems: ConfigProblem[]): never => {
+    throw new BridgeError('invalid_input', formatProblems(options.file, problems, locate));
+  };
+  const shell = configShellSchema(Object.keys(options.adapters)).safeParse(raw ?? {});
+  if (!shell.success) fail(zodProblems(shell.error, []));
+  const config = shell.data as ConfigShell;
+
+  const problems: ConfigProblem[] = [];
+  const baseDir = dirname(options.path);
+  const sources: ConfiguredSource[] = [];
+  for (const [index, entry] of config.sources.entries()) {
+    const at = ['sources', index, 'options'];
+    const secrets = findInlineSecrets(entry.options ?? {}, at);
+    problems.push(...secrets);
+    if (secrets.length > 0) continue;
+    const resolved = resolveEnvReferences(entry.options ?? {}, at, options.env, problems);
+    const command = await options.adapters[entry.kind]!();
+    const parsed = command.configSchema.safeParse(resolved);
+    if (!parsed.success) {
+      problems.push(...zodProblems(parsed.error, at, command));
+      continue;
+    }
+    sources.push({ ...entry, command, options: parsed.data, baseDir });
+  }
+  problems.push(...overrideNameClashes(config));
+  if (problems.length > 0) fail(problems);
+  return { file: options.path, server: config.server ?? {}, sources };
+}
+
+function zodProblems(
+  error: z.ZodError,
+  prefix: (string | number)[],
+  command?: AdapterCommand,
+): ConfigProblem[] {
+  return error.issues.map((issue) => {
+    const path = [...prefix, ...issue.path.map((key) => (typeof key === 'symbol' ? String(key) : key))];
+    return { path, message: issue.message, fix: fixFor(issue, command) };
+  });
+}
+
+function fixFor(issue: z.core.$ZodIssue, command?: AdapterCommand): string {
+  const where = command
+    ? `see "bridge ${command.name} --help" for these options`
+    : 'see the schema printed by "bridge config schema"';
+  switch (issue.code) {
+    case 'unrecognized_keys':
+      return `remove ${issue.keys.map((key) => `"${key}"`).join(', ')} or correct the spelling (${where})`;
+    case 'invalid_type':
+      return issue.input === undefined
+        ? `add this required setting (${where})`
+        : `give a ${issue.expected} here`;
+    case 'invalid_value':
+      return `use one of ${issue.values.map((value) => JSON.stringify(value)).join(', ')}`;
+    default:
+      return `correct this value (${where})`;
+  }
+}
+
+// Two override `name`s, in any sources, asking for the same tool name would silently get suffixes.
+function overrideNameClashes(config: ConfigShell): ConfigProblem[] {
+  const seen = new Map<string, (string | number)[]>();
+  const problems: ConfigProblem[] = [];
+  config.sources.forEach((source, index) => {
+    for (const [tool, override] of Object.entries(source.tools ?? {})) {
+      if (!override.name) continue;
+      const path = ['sources', index, 'tools', tool, 'name'];
+      const earlier = seen.get(override.name);
+      if (earlier) {
+        problems.push({
+          path,
+          message: `the name "${override.name}" is already given at ${formatPath(earlier)}`,
+          fix: 'give each renamed tool a different name',
+        });
+      } else seen.set(override.name, path);
+    }
+  });
+  return problems;
+}
+
+/** `sources[0].options.headers.Authorization` */
+export function formatPath(path: readonly (string | number)[]): string {
+  return path
+    .map((key, index) =>
+      typeof key === 'number'
+        ? `[${key}]`
+        : /^[A-Za-z_$][\w$-]*$/.test(key)
+          ? `${index === 0 ? '' : '.'}${key}`
+          : `[${JSON.stringify(key)}]`,
+    )
+    .join('');
+}
+
+function formatProblems(
+  file: string,
+  problems: ConfigProblem[],
+  locate: (path: (string | number)[]) => string,
+): string {
+  const lines = problems.map(
+    (problem) =>
+      `  ${locate(problem.path)} ${formatPath(problem.path) || '(top level)'}: ${problem.message}. Fix: ${problem.fix}.`,
+  );
+  const count = problems.length === 1 ? 'a problem' : `${problems.length} problems`;
+  return `the config file ${file} has ${count}:\n${lines.join('\n')}`;
+}
+
+// The deepest existing node on the way to `path` (a missing key is reported where it belongs).
+function nearestNode(document: ReturnType<typeof parseDocument>, path: (string | number)[]) {
+  for (let length = path.length - 1; length >= 0; length--) {
+    const node = length === 0 ? document.contents : document.getIn(path.slice(0, length), true);
+    if (isMap(node) || isSeq(node)) return node as { range?: [number, number, number] };
+    if (node && typeof node === 'object' && 'range' in node)
+      return node as { range?: [number, number, number] };
+  }
+  return undefined;
+}

@@ -1,0 +1,155 @@
+import { isDeepStrictEqual } from 'node:util';
+import { describeError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { ToolRegistry } from '../registry.js';
+import { type RunningBridge, serve, type TransportOptions } from '../serve.js';
+import type { Source } from '../source.js';
+import { buildSources, watchedFiles } from './build-sources.js';
+import type { ServerSettings } from './config-schema.js';
+import type { BridgeConfig } from './load-config.js';
+import { type FileWatcher, shortName, watchFiles } from './watch-files.js';
+
+export interface ServeConfigOptions {
+  config: BridgeConfig;
+  /** Reads the config again (from its file) on reload; without it the same config is rebuilt. */
+  reread?: () => Promise<BridgeConfig>;
+  /** How to serve: from the config's `server` section (`transportFromSettings`) or the flags. */
+  transport: TransportOptions;
+  log: Logger;
+  /** Rebuild the tools when the config or a file a source was built from changes. Default true. */
+  watch?: boolean;
+}
+
+/** A bridge serving a config, with hot reload. */
+export interface ConfigBridge {
+  bridge: RunningBridge;
+  /**
+   * Reads the config and its sources again and swaps the tools. Never throws: a broken edit is
+   * logged and the previous tools stay. Resolves to whether the new tools are being served.
+   */
+  reload(): Promise<boolean>;
+  /** Resolves when the server stops. */
+  closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves a config (a file, or a shorthand command's one-source config): build the sources,
+ * serve them, then watch the files they come from and reload on change.
+ */
+export async function serveConfig(options: ServeConfigOptions): Promise<ConfigBridge> {
+  const { log } = options;
+  let config = options.config;
+  let sources = buildSources(config);
+  const bridge = await serve({
+    sources,
+    transport: options.transport,
+    log,
+    ...(config.server.instructions === undefined ? {} : { instructions: config.server.instructions }),
+  });
+
+  let watcher: FileWatcher | undefined;
+  const reloadOnce = async (): Promise<boolean> => {
+    const before = bridge.registry();
+    let next: Source[] | undefined;
+    try {
+      const nextConfig = options.reread ? await options.reread() : config;
+      if (!isDeepStrictEqual(nextConfig.server, config.server)) {
+        log.warn('the server settings changed; they take effect when the bridge is restarted');
+      }
+      next = buildSources(nextConfig);
+      await bridge.reload(next);
+      config = nextConfig;
+      sources = next;
+      log.info(`reloaded: ${summarizeChange(before, bridge.registry())}`);
+      return true;
+    } catch (error) {
+      for (const source of next ?? []) void source.close?.().catch(() => {});
+      log.error(
+        `reload failed; still serving the previous ${before.tools.length} tools. ${describeError(error)}`,
+      );
+      return false;
+    } finally {
+      watcher?.update(watchedFiles(config, sources));
+    }
+  };
+
+  // One reload at a time; changes arriving meanwhile cause exactly one more.
+  let running: Promise<boolean> | undefined;
+  let again = false;
+  const reload = (): Promise<boolean> => {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      let ok: boolean;
+      do {
+        again = false;
+        ok = await reloadOnce();
+      } while (again);
+      running = undefined;
+      return ok;
+    })();
+    return running;
+  };
+
+  if (options.watch !== false) {
+    watcher = watchFiles(
+      watchedFiles(config, sources),
+      (file) => {
+        log.info(`${shortName(file)} changed; reloading`);
+        void reload();
+      },
+      { onError: (error) => log.warn(`watching files for reload: ${describeError(error)}`) },
+    );
+  }
+  const closed = bridge.closed.then(() => watcher?.close());
+  return {
+    bridge,
+    reload,
+    closed,
+    async close() {
+      watcher?.close();
+      await bridge.close();
+    },
+  };
+}
+
+/** The transport the config's `server` section asks for. */
+export function transportFromSettings(server: ServerSettings): TransportOptions {
+  if (server.transport !== 'http') return { kind: 'stdio' };
+  return {
+    kind: 'http',
+    address: { host: server.host ?? '127.0.0.1', port: server.port ?? 8080 },
+    ...(server.allowedHosts ? { allowedHosts: server.allowedHosts } : {}),
+    ...(server.allowedOrigins ? { allowedOrigins: server.allowedOrigins } : {}),
+    ...(server.maxBodyBytes === undefined ? {} : { maxRequestBodySize: server.maxBodyBytes }),
+  };
+}
+
+// "12 tools (added a, b; changed c; removed d)"
+function summarizeChange(before: ToolRegistry, after: ToolRegistry): string {
+  const added: string[] = [];
+  const changed: string[] = [];
+  for (const tool of after.tools) {
+    const old = before.get(tool.name);
+    if (!old) added.push(tool.name);
+    else if (!sameTool(old.definition, tool.definition)) changed.push(tool.name);
+  }
+  const removed = before.tools.filter((tool) => !after.get(tool.name)).map((tool) => tool.name);
+  const parts = [
+    added.length > 0 ? `added ${added.join(', ')}` : '',
+    changed.length > 0 ? `changed ${changed.join(', ')}` : '',
+    removed.length > 0 ? `removed ${removed.join(', ')}` : '',
+  ].filter(Boolean);
+  return `${after.tools.length} tools${parts.length > 0 ? ` (${parts.join('; ')})` : ' (no change)'}`;
+}
+
+function sameTool(a: RegisteredDefinition, b: RegisteredDefinition): boolean {
+  const { invoke: _a, ...left } = a;
+  const { invoke: _b, ...right } = b;
+  return isDeepStrictEqual(left, right);
+}
+
+type RegisteredDefinition = ToolRegistry['tools'][number]['definition'];
