@@ -5,7 +5,7 @@ import { installModernTasks } from './modern-era.js';
 import { type TaskOptions, TaskRunner, type TaskRunnerSetup } from './task-runner.js';
 
 /** Task support for a server factory: one runner and store shared by every server instance. */
-export interface TaskSupport {
+export interface TaskLayer {
   readonly runner: TaskRunner;
   /** Adds the task capability and handlers of the instance's era. Call after `tools/call` is registered. */
   install(server: Server, context: McpRequestContext): void;
@@ -18,7 +18,7 @@ export interface TaskSupport {
 export function createTaskSupport(
   setup: TaskRunnerSetup & { registry: () => ToolRegistry },
   options: TaskOptions = {},
-): TaskSupport {
+): TaskLayer {
   const runner = new TaskRunner(setup, options);
   return {
     runner,

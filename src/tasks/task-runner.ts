@@ -66,8 +66,10 @@ export class TaskRunner {
       const { taskId } = event.task;
       if (event.type === 'status') this.#notifiers.get(taskId)?.(event.task);
       if (event.type === 'expired' || isTerminal(event.task.status)) {
-        // A task dropped at the end of its TTL while still running: its work stops too.
-        this.#running.get(taskId)?.abort(new Error('The task expired.'));
+        // The one place work stops: a task cancelled, or dropped at the end of its TTL while still
+        // running (completed and failed come after the work ended, so the abort is a no-op then).
+        const reason = event.type === 'expired' ? 'The task expired.' : `The task was ${event.task.status}.`;
+        this.#running.get(taskId)?.abort(new Error(reason));
         this.#running.delete(taskId);
         this.#notifiers.delete(taskId);
       }
@@ -126,13 +128,12 @@ export class TaskRunner {
   }
 
   /**
-   * Cancels a task of `caller`: marks it `cancelled`, then aborts its work (which kills a process).
+   * Cancels a task of `caller`: marks it `cancelled`, which aborts its work (and kills its process).
    * Resolves `undefined` for an unknown task; throws `TaskAlreadyFinishedError` for a finished one.
    */
   async cancel(taskId: string, caller: string): Promise<Readonly<TaskRecord> | undefined> {
     const task = await this.store.get(taskId, caller);
     if (!task) return undefined;
-    const controller = this.#running.get(taskId);
     const cancelled = isTerminal(task.status)
       ? undefined
       : await this.store.transition(taskId, 'cancelled', { statusMessage: 'Cancelled by the client.' });
@@ -141,7 +142,6 @@ export class TaskRunner {
         `Task ${taskId} is already ${task.status}: only a working task can be cancelled.`,
       );
     }
-    controller?.abort(new Error('The task was cancelled.'));
     return cancelled;
   }
 

@@ -1,0 +1,115 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { MemoryTaskStore } from '../../src/tasks/memory-task-store.js';
+import { InvalidCursorError, type TaskEvent, TaskStoreFullError } from '../../src/tasks/task-store.js';
+
+const newTask = (caller = 'session:a', ttlMs = 60_000) => ({
+  caller,
+  toolName: 'tool',
+  ttlMs,
+  pollIntervalMs: 500,
+});
+const result = { kind: 'result' as const, result: { content: [{ type: 'text' as const, text: 'ok' }] } };
+
+describe('MemoryTaskStore', () => {
+  it('creates working tasks with distinct 128-bit ids', async () => {
+    const store = new MemoryTaskStore();
+    const tasks = await Promise.all(Array.from({ length: 200 }, () => store.create(newTask())));
+    const ids = new Set(tasks.map((task) => task.taskId));
+    expect(ids.size).toBe(200);
+    for (const task of tasks) {
+      expect(task.status).toBe('working');
+      expect(Buffer.from(task.taskId, 'base64url')).toHaveLength(16);
+    }
+    store.close();
+  });
+
+  it('shows a task only to its caller', async () => {
+    const store = new MemoryTaskStore();
+    const task = await store.create(newTask('session:a'));
+    expect(await store.get(task.taskId, 'session:a')).toBe(task);
+    expect(await store.get(task.taskId, 'session:b')).toBeUndefined();
+    expect((await store.list('session:b')).tasks).toEqual([]);
+    expect(await store.waitForTerminal(task.taskId, 'session:b')).toBeUndefined();
+    store.close();
+  });
+
+  it('never leaves a terminal status, and reports each transition once', async () => {
+    const store = new MemoryTaskStore();
+    const events: TaskEvent[] = [];
+    store.subscribe((event) => events.push({ ...event, task: { ...event.task } }));
+    const task = await store.create(newTask());
+    const waiting = store.waitForTerminal(task.taskId, 'session:a');
+    expect(await store.transition(task.taskId, 'input_required')).toMatchObject({ status: 'input_required' });
+    expect(await store.transition(task.taskId, 'cancelled')).toMatchObject({ status: 'cancelled' });
+    expect(await store.transition(task.taskId, 'completed', { outcome: result })).toBeUndefined();
+    expect(await waiting).toMatchObject({ status: 'cancelled' });
+    const stored = await store.get(task.taskId, 'session:a');
+    expect(stored?.status).toBe('cancelled');
+    expect(stored?.outcome).toBeUndefined();
+    expect(events.map((event) => event.task.status)).toEqual(['input_required', 'cancelled']);
+    store.close();
+  });
+
+  it('drops a task at the end of its TTL and wakes its waiters', async () => {
+    const store = new MemoryTaskStore();
+    const expired: string[] = [];
+    store.subscribe((event) => event.type === 'expired' && expired.push(event.task.taskId));
+    const task = await store.create(newTask('session:a', 50));
+    const waiting = store.waitForTerminal(task.taskId, 'session:a');
+    await sleep(120);
+    expect(await waiting).toBeUndefined();
+    expect(await store.get(task.taskId, 'session:a')).toBeUndefined();
+    expect(expired).toEqual([task.taskId]);
+    expect(store.size).toBe(0);
+    store.close();
+  });
+
+  it('pages a caller’s tasks in creation order and refuses cursors it did not issue', async () => {
+    const store = new MemoryTaskStore({ pageSize: 2 });
+    const created = [];
+    for (let i = 0; i < 5; i++) created.push((await store.create(newTask())).taskId);
+    await store.create(newTask('session:other'));
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await store.list('session:a', cursor);
+      seen.push(...page.tasks.map((task) => task.taskId));
+      cursor = page.nextCursor;
+      pages++;
+    } while (cursor);
+    expect(seen).toEqual(created);
+    expect(pages).toBe(3);
+    await expect(store.list('session:a', 'not-a-cursor')).rejects.toBeInstanceOf(InvalidCursorError);
+    store.close();
+  });
+
+  it('makes room by evicting the oldest finished task, and refuses when all are running', async () => {
+    const store = new MemoryTaskStore({ maxTasksPerCaller: 2, maxTasks: 3 });
+    const first = await store.create(newTask());
+    const second = await store.create(newTask());
+    await expect(store.create(newTask())).rejects.toBeInstanceOf(TaskStoreFullError);
+    await store.transition(first.taskId, 'completed', { outcome: result });
+    const third = await store.create(newTask());
+    expect(await store.get(first.taskId, 'session:a')).toBeUndefined();
+    expect(await store.get(second.taskId, 'session:a')).toBeDefined();
+    expect(await store.get(third.taskId, 'session:a')).toBeDefined();
+    // The global cap counts every caller.
+    await store.create(newTask('session:b'));
+    await expect(store.create(newTask('session:c'))).rejects.toThrow(/the limit is 3/);
+    expect(store.size).toBe(3);
+    store.close();
+  });
+
+  it('rejects a waiter whose signal aborts, leaving the task alone', async () => {
+    const store = new MemoryTaskStore();
+    const task = await store.create(newTask());
+    const controller = new AbortController();
+    const waiting = store.waitForTerminal(task.taskId, 'session:a', controller.signal);
+    controller.abort(new Error('client went away'));
+    await expect(waiting).rejects.toThrow('client went away');
+    expect((await store.get(task.taskId, 'session:a'))?.status).toBe('working');
+    store.close();
+  });
+});
