@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { jwtVerifier } from '../../src/auth/jwt-verifier.js';
+import { protectHttp } from '../../src/auth/protect-http.js';
+import { ScopePolicy } from '../../src/auth/scopes.js';
+import { silentLogger, ToolRegistry } from '../../src/index.js';
+import { makeKey, mintToken, startJwksServer } from './jwks-server.js';
+
+const resource = 'https://mcp.example.com/mcp';
+
+describe('JWT verification against a JWKS', () => {
+  it('caches keys, follows a key rotation, and forgets a retired key', async () => {
+    const first = await makeKey('k1');
+    const second = await makeKey('k2');
+    await using jwks = await startJwksServer([first]);
+    const verifier = jwtVerifier({ jwksUrl: new URL(jwks.jwksUrl), issuer: jwks.issuer, cooldownMs: 0 });
+    const claims = { iss: jwks.issuer, aud: resource, scope: 'read' };
+
+    for (let i = 0; i < 3; i++) {
+      expect(await verifier.verify(await mintToken(first, claims), resource)).toMatchObject({ ok: true });
+    }
+    expect(jwks.fetches).toBe(1);
+
+    jwks.keys = [second];
+    const rotated = await verifier.verify(await mintToken(second, { ...claims, sub: 'bob' }), resource);
+    expect(rotated).toMatchObject({
+      ok: true,
+      authInfo: { clientId: 'bob', scopes: ['read'], extra: { subject: 'bob', issuer: jwks.issuer } },
+    });
+    expect(jwks.fetches).toBe(2);
+
+    const retired = await verifier.verify(await mintToken(first, claims), resource);
+    expect(retired).toEqual({
+      ok: false,
+      description: 'The token is signed with a key this server does not know.',
+    });
+  });
+
+  it('reads scopes from "scope" and "scp", accepts the resource with a trailing slash, requires exp and sub', async () => {
+    const key = await makeKey('k1');
+    await using jwks = await startJwksServer([key]);
+    const verifier = jwtVerifier({ jwksUrl: new URL(jwks.jwksUrl), issuer: jwks.issuer });
+    const base = { iss: jwks.issuer, aud: `${resource}/` };
+    const scp = await verifier.verify(await mintToken(key, { ...base, scp: ['read', 'write'] }), resource);
+    expect(scp).toMatchObject({ ok: true, authInfo: { scopes: ['read', 'write'] } });
+    const noSubject = await verifier.verify(await mintToken(key, { ...base, sub: undefined }), resource);
+    expect(noSubject).toEqual({ ok: false, description: 'The token has no "sub" claim.' });
+    expect(await verifier.verify('not.a.jwt', resource)).toEqual({
+      ok: false,
+      description: 'The token is not a valid signed JWT.',
+    });
+  });
+
+  it('answers 503, not 401, when the signing keys cannot be fetched', async () => {
+    const key = await makeKey('k1');
+    const jwks = await startJwksServer([key]);
+    const { jwksUrl, issuer } = jwks;
+    await jwks[Symbol.asyncDispose]();
+    const verifier = jwtVerifier({ jwksUrl: new URL(jwksUrl), issuer });
+    await expect(
+      verifier.verify(await mintToken(key, { iss: issuer, aud: resource }), resource),
+    ).rejects.toMatchObject({
+      code: 'upstream_failed',
+    });
+
+    const protection = protectHttp({
+      verifier,
+      scopes: new ScopePolicy(),
+      resource,
+      authorizationServers: [issuer],
+      log: silentLogger,
+    });
+    protection.attach({ registry: () => new ToolRegistry([]) });
+    const token = await mintToken(key, { iss: issuer, aud: resource });
+    const answer = await protection.authenticate(
+      new Request(resource, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: '{}' }),
+    );
+    expect(answer).toBeInstanceOf(Response);
+    expect((answer as Response).status).toBe(503);
+  });
+});
+
+describe('scope policy', () => {
+  it('derives scopes from annotations, lets write imply read, and applies per-tool overrides', () => {
+    const policy = new ScopePolicy({ tools: { purge: ['admin', 'write'] } });
+    const reader = { name: 'list', annotations: { readOnlyHint: true } };
+    const writer = { name: 'create', annotations: { readOnlyHint: false } };
+    expect(policy.required(reader)).toEqual(['read']);
+    expect(policy.required(writer)).toEqual(['write']);
+    expect(policy.missing(policy.required(reader), ['write'])).toEqual([]);
+    expect(policy.missing(policy.required(writer), ['read'])).toEqual(['write']);
+    expect(policy.required({ name: 'purge', annotations: { readOnlyHint: false } })).toEqual([
+      'admin',
+      'write',
+    ]);
+    expect(policy.supported()).toEqual(['read', 'write', 'admin']);
+    const open = new ScopePolicy({ read: '' });
+    expect(open.required(reader)).toEqual([]);
+    expect(open.baseline()).toEqual([]);
+  });
+});
