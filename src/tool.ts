@@ -81,6 +81,11 @@ export interface ToolContext {
    * caller's resources and tasks away from another's.
    */
   caller: string;
+  /**
+   * The `Authorization` header of the HTTP request that carried this call (HTTP transport only).
+   * Adapters must not forward it upstream unless the user opted in (e.g. `--forward-auth`).
+   */
+  authorization?: string;
 }
 
 /**

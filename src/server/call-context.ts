@@ -41,6 +41,8 @@ export function createCallContext(
     resources: options.resources,
     caller: callerOf(ctx),
   };
+  const authorization = ctx.http?.req?.headers.get('authorization');
+  if (authorization) context.authorization = authorization;
   // The v2 SDK client dispatches notifications a tick later than responses: when the last
   // progress and the result share one read, it drops the progress. One macrotask apart, they don't.
   const settled = async () => {

@@ -1,0 +1,217 @@
+import { request } from 'undici';
+import { BridgeError, describeError } from '../../src/index.js';
+import type { HttpRequest } from './build-request.js';
+import { isObject, type Json } from './resolve-ref.js';
+
+/**
+ * Credentials come from environment variables named after the security scheme:
+ * `BRIDGE_<SCHEME>_…`, where `<SCHEME>` is the scheme's name in the spec upper-cased with every
+ * run of other characters turned into `_` (`petstore_auth` → `BRIDGE_PETSTORE_AUTH_TOKEN`).
+ * Secrets never appear in flags or config files.
+ */
+export function envName(scheme: string, suffix: string): string {
+  return `BRIDGE_${scheme
+    .toUpperCase()
+    .replace(/[^A-Z0-9]+/g, '_')
+    .replace(/^_|_$/g, '')}_${suffix}`;
+}
+
+/** The environment variables a scheme reads, for the docs and for error hints. */
+export function credentialVariables(scheme: string, definition: Json): string[] {
+  const type = String(definition.type ?? '').toLowerCase();
+  if (type === 'apikey') return [envName(scheme, 'API_KEY')];
+  if (type === 'basic' || (type === 'http' && String(definition.scheme).toLowerCase() === 'basic')) {
+    return [envName(scheme, 'USERNAME'), envName(scheme, 'PASSWORD')];
+  }
+  if (type === 'http') return [envName(scheme, 'TOKEN')];
+  if (type === 'oauth2' && clientCredentialsUrl(definition)) {
+    return [envName(scheme, 'CLIENT_ID'), envName(scheme, 'CLIENT_SECRET'), envName(scheme, 'TOKEN')];
+  }
+  return [envName(scheme, 'TOKEN')];
+}
+
+/** What `apply` did: the variables missing when no alternative could be satisfied. */
+export interface Applied {
+  missing: string[];
+  refreshable: boolean;
+}
+
+interface CachedToken {
+  value: string;
+  expiresAt: number;
+}
+
+/** Applies credentials to requests according to the spec's security schemes. One per source. */
+export class Authenticator {
+  readonly #schemes: Json;
+  readonly #env: NodeJS.ProcessEnv;
+  readonly #tokens = new Map<string, Promise<CachedToken>>();
+  readonly #timeoutMs: number;
+
+  constructor(schemes: Json, env: NodeJS.ProcessEnv, timeoutMs: number) {
+    this.#schemes = schemes;
+    this.#env = env;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  /**
+   * Adds the credentials of the first security alternative whose variables are all set. Returns
+   * the variables that would have been needed when none is satisfied (for the 401 hint).
+   */
+  async apply(security: readonly Json[], request: HttpRequest, signal: AbortSignal): Promise<Applied> {
+    if (security.length === 0) return { missing: [], refreshable: false };
+    const missing = new Set<string>();
+    for (const alternative of security) {
+      const names = Object.keys(alternative);
+      if (names.length === 0) return { missing: [], refreshable: false };
+      const unavailable = names.flatMap((name) => this.#missing(name));
+      if (unavailable.length > 0) {
+        for (const variable of unavailable) missing.add(variable);
+        continue;
+      }
+      let refreshable = false;
+      for (const name of names) {
+        const scopes = Array.isArray(alternative[name]) ? (alternative[name] as string[]) : [];
+        refreshable = (await this.#applyScheme(name, scopes, request, signal)) || refreshable;
+      }
+      return { missing: [], refreshable };
+    }
+    return { missing: [...missing], refreshable: false };
+  }
+
+  /** Forgets cached OAuth2 tokens (after the upstream rejected one with 401). */
+  invalidateTokens(): void {
+    this.#tokens.clear();
+  }
+
+  #definition(name: string): Json | undefined {
+    const definition = this.#schemes[name];
+    return isObject(definition) ? definition : undefined;
+  }
+
+  #missing(name: string): string[] {
+    const definition = this.#definition(name);
+    if (!definition) return [];
+    const variables = credentialVariables(name, definition);
+    if (String(definition.type).toLowerCase() === 'oauth2' && clientCredentialsUrl(definition)) {
+      const token = variables[2] as string;
+      if (this.#env[token]) return [];
+      return variables.slice(0, 2).filter((v) => !this.#env[v]);
+    }
+    return variables.filter((v) => !this.#env[v]);
+  }
+
+  // Returns whether the credential is a fetched token that a retry could refresh.
+  async #applyScheme(
+    name: string,
+    scopes: string[],
+    req: HttpRequest,
+    signal: AbortSignal,
+  ): Promise<boolean> {
+    const definition = this.#definition(name);
+    if (!definition) return false;
+    const type = String(definition.type ?? '').toLowerCase();
+    const env = (suffix: string) => this.#env[envName(name, suffix)] ?? '';
+    if (type === 'apikey') {
+      const key = env('API_KEY');
+      const paramName = String(definition.name ?? 'api_key');
+      if (definition.in === 'query') {
+        const separator = req.path.includes('?') ? '&' : '?';
+        req.path += `${separator}${encodeURIComponent(paramName)}=${encodeURIComponent(key)}`;
+      } else if (definition.in === 'cookie') {
+        const cookie = `${paramName}=${encodeURIComponent(key)}`;
+        req.headers.cookie = req.headers.cookie ? `${req.headers.cookie}; ${cookie}` : cookie;
+      } else {
+        req.headers[paramName.toLowerCase()] = key;
+      }
+      return false;
+    }
+    if (type === 'basic' || (type === 'http' && String(definition.scheme).toLowerCase() === 'basic')) {
+      const encoded = Buffer.from(`${env('USERNAME')}:${env('PASSWORD')}`).toString('base64');
+      req.headers.authorization = `Basic ${encoded}`;
+      return false;
+    }
+    if (type === 'oauth2' && !env('TOKEN')) {
+      const tokenUrl = clientCredentialsUrl(definition);
+      if (tokenUrl) {
+        const token = await this.#clientCredentials(name, tokenUrl, scopes, signal);
+        req.headers.authorization = `Bearer ${token}`;
+        return true;
+      }
+    }
+    req.headers.authorization = `Bearer ${env('TOKEN')}`;
+    return false;
+  }
+
+  // OAuth2 client credentials (RFC 6749 §4.4): one token per scheme, shared by concurrent calls,
+  // refreshed 30 s before it expires or after the upstream rejects it.
+  async #clientCredentials(
+    name: string,
+    tokenUrl: string,
+    scopes: string[],
+    signal: AbortSignal,
+  ): Promise<string> {
+    const cached = this.#tokens.get(name);
+    if (cached) {
+      const token = await cached.catch(() => undefined);
+      if (token && token.expiresAt > Date.now()) return token.value;
+      if (this.#tokens.get(name) === cached) this.#tokens.delete(name);
+    }
+    let pending = this.#tokens.get(name);
+    if (!pending) {
+      pending = this.#fetchToken(name, tokenUrl, scopes, signal);
+      this.#tokens.set(name, pending);
+      pending.catch(() => this.#tokens.get(name) === pending && this.#tokens.delete(name));
+    }
+    return (await pending).value;
+  }
+
+  async #fetchToken(
+    name: string,
+    tokenUrl: string,
+    scopes: string[],
+    signal: AbortSignal,
+  ): Promise<CachedToken> {
+    const id = this.#env[envName(name, 'CLIENT_ID')] ?? '';
+    const secret = this.#env[envName(name, 'CLIENT_SECRET')] ?? '';
+    const configured = this.#env[envName(name, 'SCOPES')];
+    const scope = configured ?? scopes.join(' ');
+    const form = new URLSearchParams({ grant_type: 'client_credentials' });
+    if (scope) form.set('scope', scope);
+    try {
+      const response = await request(tokenUrl, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          accept: 'application/json',
+          authorization: `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`,
+        },
+        body: form.toString(),
+        signal: AbortSignal.any([signal, AbortSignal.timeout(this.#timeoutMs)]),
+      });
+      const text = await response.body.text();
+      if (response.statusCode >= 400) throw new Error(`HTTP ${response.statusCode}: ${text.slice(0, 500)}`);
+      const json = JSON.parse(text) as { access_token?: unknown; expires_in?: unknown };
+      if (typeof json.access_token !== 'string') throw new Error('the answer has no access_token');
+      const lifetime = typeof json.expires_in === 'number' ? json.expires_in : 3600;
+      return { value: json.access_token, expiresAt: Date.now() + Math.max(0, lifetime - 30) * 1000 };
+    } catch (error) {
+      throw new BridgeError(
+        'upstream_failed',
+        `cannot get an OAuth2 token for security scheme "${name}" from ${tokenUrl}: ${describeError(error)}`,
+        { cause: error },
+      );
+    }
+  }
+}
+
+/** The token URL of an OAuth2 scheme's client-credentials flow (OpenAPI 3 or Swagger 2 `application`). */
+export function clientCredentialsUrl(definition: Json): string | undefined {
+  if (isObject(definition.flows) && isObject(definition.flows.clientCredentials)) {
+    const url = definition.flows.clientCredentials.tokenUrl;
+    return typeof url === 'string' ? url : undefined;
+  }
+  if (definition.flow === 'application' && typeof definition.tokenUrl === 'string')
+    return definition.tokenUrl;
+  return undefined;
+}

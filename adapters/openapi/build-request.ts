@@ -1,0 +1,212 @@
+import { BridgeError } from '../../src/index.js';
+import type { BodyPlan, OperationPlan, ParamPlan } from './plan-operation.js';
+import { isObject } from './resolve-ref.js';
+
+/** An HTTP request ready to send: origin and raw path kept apart so nothing re-normalizes the path. */
+export interface HttpRequest {
+  method: string;
+  origin: string;
+  /** Path and query, percent-encoded, never normalized (`%2E%2E` stays a value, not `..`). */
+  path: string;
+  headers: Record<string, string>;
+  body?: string | Uint8Array | FormData;
+}
+
+/**
+ * Turns validated arguments into a request for `plan` against `baseUrl`: path parameters are
+ * percent-encoded whole (`/`, `?`, `#` and dot-segments cannot change the path), query parameters
+ * follow their `style`/`explode`, and the body is encoded for its media type.
+ */
+export function buildRequest(plan: OperationPlan, args: Record<string, unknown>, baseUrl: URL): HttpRequest {
+  let path = plan.path;
+  const query: string[] = [];
+  const headers: Record<string, string> = { accept: plan.accept };
+  const cookies: string[] = [];
+  for (const param of plan.params) {
+    const value = args[param.arg];
+    if (value === undefined || value === null) {
+      if (param.in === 'path') {
+        throw new BridgeError('invalid_arguments', `the path parameter "${param.arg}" is required`);
+      }
+      continue;
+    }
+    switch (param.in) {
+      case 'path':
+        path = path.split(`{${param.name}}`).join(serializePath(param, value));
+        break;
+      case 'query':
+        query.push(...serializeQuery(param, value));
+        break;
+      case 'header':
+        headers[param.name.toLowerCase()] = serializeSimple(param, value);
+        break;
+      case 'cookie':
+        cookies.push(`${param.name}=${encodeURIComponent(serializeSimple(param, value))}`);
+        break;
+    }
+  }
+  if (cookies.length > 0) headers.cookie = cookies.join('; ');
+  const basePath = baseUrl.pathname.replace(/\/+$/, '');
+  const request: HttpRequest = {
+    method: plan.method.toUpperCase(),
+    origin: baseUrl.origin,
+    path: `${basePath}${path}${query.length > 0 ? `?${query.join('&')}` : ''}`,
+    headers,
+  };
+  if (plan.body) {
+    const value = args[plan.body.arg];
+    if (value !== undefined) {
+      const encoded = encodeBody(plan.body, value);
+      request.body = encoded.body;
+      if (encoded.contentType) headers['content-type'] = encoded.contentType;
+    }
+  }
+  return request;
+}
+
+function scalar(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+}
+
+// Path segments: everything outside the unreserved set is encoded, and a value made only of dots
+// is encoded too, so that `..` can never climb out of the operation's path.
+function encodePathValue(text: string): string {
+  const encoded = encodeURIComponent(text).replace(
+    /[!'()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return /^\.+$/.test(encoded) ? encoded.replace(/\./g, '%2E') : encoded;
+}
+
+function serializePath(param: ParamPlan, value: unknown): string {
+  const e = encodePathValue;
+  if (param.json) return e(JSON.stringify(value));
+  const name = param.name;
+  if (Array.isArray(value)) {
+    const items = value.map((item) => e(scalar(item)));
+    if (param.style === 'label') return `.${items.join(param.explode ? '.' : ',')}`;
+    if (param.style === 'matrix') {
+      return param.explode ? items.map((item) => `;${name}=${item}`).join('') : `;${name}=${items.join(',')}`;
+    }
+    return items.join(',');
+  }
+  if (isObject(value)) {
+    const entries = Object.entries(value).map(([k, v]) => [e(k), e(scalar(v))] as const);
+    const pairs = param.explode ? entries.map(([k, v]) => `${k}=${v}`) : entries.flat();
+    if (param.style === 'label') return `.${pairs.join(param.explode ? '.' : ',')}`;
+    if (param.style === 'matrix') {
+      return param.explode ? pairs.map((pair) => `;${pair}`).join('') : `;${name}=${pairs.join(',')}`;
+    }
+    return pairs.join(',');
+  }
+  const text = e(scalar(value));
+  if (param.style === 'label') return `.${text}`;
+  if (param.style === 'matrix') return `;${name}=${text}`;
+  return text;
+}
+
+function encodeQueryValue(text: string, allowReserved: boolean): string {
+  if (!allowReserved) return encodeURIComponent(text);
+  // RFC 3986 reserved characters pass through; `&`, `=`, `#` and `+` would still break the query.
+  return encodeURI(text).replace(/[&=#+]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+const DELIMITERS: Record<string, string> = {
+  spaceDelimited: '%20',
+  pipeDelimited: '|',
+  tabDelimited: '%09',
+};
+
+function serializeQuery(param: ParamPlan, value: unknown): string[] {
+  const enc = (text: string) => encodeQueryValue(text, param.allowReserved);
+  const name = encodeURIComponent(param.name);
+  if (param.json) return [`${name}=${enc(JSON.stringify(value))}`];
+  if (Array.isArray(value)) {
+    const items = value.map((item) => enc(scalar(item)));
+    const delimiter = DELIMITERS[param.style];
+    if (param.explode) return items.map((item) => `${name}=${item}`);
+    return [`${name}=${items.join(delimiter ?? ',')}`];
+  }
+  if (isObject(value)) {
+    if (param.style === 'deepObject') return deepObject(name, value, enc);
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined);
+    if (param.explode) return entries.map(([k, v]) => `${encodeURIComponent(k)}=${enc(scalar(v))}`);
+    const delimiter = DELIMITERS[param.style] ?? ',';
+    return [`${name}=${entries.flatMap(([k, v]) => [enc(k), enc(scalar(v))]).join(delimiter)}`];
+  }
+  return [`${name}=${enc(scalar(value))}`];
+}
+
+function deepObject(prefix: string, value: Record<string, unknown>, enc: (text: string) => string): string[] {
+  const parts: string[] = [];
+  for (const [key, item] of Object.entries(value)) {
+    if (item === undefined) continue;
+    const name = `${prefix}%5B${encodeURIComponent(key)}%5D`;
+    if (isObject(item)) parts.push(...deepObject(name, item, enc));
+    else if (Array.isArray(item)) parts.push(...item.map((entry) => `${name}=${enc(scalar(entry))}`));
+    else parts.push(`${name}=${enc(scalar(item))}`);
+  }
+  return parts;
+}
+
+// Headers and cookies: `simple` style, arrays and objects as comma lists.
+function serializeSimple(param: ParamPlan, value: unknown): string {
+  if (param.json) return JSON.stringify(value);
+  if (Array.isArray(value)) return value.map(scalar).join(',');
+  if (isObject(value)) {
+    const entries = Object.entries(value);
+    return param.explode
+      ? entries.map(([k, v]) => `${k}=${scalar(v)}`).join(',')
+      : entries.flatMap(([k, v]) => [k, scalar(v)]).join(',');
+  }
+  return scalar(value).replace(/[\r\n]+/g, ' ');
+}
+
+function encodeBody(
+  body: BodyPlan,
+  value: unknown,
+): { body: string | Uint8Array | FormData; contentType?: string } {
+  switch (body.kind) {
+    case 'json':
+      return { body: JSON.stringify(value), contentType: body.mediaType };
+    case 'text':
+      return { body: scalar(value), contentType: body.mediaType };
+    case 'binary':
+      return { body: decodeBase64(value, body.arg), contentType: body.mediaType };
+    case 'form': {
+      const form = new URLSearchParams();
+      for (const [key, item] of Object.entries(isObject(value) ? value : {})) {
+        if (item === undefined || item === null) continue;
+        if (Array.isArray(item)) for (const entry of item) form.append(key, scalar(entry));
+        else form.append(key, scalar(item));
+      }
+      return { body: form.toString(), contentType: 'application/x-www-form-urlencoded' };
+    }
+    case 'multipart': {
+      // No content-type here: FormData sets it with its boundary.
+      const form = new FormData();
+      for (const [key, item] of Object.entries(isObject(value) ? value : {})) {
+        if (item === undefined || item === null) continue;
+        const entries = Array.isArray(item) && body.binaryFields.includes(key) ? item : [item];
+        for (const entry of entries) {
+          if (body.binaryFields.includes(key)) {
+            const bytes = decodeBase64(entry, `${body.arg}.${key}`);
+            form.append(key, new Blob([bytes], { type: 'application/octet-stream' }), key);
+          } else {
+            form.append(key, scalar(entry));
+          }
+        }
+      }
+      return { body: form };
+    }
+  }
+}
+
+function decodeBase64(value: unknown, where: string): Uint8Array {
+  if (typeof value !== 'string') {
+    throw new BridgeError('invalid_arguments', `"${where}" must be a base64-encoded string`);
+  }
+  return Buffer.from(value, 'base64');
+}

@@ -1,0 +1,308 @@
+import type { JsonSchema } from '../../src/index.js';
+import type { SpecVersion } from './load-document.js';
+import { isObject, type Json, resolvePointer } from './resolve-ref.js';
+
+/** Requests leave out `readOnly` properties; responses leave out `writeOnly` ones. */
+export type Direction = 'request' | 'response';
+
+/** Longest description kept inside a schema: long prose there costs tokens on every tools/list. */
+const MAX_SCHEMA_DESCRIPTION = 400;
+
+/** Keys that hold one subschema. */
+const SCHEMA_KEYS = [
+  'additionalProperties',
+  'items',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'additionalItems',
+] as const;
+/** Keys that hold a list of subschemas. */
+const SCHEMA_LIST_KEYS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'] as const;
+/** Keys that hold a map of name → subschema. */
+const SCHEMA_MAP_KEYS = [
+  'properties',
+  'patternProperties',
+  'dependentSchemas',
+  '$defs',
+  'definitions',
+] as const;
+/** OpenAPI-only keywords that are not JSON Schema, or that the bridge rewrites. */
+const DROPPED = new Set([
+  'nullable',
+  'x-nullable',
+  'discriminator',
+  'xml',
+  'externalDocs',
+  'example',
+  '$schema',
+  '$id',
+  'id',
+  'collectionFormat',
+]);
+const ANY_TYPE = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'];
+
+interface Converted {
+  schema: JsonSchema;
+  /** Pointers this schema refers to. */
+  deps: Set<string>;
+}
+
+/**
+ * Converts OpenAPI schemas (Swagger 2.0, 3.0 dialect, 3.1) to JSON Schema 2020-12. A `$ref` stays
+ * a `$ref`, rewritten to `#/$defs/Name`, so circular schemas stay finite and shared components
+ * are written once per tool. Each referenced component is converted once per direction for the
+ * whole spec (GitHub's spec references the same few hundred components from 1,000+ operations).
+ */
+export class SchemaConverter {
+  readonly #document: Json;
+  readonly #version: SpecVersion;
+  readonly #names = new Map<string, string>();
+  readonly #taken = new Set<string>();
+  readonly #cache: Record<Direction, Map<string, Converted>> = { request: new Map(), response: new Map() };
+
+  constructor(document: Json, version: SpecVersion) {
+    this.#document = document;
+    this.#version = version;
+  }
+
+  /**
+   * Converts `schema` and returns it with the `$defs` it needs hoisted into it (when `root`),
+   * or with the definitions to add to the caller's own root.
+   */
+  convert(schema: unknown, direction: Direction): { schema: JsonSchema; defs: Record<string, JsonSchema> } {
+    const deps = new Set<string>();
+    const converted = this.#convert(schema, direction, deps);
+    return { schema: converted, defs: this.definitions(deps, direction) };
+  }
+
+  /** The `$defs` for a set of referenced pointers and everything they refer to in turn. */
+  definitions(pointers: Iterable<string>, direction: Direction): Record<string, JsonSchema> {
+    const defs: Record<string, JsonSchema> = {};
+    const queue = [...pointers];
+    const seen = new Set(queue);
+    while (queue.length > 0) {
+      const pointer = queue.shift() as string;
+      const entry = this.#component(pointer, direction);
+      defs[this.defName(pointer)] = entry.schema;
+      for (const dep of entry.deps) {
+        if (!seen.has(dep)) {
+          seen.add(dep);
+          queue.push(dep);
+        }
+      }
+    }
+    return sortKeys(defs);
+  }
+
+  /** The `$defs` key of a referenced pointer: the component's own name when it is free. */
+  defName(pointer: string): string {
+    let name = this.#names.get(pointer);
+    if (name !== undefined) return name;
+    const segments = pointer.split('/');
+    const componentLike = /^#\/(components\/schemas|definitions)\/[^/]+$/.test(pointer);
+    const raw = componentLike ? (segments.at(-1) ?? 'schema') : segments.slice(1).join('_');
+    const base =
+      decodeURIComponent(raw)
+        .replace(/~1/g, '_')
+        .replace(/~0/g, '_')
+        .replace(/[^A-Za-z0-9_.-]+/g, '_') || 'schema';
+    name = base;
+    for (let n = 2; this.#taken.has(name); n++) name = `${base}_${n}`;
+    this.#taken.add(name);
+    this.#names.set(pointer, name);
+    return name;
+  }
+
+  /** Converts one subschema, collecting the pointers it refers to into `deps`. */
+  convertInline(schema: unknown, direction: Direction, deps: Set<string>): JsonSchema {
+    return this.#convert(schema, direction, deps);
+  }
+
+  #component(pointer: string, direction: Direction): Converted {
+    const cache = this.#cache[direction];
+    let entry = cache.get(pointer);
+    if (!entry) {
+      // Registered before converting: a self-reference only records the pointer, never recurses.
+      entry = { schema: {}, deps: new Set() };
+      cache.set(pointer, entry);
+      const target = resolvePointer(this.#document, pointer);
+      entry.schema = target === undefined ? {} : this.#convert(target, direction, entry.deps);
+    }
+    return entry;
+  }
+
+  #convert(input: unknown, direction: Direction, deps: Set<string>): JsonSchema {
+    if (input === true || input === undefined) return {};
+    if (input === false) return { not: {} };
+    if (!isObject(input)) return {};
+    if (typeof input.$ref === 'string') {
+      const ref = this.#ref(input.$ref, deps);
+      // OpenAPI 3.0 and Swagger ignore siblings of `$ref`; 3.1 (JSON Schema 2020-12) keeps them.
+      if (this.#version !== 'openapi31') {
+        return typeof input.description === 'string' ? { ...ref, description: trim(input.description) } : ref;
+      }
+      const rest = { ...input };
+      delete rest.$ref;
+      const converted = Object.keys(rest).length > 0 ? this.#convert(rest, direction, deps) : {};
+      // The sibling keywords were not a schema of their own: no type is inferred for them.
+      if (rest.type === undefined) delete converted.type;
+      return { ...ref, ...converted };
+    }
+    const out: JsonSchema = {};
+    for (const [key, value] of Object.entries(input)) {
+      if (DROPPED.has(key) || key.startsWith('x-')) continue;
+      if ((SCHEMA_MAP_KEYS as readonly string[]).includes(key) && isObject(value)) {
+        const map: Json = {};
+        for (const [name, sub] of Object.entries(value)) {
+          if (key === 'properties' && this.#hiddenIn(sub, direction)) continue;
+          map[name] = this.#convert(sub, direction, deps);
+        }
+        out[key === 'definitions' ? '$defs' : key] = map;
+      } else if ((SCHEMA_LIST_KEYS as readonly string[]).includes(key) && Array.isArray(value)) {
+        out[key] = value.map((sub) => this.#convert(sub, direction, deps));
+      } else if ((SCHEMA_KEYS as readonly string[]).includes(key)) {
+        if (key === 'items' && Array.isArray(value)) {
+          // Draft-4 tuple form (Swagger, 3.0) is `prefixItems` in 2020-12.
+          out.prefixItems = value.map((sub) => this.#convert(sub, direction, deps));
+        } else if (typeof value === 'boolean') {
+          out[key] = value;
+        } else {
+          out[key] = this.#convert(value, direction, deps);
+        }
+      } else if (key === 'description' && typeof value === 'string') {
+        out.description = trim(value);
+      } else if (key === 'required' && Array.isArray(value)) {
+        out.required = value;
+      } else {
+        out[key] = value;
+      }
+    }
+    this.#dialect(input, out);
+    if (Array.isArray(out.required) && isObject(out.properties)) {
+      const present = out.properties;
+      const required = (out.required as unknown[]).filter(
+        (name) => typeof name === 'string' && (name in present || !this.#hiddenName(input, name, direction)),
+      );
+      if (required.length > 0) out.required = [...new Set(required)];
+      else delete out.required;
+    } else if (Array.isArray(out.required) && out.required.length === 0) {
+      delete out.required;
+    }
+    return out;
+  }
+
+  #ref(ref: string, deps: Set<string>): JsonSchema {
+    if (!ref.startsWith('#')) return {};
+    deps.add(ref);
+    return { $ref: `#/$defs/${this.defName(ref)}` };
+  }
+
+  // OpenAPI 3.0 / Swagger keywords that JSON Schema 2020-12 spells differently.
+  #dialect(input: Json, out: JsonSchema): void {
+    if (this.#version !== 'openapi31') {
+      if (out.exclusiveMinimum === true && typeof out.minimum === 'number') {
+        out.exclusiveMinimum = out.minimum;
+        delete out.minimum;
+      } else if (typeof out.exclusiveMinimum === 'boolean') delete out.exclusiveMinimum;
+      if (out.exclusiveMaximum === true && typeof out.maximum === 'number') {
+        out.exclusiveMaximum = out.maximum;
+        delete out.maximum;
+      } else if (typeof out.exclusiveMaximum === 'boolean') delete out.exclusiveMaximum;
+    }
+    if (out.type === 'file') {
+      out.type = 'string';
+      out.contentEncoding = 'base64';
+    } else if (out.format === 'binary' && (out.type === 'string' || out.type === undefined)) {
+      out.type = 'string';
+      out.contentEncoding = 'base64';
+      delete out.format;
+    }
+    if (input.example !== undefined && out.examples === undefined) out.examples = [input.example];
+    if (isObject(input.discriminator) && typeof input.discriminator.propertyName === 'string') {
+      const note = `Variants are told apart by the "${input.discriminator.propertyName}" property.`;
+      out.description = typeof out.description === 'string' ? `${out.description} ${note}` : note;
+    }
+    const hasComposition = out.allOf !== undefined || out.anyOf !== undefined || out.oneOf !== undefined;
+    if (out.type === undefined && !hasComposition && out.$ref === undefined && out.not === undefined) {
+      const inferred = inferType(out);
+      if (inferred !== undefined) out.type = inferred;
+    }
+    if (out.type === 'array' && out.items === undefined && out.prefixItems === undefined) out.items = {};
+    if (input.nullable === true || input['x-nullable'] === true) makeNullable(out);
+  }
+
+  // A property hidden from this direction: readOnly in requests, writeOnly in responses.
+  #hiddenIn(sub: unknown, direction: Direction): boolean {
+    const key = direction === 'request' ? 'readOnly' : 'writeOnly';
+    if (!isObject(sub)) return false;
+    if (sub[key] === true) return true;
+    if (typeof sub.$ref === 'string') {
+      const target = resolvePointer(this.#document, sub.$ref);
+      return isObject(target) && target[key] === true;
+    }
+    return false;
+  }
+
+  #hiddenName(input: Json, name: string, direction: Direction): boolean {
+    const properties = isObject(input.properties) ? input.properties : {};
+    return name in properties && this.#hiddenIn(properties[name], direction);
+  }
+}
+
+function inferType(schema: JsonSchema): unknown {
+  if (schema.properties !== undefined || schema.additionalProperties !== undefined) return 'object';
+  if (schema.items !== undefined || schema.prefixItems !== undefined) return 'array';
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) {
+    const types = [...new Set(schema.enum.map(jsonType))];
+    return types.length === 1 ? types[0] : types;
+  }
+  if (schema.const !== undefined) return jsonType(schema.const);
+  if (schema.pattern !== undefined || schema.minLength !== undefined || schema.maxLength !== undefined) {
+    return 'string';
+  }
+  if (schema.minimum !== undefined || schema.maximum !== undefined || schema.multipleOf !== undefined) {
+    return 'number';
+  }
+  if (typeof schema.format === 'string') return 'string';
+  return ANY_TYPE;
+}
+
+function jsonType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}
+
+function makeNullable(out: JsonSchema): void {
+  if (typeof out.type === 'string') out.type = [out.type, 'null'];
+  else if (Array.isArray(out.type)) {
+    if (!out.type.includes('null')) out.type = [...out.type, 'null'];
+  } else {
+    const copy = { ...out };
+    for (const key of Object.keys(out)) delete out[key];
+    out.anyOf = [copy, { type: 'null' }];
+    return;
+  }
+  if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
+}
+
+// Same rule as the tool descriptions: markdown links keep their words, not their URLs.
+function trim(text: string): string {
+  const clean = text.replace(/\[([^\]]+)\]\((?:https?:\/\/|\/)[^)\s]*\)/g, '$1').trim();
+  return clean.length <= MAX_SCHEMA_DESCRIPTION
+    ? clean
+    : `${clean.slice(0, MAX_SCHEMA_DESCRIPTION - 1).trimEnd()}…`;
+}
+
+function sortKeys<T>(record: Record<string, T>): Record<string, T> {
+  const sorted: Record<string, T> = {};
+  for (const key of Object.keys(record).sort()) sorted[key] = record[key] as T;
+  return sorted;
+}

@@ -1,0 +1,219 @@
+import { readFile } from 'node:fs/promises';
+import { isAbsolute, resolve } from 'node:path';
+import { BridgeError, describeError } from '../../src/index.js';
+
+/** The OpenAPI generation a document is written in; decides the schema dialect and the layout. */
+export type SpecVersion = 'swagger2' | 'openapi30' | 'openapi31';
+
+/** A loaded document: one JSON tree in which every `$ref` is internal (`#/...`). */
+export interface LoadedDocument {
+  /** The whole document, external references already bundled in. */
+  document: Record<string, unknown>;
+  version: SpecVersion;
+  /** Where it came from: an absolute file path or a URL. */
+  location: string;
+  /** Local files it was built from (the spec and the files it references), for hot reload. */
+  files: string[];
+}
+
+export interface LoadOptions {
+  /** Run the strict OpenAPI validation (many real specs fail it and still work). */
+  validate?: boolean;
+  /** Follow `$ref`s to http(s) URLs. */
+  allowRemoteRefs?: boolean;
+  signal?: AbortSignal;
+}
+
+/**
+ * Reads a spec from a file path or URL (JSON or YAML) and returns it with every reference internal.
+ * The common case, one self-contained file, is read and parsed directly: swagger-parser (slow to
+ * import, and it walks the whole tree) is loaded only to bundle external references or to validate.
+ */
+export async function loadDocument(
+  spec: string,
+  baseDir: string,
+  options: LoadOptions = {},
+): Promise<LoadedDocument> {
+  const remote = /^https?:\/\//i.test(spec);
+  const location = remote || isAbsolute(spec) ? spec : resolve(baseDir, spec);
+  const text = remote ? await fetchText(location, options.signal) : await readText(location);
+  if (!text.trimStart().startsWith('{')) await preloadYaml();
+  let document = parseText(text, location);
+  const version = detectVersion(document, location);
+  const files = remote ? [] : [location];
+
+  if (hasExternalRefs(text)) {
+    if (remote && !options.allowRemoteRefs) {
+      throw new BridgeError(
+        'load_failed',
+        `${location}: the spec references other documents by URL; pass --allow-remote-refs to follow them.`,
+      );
+    }
+    document = await bundle(location, document, options, files);
+  }
+  if (options.validate) await validate(location, document);
+  return { document, version, location, files };
+}
+
+async function readText(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : describeError(error);
+    throw new BridgeError('load_failed', `cannot read the OpenAPI spec ${path}: ${why}.`, { cause: error });
+  }
+}
+
+async function fetchText(url: string, signal?: AbortSignal): Promise<string> {
+  const { request } = await import('undici');
+  try {
+    const response = await request(url, {
+      headers: { accept: 'application/json, application/yaml;q=0.9, */*;q=0.5' },
+      maxRedirections: 5,
+      ...(signal ? { signal } : {}),
+    } as Parameters<typeof request>[1]);
+    const text = await response.body.text();
+    if (response.statusCode >= 400) {
+      throw new Error(`the server answered HTTP ${response.statusCode}`);
+    }
+    return text;
+  } catch (error) {
+    throw new BridgeError('load_failed', `cannot fetch the OpenAPI spec ${url}: ${describeError(error)}.`, {
+      cause: error,
+    });
+  }
+}
+
+/** JSON when it looks like JSON (fast path for the 13 MB specs), YAML otherwise. */
+export function parseText(text: string, location: string): Record<string, unknown> {
+  const trimmed = text.trimStart();
+  let parsed: unknown;
+  if (trimmed.startsWith('{')) {
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      throw new BridgeError('load_failed', `${location} is not valid JSON: ${describeError(error)}.`, {
+        cause: error,
+      });
+    }
+  } else {
+    parsed = parseYaml(text, location);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new BridgeError(
+      'load_failed',
+      `${location} is not an OpenAPI document: its top level is not an object.`,
+    );
+  }
+  return parsed as Record<string, unknown>;
+}
+
+let yamlModule: typeof import('yaml') | undefined;
+function parseYaml(text: string, location: string): unknown {
+  // `yaml` is imported only for YAML specs (see `preloadYaml`): JSON specs never pay for it.
+  if (!yamlModule) throw new BridgeError('internal', 'the YAML parser was not loaded');
+  try {
+    return yamlModule.parse(text, { maxAliasCount: 10_000, merge: true });
+  } catch (error) {
+    throw new BridgeError(
+      'load_failed',
+      `${location} is neither valid JSON nor valid YAML: ${describeError(error)}.`,
+      {
+        cause: error,
+      },
+    );
+  }
+}
+
+/** Loads the YAML parser; called before `parseText` is given YAML. */
+export async function preloadYaml(): Promise<void> {
+  yamlModule ??= await import('yaml');
+}
+
+function detectVersion(document: Record<string, unknown>, location: string): SpecVersion {
+  if (typeof document.swagger === 'string') {
+    if (document.swagger.startsWith('2.')) return 'swagger2';
+    throw new BridgeError(
+      'load_failed',
+      `${location}: Swagger version ${document.swagger} is not supported (2.0 is).`,
+    );
+  }
+  if (typeof document.openapi === 'string') {
+    if (document.openapi.startsWith('3.0')) return 'openapi30';
+    if (document.openapi.startsWith('3.1')) return 'openapi31';
+    throw new BridgeError(
+      'load_failed',
+      `${location}: OpenAPI version ${document.openapi} is not supported (2.0, 3.0 and 3.1 are).`,
+    );
+  }
+  throw new BridgeError(
+    'load_failed',
+    `${location} is not an OpenAPI document: it has neither an "openapi" nor a "swagger" version field.`,
+  );
+}
+
+// A `$ref` whose value does not start with `#` points into another document.
+const EXTERNAL_REF = /["']?\$ref["']?\s*:\s*["']?(?!#)[^\s"'#]/;
+
+function hasExternalRefs(text: string): boolean {
+  return EXTERNAL_REF.test(text);
+}
+
+// Loaded on demand: importing swagger-parser costs more than reading most specs.
+async function swaggerParser() {
+  const module = await import('@apidevtools/swagger-parser');
+  return module.default;
+}
+
+async function bundle(
+  location: string,
+  document: Record<string, unknown>,
+  options: LoadOptions,
+  files: string[],
+): Promise<Record<string, unknown>> {
+  const SwaggerParser = await swaggerParser();
+  const parser = new SwaggerParser();
+  try {
+    const bundled = await parser.bundle(
+      location,
+      structuredClone(document) as never,
+      {
+        resolve: { external: true, http: options.allowRemoteRefs ? { timeout: 20_000 } : false },
+      } as never,
+    );
+    for (const path of parser.$refs.paths('file')) if (!files.includes(path)) files.push(path);
+    return bundled as unknown as Record<string, unknown>;
+  } catch (error) {
+    const hint = options.allowRemoteRefs
+      ? ''
+      : ' (references to http(s) URLs are followed only with --allow-remote-refs)';
+    throw new BridgeError(
+      'load_failed',
+      `${location}: cannot resolve an external $ref${hint}: ${describeError(error)}.`,
+      {
+        cause: error,
+      },
+    );
+  }
+}
+
+async function validate(location: string, document: Record<string, unknown>): Promise<void> {
+  const SwaggerParser = await swaggerParser();
+  try {
+    await SwaggerParser.validate(
+      structuredClone(document) as never,
+      {
+        resolve: { external: false },
+        dereference: { circular: 'ignore' },
+      } as never,
+    );
+  } catch (error) {
+    throw new BridgeError(
+      'load_failed',
+      `${location} fails OpenAPI validation (--validate): ${describeError(error)}. Drop --validate to serve it anyway.`,
+      { cause: error },
+    );
+  }
+}

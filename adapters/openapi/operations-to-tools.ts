@@ -1,0 +1,176 @@
+import {
+  compileValidator,
+  describeError,
+  type Logger,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolResult,
+} from '../../src/index.js';
+import type { Authenticator } from './authenticate.js';
+import { resolveBaseUrl } from './base-url.js';
+import { buildRequest } from './build-request.js';
+import { SchemaConverter } from './convert-schema.js';
+import { inferAnnotations } from './infer-annotations.js';
+import type { OperationInfo } from './list-operations.js';
+import type { LoadedDocument } from './load-document.js';
+import { nameTools } from './name-tools.js';
+import { type OperationPlan, planOperation, trimText } from './plan-operation.js';
+import { isObject } from './resolve-ref.js';
+import { responseToResult } from './response-to-result.js';
+import type { HttpSender } from './send-request.js';
+
+/** Longest tool description: summary, description and notes together. */
+const DESCRIPTION_BUDGET = 1_200;
+const IDEMPOTENT_METHODS = new Set(['get', 'head', 'options', 'trace', 'put', 'delete']);
+
+/** What every tool of one source shares at call time. */
+export interface CallSetup {
+  loaded: LoadedDocument;
+  sender: HttpSender;
+  auth: Authenticator;
+  baseUrl?: string;
+  headers: Record<string, string>;
+  timeoutMs: number;
+  retries: number;
+  relaxOutput: boolean;
+  forwardAuth: boolean;
+}
+
+/** An operation turned into a tool, with what dynamic mode needs to search it. */
+export interface OperationTool {
+  definition: ToolDefinition;
+  operation: OperationInfo;
+}
+
+/**
+ * One tool per operation. An operation that cannot be converted is skipped with a warning that
+ * names it; the others are served.
+ */
+export function operationsToTools(
+  operations: OperationInfo[],
+  setup: CallSetup,
+  log: Logger,
+): OperationTool[] {
+  const { document, version } = setup.loaded;
+  const converter = new SchemaConverter(document, version);
+  const names = nameTools(operations);
+  const tools: OperationTool[] = [];
+  operations.forEach((operation, index) => {
+    const name = names[index] as string;
+    try {
+      tools.push({ definition: toTool(name, operation, converter, setup), operation });
+    } catch (error) {
+      log.warn(
+        `skipped operation ${operation.method.toUpperCase()} ${operation.path} (${name}): ${describeError(error)}`,
+      );
+    }
+  });
+  return tools;
+}
+
+function toTool(
+  name: string,
+  operation: OperationInfo,
+  converter: SchemaConverter,
+  setup: CallSetup,
+): ToolDefinition {
+  const { document, version } = setup.loaded;
+  const planned = planOperation(operation, document, version, converter);
+  const extension = isObject(operation.operation['x-mcp']) ? operation.operation['x-mcp'] : {};
+  const annotations = inferAnnotations(operation);
+  const outputSchema = setup.relaxOutput ? undefined : planned.outputSchema;
+  const timeoutMs = typeof extension.timeoutMs === 'number' ? extension.timeoutMs : setup.timeoutMs;
+  const title =
+    typeof extension.title === 'string'
+      ? extension.title
+      : (operation.summary ?? operation.operationId ?? name);
+  const description =
+    typeof extension.description === 'string' ? extension.description : describeOperation(operation);
+
+  let checkOutput: ((value: unknown) => string[]) | undefined;
+  const outputChecker = () => {
+    if (checkOutput || !outputSchema) return checkOutput;
+    try {
+      const validate = compileValidator(outputSchema);
+      checkOutput = (value) => validate(value).map((v) => `${v.path || '(body)'} ${v.message}`);
+    } catch {
+      checkOutput = () => [];
+    }
+    return checkOutput;
+  };
+
+  const definition: ToolDefinition = {
+    name,
+    title: trimText(title, 120),
+    description,
+    inputSchema: planned.inputSchema,
+    annotations,
+    invoke: (args, context) =>
+      callOperation(name, planned.plan, args, context, setup, timeoutMs, outputChecker()),
+  };
+  if (outputSchema) definition.outputSchema = outputSchema;
+  return definition;
+}
+
+function describeOperation(operation: OperationInfo): string {
+  const parts: string[] = [];
+  if (operation.summary) parts.push(operation.summary);
+  if (operation.description && operation.description !== operation.summary) parts.push(operation.description);
+  if (parts.length === 0) parts.push(`${operation.method.toUpperCase()} ${operation.path}`);
+  const deprecated = operation.deprecated
+    ? 'Deprecated: the API may remove this operation; prefer an alternative.'
+    : '';
+  const budget = DESCRIPTION_BUDGET - (deprecated ? deprecated.length + 2 : 0);
+  const text = trimText(parts.join('\n\n'), budget);
+  return deprecated ? `${text}\n\n${deprecated}` : text;
+}
+
+const baseUrls = new WeakMap<object, URL>();
+
+async function callOperation(
+  name: string,
+  plan: OperationPlan,
+  args: Record<string, unknown>,
+  context: ToolContext,
+  setup: CallSetup,
+  timeoutMs: number,
+  checkOutput: ((value: unknown) => string[]) | undefined,
+): Promise<ToolResult> {
+  const key = plan.servers ?? setup;
+  let baseUrl = baseUrls.get(key);
+  if (!baseUrl) {
+    const { document, version, location } = setup.loaded;
+    baseUrl = resolveBaseUrl(document, version, location, setup.baseUrl, plan.servers);
+    baseUrls.set(key, baseUrl);
+  }
+  const idempotent = IDEMPOTENT_METHODS.has(plan.method);
+  let applied = { missing: [] as string[], refreshable: false };
+  let request = buildRequest(plan, args, baseUrl);
+  const prepare = async () => {
+    request = buildRequest(plan, args, baseUrl);
+    Object.assign(request.headers, setup.headers);
+    applied = await setup.auth.apply(plan.security, request, context.signal);
+    // The MCP client's own credentials go upstream only when the user asked for it.
+    if (setup.forwardAuth && context.authorization) request.headers.authorization = context.authorization;
+  };
+  await prepare();
+  const options = { timeoutMs, retries: setup.retries, idempotent, signal: context.signal };
+  let response = await setup.sender.send(request, options);
+  if (response.status === 401 && applied.refreshable) {
+    // A cached OAuth2 token may have been revoked early: fetch a fresh one and try once more.
+    setup.auth.invalidateTokens();
+    await prepare();
+    response = await setup.sender.send(request, options);
+  }
+  return responseToResult(
+    request,
+    response,
+    {
+      toolName: name,
+      relaxed: setup.relaxOutput,
+      missingCredentials: applied.missing,
+      ...(checkOutput ? { checkOutput } : {}),
+    },
+    context,
+  );
+}

@@ -1,0 +1,39 @@
+import { BridgeError } from '../../src/index.js';
+
+/** A JSON object of the spec. */
+export type Json = Record<string, unknown>;
+
+/** Whether `value` is a plain JSON object. */
+export function isObject(value: unknown): value is Json {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** The value a local JSON pointer (`#/components/schemas/Pet`) designates, or `undefined`. */
+export function resolvePointer(document: Json, ref: string): unknown {
+  if (!ref.startsWith('#')) return undefined;
+  const path = ref.slice(1);
+  if (path === '') return document;
+  let current: unknown = document;
+  for (const raw of path.slice(1).split('/')) {
+    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(current)) current = current[Number(key)];
+    else if (isObject(current)) current = current[key];
+    else return undefined;
+  }
+  return current;
+}
+
+/**
+ * Follows `$ref` chains (a parameter that refers to a parameter that refers to …) to the object
+ * they end at. Throws a `BridgeError` naming the reference when it leads nowhere or loops.
+ */
+export function deref<T = Json>(document: Json, value: unknown): T {
+  let current = value;
+  for (let hops = 0; isObject(current) && typeof current.$ref === 'string'; hops++) {
+    if (hops > 32) throw new BridgeError('invalid_input', `$ref loop at ${current.$ref}`);
+    const target = resolvePointer(document, current.$ref);
+    if (target === undefined) throw new BridgeError('invalid_input', `$ref ${current.$ref} points nowhere`);
+    current = target;
+  }
+  return current as T;
+}

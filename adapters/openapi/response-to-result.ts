@@ -1,0 +1,188 @@
+import { type ContentBlock, pageOutput, type ToolContext, type ToolResult } from '../../src/index.js';
+import type { HttpRequest } from './build-request.js';
+import type { HttpResponse } from './send-request.js';
+
+/** Characters of a text body returned inline before the rest is paged (about 20,000 tokens). */
+export const PAGE_CHARS = 80_000;
+/** Characters of an error body kept in the error text. */
+const ERROR_BODY_CHARS = 4_000;
+/** Binary bodies above this size are linked, not embedded. */
+const EMBED_BYTES = 1024 * 1024;
+
+export interface ResultOptions {
+  toolName: string;
+  /** Checks a JSON body against the declared output schema: violations, or `[]`. Absent: not declared. */
+  checkOutput?: (value: unknown) => string[];
+  /** `--relax-output`: structured content without a declared schema, never checked. */
+  relaxed: boolean;
+  /** Credential variables that were not set, for a 401/403 hint. */
+  missingCredentials: string[];
+}
+
+/**
+ * Turns an upstream answer into a tool result: JSON as compact text plus `structuredContent`,
+ * text as text, images and audio as such, other bytes as an embedded (or linked) blob, never
+ * UTF-8-decoded; long text paged into the resource store; non-2xx as `isError` with the status,
+ * reason, the start of the body and whether retrying makes sense.
+ */
+export function responseToResult(
+  request: HttpRequest,
+  response: HttpResponse,
+  options: ResultOptions,
+  context: ToolContext,
+): ToolResult {
+  const mediaType = (response.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (response.status < 200 || response.status >= 300)
+    return errorResult(request, response, mediaType, options);
+  if (response.body.length === 0) {
+    return { content: [{ type: 'text', text: `HTTP ${response.status} ${response.reason}`.trim() }] };
+  }
+  if (mediaType.startsWith('image/') && mediaType !== 'image/svg+xml') {
+    return { content: [{ type: 'image', data: response.body.toString('base64'), mimeType: mediaType }] };
+  }
+  if (mediaType.startsWith('audio/')) {
+    return { content: [{ type: 'audio', data: response.body.toString('base64'), mimeType: mediaType }] };
+  }
+  const text = textOf(response.body, mediaType);
+  if (text === undefined)
+    return binaryResult(response.body, mediaType || 'application/octet-stream', options, context);
+
+  if (isJsonType(mediaType) || (mediaType === '' && /^\s*[[{]/.test(text))) {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return pagedText(text, mediaType || 'text/plain', options, context);
+    }
+    const compact = JSON.stringify(value);
+    const result = pagedText(compact, 'application/json', options, context);
+    const isObjectValue = value !== null && typeof value === 'object' && !Array.isArray(value);
+    if (options.checkOutput) {
+      const violations = options.checkOutput(value);
+      if (violations.length > 0) {
+        const note =
+          `The response of ${options.toolName} does not match the schema its API declares ` +
+          `(${violations.slice(0, 5).join('; ')}). The body follows. ` +
+          'Start the bridge with --relax-output to accept responses that drift from the spec.';
+        return { content: [{ type: 'text', text: note }, ...result.content], isError: true };
+      }
+      result.structuredContent = value as Record<string, unknown>;
+    } else if (options.relaxed && isObjectValue) {
+      result.structuredContent = value as Record<string, unknown>;
+    }
+    return result;
+  }
+  return pagedText(text, mediaType || 'text/plain', options, context);
+}
+
+function pagedText(text: string, mimeType: string, options: ResultOptions, context: ToolContext): ToolResult {
+  const paged = pageOutput(text, {
+    store: context.resources,
+    caller: context.caller,
+    pageSize: PAGE_CHARS,
+    mimeType,
+    label: `${options.toolName} response`,
+  });
+  return { content: [{ type: 'text', text: paged.firstPage }, ...paged.links] };
+}
+
+function binaryResult(
+  bytes: Buffer,
+  mimeType: string,
+  options: ResultOptions,
+  context: ToolContext,
+): ToolResult {
+  const stored = context.resources.put(
+    { name: `${options.toolName} response`, mimeType, bytes: new Uint8Array(bytes) },
+    context.caller,
+  );
+  const content: ContentBlock[] =
+    bytes.length <= EMBED_BYTES
+      ? [{ type: 'resource', resource: { uri: stored.uri, mimeType, blob: bytes.toString('base64') } }]
+      : [
+          {
+            type: 'text',
+            text: `The response is ${bytes.length} bytes of ${mimeType}; read it from the linked resource.`,
+          },
+          { type: 'resource_link', uri: stored.uri, name: stored.name, mimeType, size: stored.size },
+        ];
+  return { content };
+}
+
+function errorResult(
+  request: HttpRequest,
+  response: HttpResponse,
+  mediaType: string,
+  options: ResultOptions,
+): ToolResult {
+  const lines = [
+    `HTTP ${response.status} ${response.reason} from ${request.method} ${request.path.split('?')[0]}.`.replace(
+      '  ',
+      ' ',
+    ),
+  ];
+  if (response.status === 429 || response.status === 503) {
+    const after = response.headers['retry-after'];
+    lines.push(
+      `The upstream asks to retry later${after ? ` (Retry-After: ${after})` : ''}` +
+        `${response.attempts > 1 ? `; the bridge already tried ${response.attempts} times` : ''}.`,
+    );
+  } else if (response.status === 502 || response.status === 504) {
+    lines.push('A gateway failed; retrying may help.');
+  } else if (response.status === 401 || response.status === 403) {
+    if (options.missingCredentials.length > 0) {
+      lines.push(
+        `No credentials were sent: set ${options.missingCredentials.join(' or ')} in the bridge's environment.`,
+      );
+    }
+  } else if (response.status >= 400 && response.status < 500) {
+    lines.push('Retrying with the same arguments will fail the same way; fix the request.');
+  }
+  const text = textOf(response.body, mediaType);
+  if (text === undefined) lines.push(`(${response.body.length} bytes of ${mediaType || 'binary data'})`);
+  else if (text.length > 0) {
+    lines.push(
+      text.length > ERROR_BODY_CHARS
+        ? `${text.slice(0, ERROR_BODY_CHARS)}… [${text.length} characters in all]`
+        : text,
+    );
+  }
+  return { content: [{ type: 'text', text: lines.join('\n') }], isError: true };
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** The body as text when it is text: by media type, else when it decodes as UTF-8. */
+function textOf(body: Buffer, mediaType: string): string | undefined {
+  const declaredText =
+    mediaType.startsWith('text/') ||
+    isJsonType(mediaType) ||
+    mediaType.endsWith('+xml') ||
+    mediaType === 'application/xml' ||
+    mediaType === 'image/svg+xml' ||
+    mediaType === 'application/x-www-form-urlencoded' ||
+    mediaType === 'application/javascript' ||
+    mediaType === 'application/yaml';
+  if (declaredText) return body.toString('utf8');
+  // A declared non-text type is bytes; only an undeclared body is sniffed.
+  if (mediaType !== '') return undefined;
+  try {
+    const text = decoder.decode(body);
+    // Control characters other than whitespace mean bytes, even when they happen to be valid UTF-8.
+    return hasControlCharacters(text) ? undefined : text;
+  } catch {
+    return undefined;
+  }
+}
+
+function isJsonType(mediaType: string): boolean {
+  return mediaType === 'application/json' || mediaType.endsWith('+json');
+}
+
+function hasControlCharacters(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0d && code !== 0x0c) return true;
+  }
+  return false;
+}

@@ -1,0 +1,179 @@
+import { STATUS_CODES } from 'node:http';
+import { Agent, type Dispatcher } from 'undici';
+import { BridgeError, describeError } from '../../src/index.js';
+import type { HttpRequest } from './build-request.js';
+
+/** What came back, body as raw bytes: decoding is the result step's business (binary stays binary). */
+export interface HttpResponse {
+  status: number;
+  reason: string;
+  headers: Record<string, string>;
+  body: Buffer;
+  /** How many attempts it took. */
+  attempts: number;
+}
+
+export interface SendOptions {
+  timeoutMs: number;
+  retries: number;
+  /** Whether the method may be repeated (GET, HEAD, OPTIONS, PUT, DELETE, TRACE). */
+  idempotent: boolean;
+  signal: AbortSignal;
+  /** Largest body read, in bytes; more fails the call rather than the process. */
+  maxBodyBytes?: number;
+}
+
+const RETRY_STATUSES = new Set([429, 502, 503, 504]);
+const RETRY_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+const MAX_RETRY_WAIT_MS = 30_000;
+const DEFAULT_MAX_BODY = 64 * 1024 * 1024;
+
+/** Sends requests over one keep-alive pool, with timeouts and retries. One per source. */
+export class HttpSender {
+  readonly #agent: Dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: 64 });
+
+  /**
+   * Sends `request`. Retries only idempotent methods, on 429/502/503/504 and connection failures,
+   * with exponential backoff or the server's `Retry-After`. Throws a `BridgeError` that says what
+   * failed and whether trying again makes sense.
+   */
+  async send(request: HttpRequest, options: SendOptions): Promise<HttpResponse> {
+    const deadline = AbortSignal.timeout(options.timeoutMs);
+    const signal = AbortSignal.any([options.signal, deadline]);
+    const retries = options.idempotent ? options.retries : 0;
+    for (let attempt = 0; ; attempt++) {
+      let response: HttpResponse | undefined;
+      let failure: unknown;
+      try {
+        response = await this.#once(request, signal, options.maxBodyBytes ?? DEFAULT_MAX_BODY);
+        response.attempts = attempt + 1;
+      } catch (error) {
+        failure = error;
+      }
+      if (options.signal.aborted)
+        throw new BridgeError('aborted', 'The call was cancelled.', { cause: failure });
+      if (deadline.aborted) {
+        throw new BridgeError(
+          'timeout',
+          `the upstream ${request.origin} did not answer within ${options.timeoutMs} ms` +
+            `${attempt > 0 ? ` (${attempt + 1} attempts)` : ''}; retrying may help, or raise --timeout`,
+          { cause: failure },
+        );
+      }
+      const retryable = response ? RETRY_STATUSES.has(response.status) : RETRY_CODES.has(errorCode(failure));
+      if (retryable && attempt < retries) {
+        const wait = response ? retryAfterMs(response.headers['retry-after']) : undefined;
+        const delay = wait ?? Math.min(MAX_RETRY_WAIT_MS, 200 * 2 ** attempt) * (0.75 + Math.random() * 0.5);
+        if (delay <= MAX_RETRY_WAIT_MS) {
+          // An abort during the wait shows up in the checks above on the next turn.
+          await sleep(delay, signal);
+          continue;
+        }
+      }
+      if (response) return response;
+      throw connectionError(request, failure, attempt + 1);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#agent.close();
+  }
+
+  async #once(request: HttpRequest, signal: AbortSignal, maxBody: number): Promise<HttpResponse> {
+    const answer = await this.#agent.request({
+      origin: request.origin,
+      path: request.path,
+      method: request.method as Dispatcher.HttpMethod,
+      headers: request.headers,
+      body: request.body as Dispatcher.DispatchOptions['body'],
+      signal,
+    });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of answer.body) {
+      size += (chunk as Buffer).length;
+      if (size > maxBody) {
+        answer.body.destroy();
+        throw new BridgeError('upstream_failed', `the response body is larger than ${maxBody} bytes`);
+      }
+      chunks.push(chunk as Buffer);
+    }
+    const headers: Record<string, string> = {};
+    for (const [key, value] of Object.entries(answer.headers)) {
+      if (value !== undefined) headers[key] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    return {
+      status: answer.statusCode,
+      reason: STATUS_CODES[answer.statusCode] ?? '',
+      headers,
+      body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks),
+      attempts: 1,
+    };
+  }
+}
+
+function errorCode(error: unknown): string {
+  let current = error;
+  for (let depth = 0; current instanceof Error && depth < 4; depth++) {
+    const code = (current as NodeJS.ErrnoException).code;
+    if (typeof code === 'string') return code;
+    current = current.cause;
+  }
+  return '';
+}
+
+function connectionError(request: HttpRequest, error: unknown, attempts: number): BridgeError {
+  if (error instanceof BridgeError) return error;
+  const code = errorCode(error);
+  const tries = attempts > 1 ? ` after ${attempts} attempts` : '';
+  let what: string;
+  if (code === 'ECONNREFUSED')
+    what = `connection refused by ${request.origin}${tries}: the upstream is not running or not reachable; retry once it is up`;
+  else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    what = `the host of ${request.origin} cannot be resolved${tries}; check --base-url`;
+  else if (
+    /CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code) ||
+    /certificate|TLS|SSL/i.test(describeError(error))
+  ) {
+    what = `TLS failure talking to ${request.origin} (${code || 'handshake'}); retrying will not help until the certificate problem is fixed`;
+  } else if (RETRY_CODES.has(code))
+    what = `the connection to ${request.origin} failed (${code})${tries}; retrying may help`;
+  else what = `the request to ${request.origin} failed${tries}: ${describeError(error)}`;
+  return new BridgeError('upstream_failed', what, { cause: error });
+}
+
+/** `Retry-After` as seconds or an HTTP date, in milliseconds (RFC 9110 §10.2.3). */
+export function retryAfterMs(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal.aborted) {
+      resolve(false);
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
