@@ -21,7 +21,7 @@ export interface OperationProblems {
 
 /**
  * Parses and validates `source` against the schema (graphql-js `validate`), picks the operation
- * to run, and checks `variables` against its variable definitions. Nothing is sent when this
+ * to run, lets `accept` refuse it (by kind), and checks `variables` against its variable definitions. Nothing is sent when this
  * fails, and the messages are graphql-js's, so they match what a GraphQL server would say.
  */
 export function checkOperation(
@@ -29,6 +29,7 @@ export function checkOperation(
   source: string,
   variables: Record<string, unknown>,
   operationName?: string,
+  accept?: (operation: OperationDefinitionNode) => string | undefined,
 ): CheckedOperation | OperationProblems {
   let document: DocumentNode;
   try {
@@ -48,6 +49,8 @@ export function checkOperation(
       ],
     };
   }
+  const refused = accept?.(operation);
+  if (refused) return { problems: [refused] };
   const checked = checkVariables(schema, operation, variables);
   return checked.length > 0 ? { problems: checked } : { document, operation };
 }

@@ -52,16 +52,15 @@ function genericTool(context: ToolFactoryContext, kind: 'query' | 'mutation'): T
       const operationName = typeof args.operationName === 'string' ? args.operationName : undefined;
       const variables = parseVariables(args.variables);
       if (typeof variables === 'string') return refuse(name, [variables]);
-      const checked = checkOperation(context.schema, query, variables, operationName);
+      const checked = checkOperation(context.schema, query, variables, operationName, ({ operation }) => {
+        if (operation === kind) return undefined;
+        if (operation === 'subscription')
+          return 'the operation is a subscription: subscriptions are not served';
+        return kind === 'query'
+          ? 'the operation is a mutation: graphql_query is read-only; use graphql_mutate'
+          : `the operation is a ${operation}: use graphql_query`;
+      });
       if (isProblems(checked)) return refuse(name, checked.problems);
-      const operation = checked.operation.operation;
-      if (operation !== kind) {
-        const where =
-          kind === 'query' ? 'graphql_query is read-only; use graphql_mutate' : 'use graphql_query';
-        return refuse(name, [
-          `the operation is a ${operation}: ${operation === 'subscription' ? 'subscriptions are not served' : where}`,
-        ]);
-      }
       return runOperation(
         context.endpoint,
         { query, variables, ...(operationName ? { operationName } : {}) },
