@@ -124,6 +124,22 @@ describe('static bearer tokens (--auth-tokens-file, --auth-tokens-env)', () => {
     expect((await post(list, ALICE, headers)).status).toBe(200);
   });
 
+  it('keeps the resources a tool made to the subject that called it', async () => {
+    await using alice = await connectWithToken('v2', bridge.url, ALICE);
+    const result = await alice.callTool('long');
+    const link = result.content.find((block) => block.type === 'resource_link') as
+      | { uri: string }
+      | undefined;
+    expect(link?.uri).toBeTruthy();
+    const uri = link?.uri ?? '';
+    expect((await alice.readResource(uri)).contents[0]?.text).toContain('line');
+    // Another session of the same subject sees it; another subject does not.
+    await using aliceAgain = await connectWithToken('v1', bridge.url, ALICE);
+    expect((await aliceAgain.readResource(uri)).contents[0]?.text).toContain('line');
+    await using bob = await connectWithToken('v1', bridge.url, BOB);
+    await expect(bob.readResource(uri)).rejects.toThrow();
+  });
+
   it('never writes a token to the log', () => {
     for (const token of [ALICE, BOB, ROOT, CI]) expect(bridge.stderr()).not.toContain(token);
   });

@@ -9,6 +9,7 @@ export interface TokenClient extends AsyncDisposable {
     name: string,
     args?: Record<string, unknown>,
   ): Promise<{ content: Array<{ type: string; text?: string }> }>;
+  readResource(uri: string): Promise<{ contents: Array<{ uri: string; text?: string }> }>;
 }
 
 /**
@@ -29,6 +30,7 @@ export async function connectWithToken(kind: 'v1' | 'v2', url: URL, token: strin
   const any = client as unknown as {
     listTools(): Promise<{ tools: Array<{ name: string }> }>;
     callTool(params: unknown): Promise<{ content: Array<{ type: string; text?: string }> }>;
+    readResource(params: unknown): Promise<{ contents: Array<{ uri: string; text?: string }> }>;
     close(): Promise<void>;
   };
   return {
@@ -36,6 +38,7 @@ export async function connectWithToken(kind: 'v1' | 'v2', url: URL, token: strin
       return (await any.listTools()).tools.map((tool) => tool.name);
     },
     callTool: (name, args = {}) => any.callTool({ name, arguments: args }),
+    readResource: (uri) => any.readResource({ uri }),
     async [Symbol.asyncDispose]() {
       await any.close().catch(() => {});
     },

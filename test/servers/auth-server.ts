@@ -1,7 +1,7 @@
 // The real command line (`runCli`, so every authentication flag is parsed as in `bridge`) serving
 // a `notes` command: read-only tools, a write tool, and a tool that says who is calling.
 import { z } from 'zod';
-import type { AdapterCommand, ToolDefinition } from '../../src/index.js';
+import { type AdapterCommand, pageOutput, type ToolDefinition } from '../../src/index.js';
 import { runCli } from '../../src/run-cli.js';
 
 const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -24,6 +24,21 @@ const tools: ToolDefinition[] = [
     annotations: readOnly,
     async invoke(_args, context) {
       return { content: [{ type: 'text', text: context.caller }] };
+    },
+  },
+  {
+    name: 'long',
+    description: 'Returns a long text; later pages are resources bound to the caller.',
+    inputSchema: { type: 'object', properties: {} },
+    annotations: readOnly,
+    async invoke(_args, context) {
+      const text = Array.from({ length: 5000 }, (_, i) => `line ${i + 1}`).join('\n');
+      const paged = pageOutput(text, {
+        store: context.resources,
+        caller: context.caller,
+        label: 'long output',
+      });
+      return { content: [{ type: 'text', text: paged.firstPage }, ...paged.links] };
     },
   },
   {
