@@ -94,7 +94,8 @@ export type ToolOverride = z.infer<typeof toolOverrideSchema>;
  */
 export function configShellSchema(kinds: readonly string[]) {
   const kind = z.string().refine((value) => kinds.includes(value), {
-    message: `unknown source kind; use one of ${kinds.join(', ')}`,
+    message: 'unknown source kind',
+    params: { fix: `use one of ${kinds.join(', ')}` },
   });
   return z
     .object({

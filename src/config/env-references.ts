@@ -29,7 +29,11 @@ const NAMES_A_VARIABLE = /env|var(iable)?$/i;
  * Finds credentials written inline in a source's `options`: header values that look like
  * credentials, and `token`/`password`/`secret`-like fields, that do not use a `${VAR}` reference.
  */
-export function findInlineSecrets(options: unknown, path: (string | number)[]): ConfigProblem[] {
+export function findInlineSecrets(
+  options: unknown,
+  path: (string | number)[],
+  sourceName: string,
+): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   const visit = (value: unknown, at: (string | number)[], context: 'headers' | 'auth' | 'plain') => {
     if (Array.isArray(value)) {
@@ -45,7 +49,7 @@ export function findInlineSecrets(options: unknown, path: (string | number)[]): 
           (context === 'headers' && SECRET_HEADER.test(key)) ||
           (context === 'auth' && AUTH_SECRET_KEY.test(key)) ||
           SECRET_KEY.test(key);
-        if (secret) problems.push(inlineSecret(here, key));
+        if (secret) problems.push(inlineSecret(here, child, sourceName));
         continue;
       }
       const lower = key.toLowerCase();
@@ -58,13 +62,15 @@ export function findInlineSecrets(options: unknown, path: (string | number)[]): 
   return problems;
 }
 
-function inlineSecret(path: (string | number)[], key: string): ConfigProblem {
-  const variable = key.toUpperCase().replace(/[^A-Z0-9]+/g, '_');
+function inlineSecret(path: (string | number)[], value: string, sourceName: string): ConfigProblem {
+  const variable = `${sourceName.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}_TOKEN`;
+  // Keep an authorization scheme the user wrote ("Bearer abc…" becomes "Bearer ${GH_TOKEN}").
+  const scheme = /^(bearer|token|basic)\s+/i.exec(value)?.[0] ?? '';
   return {
     path,
     message:
       'a credential is written inline; config files get committed and shared, so secrets are refused here',
-    fix: `put the secret in an environment variable and refer to it, e.g. "\${${variable}}" (or "Bearer \${${variable}}")`,
+    fix: `put the secret in an environment variable and write "${scheme}\${${variable}}" instead`,
   };
 }
 

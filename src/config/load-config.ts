@@ -94,10 +94,14 @@ export async function validateConfig(
   const sources: ConfiguredSource[] = [];
   for (const [index, entry] of config.sources.entries()) {
     const at = ['sources', index, 'options'];
-    const secrets = findInlineSecrets(entry.options ?? {}, at);
+    const secrets = findInlineSecrets(entry.options ?? {}, at, entry.namespace ?? entry.kind);
     problems.push(...secrets);
     if (secrets.length > 0) continue;
-    const resolved = resolveEnvReferences(entry.options ?? {}, at, options.env, problems);
+    const unset: ConfigProblem[] = [];
+    const resolved = resolveEnvReferences(entry.options ?? {}, at, options.env, unset);
+    problems.push(...unset);
+    // The adapter would only complain about the empty strings the unset variables left.
+    if (unset.length > 0) continue;
     const command = await options.adapters[entry.kind]!();
     const parsed = command.configSchema.safeParse(resolved);
     if (!parsed.success) {
@@ -118,6 +122,8 @@ function zodProblems(
 ): ConfigProblem[] {
   return error.issues.map((issue) => {
     const path = [...prefix, ...issue.path.map((key) => (typeof key === 'symbol' ? String(key) : key))];
+    // Point at the unknown key itself, so the location is its line.
+    if (issue.code === 'unrecognized_keys' && issue.keys.length === 1) path.push(issue.keys[0]!);
     return { path, message: issue.message, fix: fixFor(issue, command) };
   });
 }
@@ -130,9 +136,13 @@ function fixFor(issue: z.core.$ZodIssue, command?: AdapterCommand): string {
     case 'unrecognized_keys':
       return `remove ${issue.keys.map((key) => `"${key}"`).join(', ')} or correct the spelling (${where})`;
     case 'invalid_type':
-      return issue.input === undefined
+      return issue.message.endsWith('received undefined')
         ? `add this required setting (${where})`
         : `give a ${issue.expected} here`;
+    case 'invalid_format':
+      return 'change the value to that form';
+    case 'custom':
+      return typeof issue.params?.fix === 'string' ? issue.params.fix : `correct this value (${where})`;
     case 'invalid_value':
       return `use one of ${issue.values.map((value) => JSON.stringify(value)).join(', ')}`;
     default:
