@@ -74,8 +74,15 @@ describe('authentication flags', () => {
       ],
       [['--http', '127.0.0.1:0', '--auth-tokens-env', 'BAD'], 'a token may contain only'],
     ];
-    for (const [args, message] of cases) {
-      const { code, stderr } = await run(args, { T: 'tok-0123456789', BAD: 'has"quote' });
+    // Each case is its own process; run them side by side.
+    const outcomes = await Promise.all(
+      cases.map(async ([args, message]) => ({
+        args,
+        message,
+        ...(await run(args, { T: 'tok-0123456789', BAD: 'has"quote' })),
+      })),
+    );
+    for (const { args, message, code, stderr } of outcomes) {
       expect({ args, code, stderr }).toMatchObject({ code: 2, stderr: expect.stringContaining(message) });
       expect(stderr).not.toContain('tok-0123456789');
     }

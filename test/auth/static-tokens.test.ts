@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { distPath, type HttpBridge, startHttpBridge } from '../helpers/start-bridge.js';
-import { connectWithToken } from './token-clients.js';
+import { connectWithToken, type TokenClient } from './token-clients.js';
 
 const script = distPath('test/servers/auth-server.js');
 const ALICE = 'alice-0123456789abcdef';
@@ -138,6 +139,26 @@ describe('static bearer tokens (--auth-tokens-file, --auth-tokens-env)', () => {
     expect((await aliceAgain.readResource(uri)).contents[0]?.text).toContain('line');
     await using bob = await connectWithToken('v1', bridge.url, BOB);
     await expect(bob.readResource(uri)).rejects.toThrow();
+  });
+
+  it('keeps tasks to the subject that created them, across its sessions', async () => {
+    await using alice = await connectWithToken('v1', bridge.url, ALICE);
+    const tasksOf = (client: TokenClient) => (client.raw as ClientV1).experimental.tasks;
+    let taskId = '';
+    for await (const message of tasksOf(alice).callToolStream(
+      { name: 'echo', arguments: { text: 'as a task' } },
+      undefined,
+      { task: { ttl: 60_000 } },
+    )) {
+      if (message.type === 'taskCreated') taskId = message.task.taskId;
+    }
+    expect(taskId).not.toBe('');
+    await using aliceAgain = await connectWithToken('v1', bridge.url, ALICE);
+    expect(await tasksOf(aliceAgain).getTask(taskId)).toMatchObject({ taskId, status: 'completed' });
+    await using bob = await connectWithToken('v1', bridge.url, BOB);
+    await expect(tasksOf(bob).getTask(taskId)).rejects.toMatchObject({ code: -32602 });
+    expect((await tasksOf(bob).listTasks()).tasks).toEqual([]);
+    expect((await tasksOf(aliceAgain).listTasks()).tasks.map((task) => task.taskId)).toContain(taskId);
   });
 
   it('never writes a token to the log', () => {

@@ -10,6 +10,8 @@ export interface TokenClient extends AsyncDisposable {
     args?: Record<string, unknown>,
   ): Promise<{ content: Array<{ type: string; text?: string }> }>;
   readResource(uri: string): Promise<{ contents: Array<{ uri: string; text?: string }> }>;
+  /** The SDK client itself. */
+  raw: ClientV1 | ClientV2;
 }
 
 /**
@@ -34,6 +36,7 @@ export async function connectWithToken(kind: 'v1' | 'v2', url: URL, token: strin
     close(): Promise<void>;
   };
   return {
+    raw: client,
     async listTools() {
       return (await any.listTools()).tools.map((tool) => tool.name);
     },

@@ -13,6 +13,7 @@ const tools: ToolDefinition[] = [
     description: 'Returns its text argument.',
     inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
     annotations: readOnly,
+    taskSupport: 'optional',
     async invoke(args) {
       return { content: [{ type: 'text', text: String(args.text) }] };
     },
