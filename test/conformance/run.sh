@@ -34,6 +34,7 @@ fi
 rm -rf "$DIR/results"
 mkdir -p "$DIR/results"
 server_log="$DIR/results/server.log"
+: >"$server_log"
 node "$SERVER" --http 127.0.0.1:0 2>"$server_log" &
 server_pid=$!
 stop_server() {

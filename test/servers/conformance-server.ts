@@ -181,6 +181,65 @@ const statelessDiagnostics: ToolDefinition[] = [
   },
 ];
 
+// Fixtures of the tasks extension scenarios (tasks-*; not scored by --requirements, reported).
+// confirm_delete, multi_input and test_tool_with_task are left out: they ask the client for
+// input (elicitation), which the bridge never does.
+const taskFixtures: ToolDefinition[] = [
+  // Not a task fixture: it sorts first in tools/list, and http-header-validation calls the first
+  // tool with no arguments and without the tasks extension, which a task-only tool would refuse.
+  {
+    name: 'echo',
+    description: 'Returns its optional `text` argument.',
+    inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+    annotations: READ_ONLY_LOCAL,
+    async invoke(args) {
+      return textResult(String(args.text ?? ''));
+    },
+  },
+  {
+    name: 'greet',
+    description: 'Greets synchronously; never a task.',
+    inputSchema: { type: 'object', properties: { name: { type: 'string' } } },
+    annotations: READ_ONLY_LOCAL,
+    async invoke(args) {
+      return textResult(`Hello, ${String(args.name ?? 'world')}!`);
+    },
+  },
+  {
+    name: 'slow_compute',
+    description: 'Sleeps `seconds` seconds (stopping when cancelled), then answers; may run as a task.',
+    inputSchema: { type: 'object', properties: { seconds: { type: 'number', minimum: 0 } } },
+    annotations: READ_ONLY_LOCAL,
+    taskSupport: 'optional',
+    async invoke(args, context) {
+      const seconds = typeof args.seconds === 'number' ? args.seconds : 1;
+      await sleep(seconds * 1000, undefined, { signal: context.signal });
+      return textResult(`Computed after ${seconds} s`);
+    },
+  },
+  {
+    name: 'failing_job',
+    description: 'Runs only as a task and ends in a tool error after about a second.',
+    inputSchema: noArguments,
+    annotations: READ_ONLY_LOCAL,
+    taskSupport: 'required',
+    async invoke(_args, context) {
+      await sleep(1000, undefined, { signal: context.signal });
+      return textResult('The job failed, as it always does.', true);
+    },
+  },
+  {
+    name: 'protocol_error_job',
+    description: 'Throws; the core turns the throw into an isError result.',
+    inputSchema: noArguments,
+    annotations: READ_ONLY_LOCAL,
+    taskSupport: 'optional',
+    async invoke() {
+      throw new Error('protocol_error_job crashed');
+    },
+  },
+];
+
 const dynamicTool = fixed(
   'test_dynamic_tool',
   'Appears and disappears with each reload.',
@@ -300,7 +359,7 @@ export const conformanceSource: Source = {
   label: 'conformance',
   load: async () => {
     loads += 1;
-    const tools = [...conformanceTools, ...statelessDiagnostics];
+    const tools = [...conformanceTools, ...statelessDiagnostics, ...taskFixtures];
     return loads % 2 === 0 ? [...tools, dynamicTool] : tools;
   },
 };
