@@ -134,7 +134,9 @@ export class Authenticator {
     if (type === 'oauth2' && !env('TOKEN')) {
       const tokenUrl = clientCredentialsUrl(definition);
       if (tokenUrl) {
-        const token = await this.#clientCredentials(name, tokenUrl, scopes, signal);
+        // A relative token URL is relative to the API's own base URL.
+        const url = new URL(tokenUrl, `${req.origin}/`).href;
+        const token = await this.#clientCredentials(name, url, scopes, signal);
         req.headers.authorization = `Bearer ${token}`;
         return true;
       }

@@ -47,6 +47,7 @@ export class HttpSender {
    * failed and whether trying again makes sense.
    */
   async send(request: HttpRequest, options: SendOptions): Promise<HttpResponse> {
+    if (request.body instanceof FormData) await encodeMultipart(request);
     const deadline = AbortSignal.timeout(options.timeoutMs);
     const signal = AbortSignal.any([options.signal, deadline]);
     const retries = options.idempotent ? options.retries : 0;
@@ -119,6 +120,14 @@ export class HttpSender {
       attempts: 1,
     };
   }
+}
+
+// The dispatcher takes bytes, not FormData: let the web `Response` write the multipart body and
+// its boundary once, so retries resend the same bytes.
+async function encodeMultipart(request: HttpRequest): Promise<void> {
+  const encoded = new Response(request.body as FormData);
+  request.body = new Uint8Array(await encoded.arrayBuffer());
+  request.headers['content-type'] = encoded.headers.get('content-type') ?? 'multipart/form-data';
 }
 
 function errorCode(error: unknown): string {
