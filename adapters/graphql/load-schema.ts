@@ -141,7 +141,7 @@ function schemaFromSdl(document: DocumentNode, file: string, log: Logger): Graph
       continue;
     }
     if (isType) seen.add(name);
-    definitions.push(definition);
+    definitions.push(withUniqueFields(definition, file, log));
   }
   if (!hasSchemaDefinition && !seen.has('Query')) {
     const objects = definitions.filter(
@@ -169,6 +169,23 @@ function schemaFromSdl(document: DocumentNode, file: string, log: Logger): Graph
       },
     );
   }
+}
+
+/** GitHub's own published SDL defines some fields twice; graphql-js refuses that, we keep the first. */
+function withUniqueFields(definition: DefinitionNode, file: string, log: Logger): DefinitionNode {
+  if (!('fields' in definition) || !definition.fields || !('name' in definition) || !definition.name)
+    return definition;
+  const names = new Set<string>();
+  const fields = (definition.fields as ReadonlyArray<{ name: { value: string } }>).filter((field) => {
+    if (!names.has(field.name.value)) return names.add(field.name.value);
+    log.warn(
+      `${file}: field ${definition.name?.value}.${field.name.value} is defined more than once; keeping the first`,
+    );
+    return false;
+  });
+  return fields.length === definition.fields.length
+    ? definition
+    : ({ ...definition, fields } as unknown as DefinitionNode);
 }
 
 // Hasura says query_root, some servers QueryRoot or RootQueryType.

@@ -125,7 +125,9 @@ export class InputSchemaBuilder {
 }
 
 function enumSchema(type: GraphQLEnumType): JsonSchema {
-  const values = type.getValues().filter((value) => !value.deprecationReason);
+  // Deprecated values are left out, unless that would leave none (GitHub has such enums).
+  const current = type.getValues().filter((value) => !value.deprecationReason);
+  const values = current.length > 0 ? current : type.getValues();
   const schema: JsonSchema = { type: 'string', enum: values.map((value) => value.name) };
   const described = values.filter((value) => value.description);
   const lines = [
