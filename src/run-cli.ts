@@ -1,8 +1,17 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { AUTH_OPTIONS, AUTH_USAGE, authFromFlags } from './auth/auth-flags.js';
 import type { AdapterCommand, FlagValues } from './command.js';
+import { shorthandConfig } from './config/build-sources.js';
+import {
+  type CommonFlags,
+  configCommand,
+  inspectCommand,
+  runConfig,
+  serveCommand,
+} from './config/commands.js';
 import { BridgeError, describeError } from './errors.js';
-import { createStderrLogger, type LogLevel } from './logger.js';
-import { serve, type TransportOptions } from './serve.js';
+import type { LogLevel } from './logger.js';
+import type { TransportOptions } from './serve.js';
 import { parseListenAddress } from './transports/serve-http.js';
 
 /** Flags every source command accepts. */
@@ -12,6 +21,7 @@ const COMMON_OPTIONS = {
   'allowed-origin': { type: 'string', multiple: true },
   'max-body-bytes': { type: 'string' },
   'log-level': { type: 'string' },
+  'no-watch': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
@@ -23,7 +33,10 @@ const COMMON_USAGE = `Server flags (every command):
   --allowed-origin NAME    also accept browser requests from this origin host (repeatable)
   --max-body-bytes N       largest HTTP request body (default 4194304)
   --log-level LEVEL        debug | info | warning | error (default info; logs go to stderr)
-  -h, --help               show help`;
+  --no-watch               do not rebuild the tools when the spec or config file changes
+  -h, --help               show help
+
+${AUTH_USAGE}`;
 
 /**
  * The command line: `bridge <command> …`. Returns the exit code. Errors the user can fix are one
@@ -42,6 +55,9 @@ export async function runCli(
     process.stdout.write('0.1.0\n');
     return 0;
   }
+  if (name === 'serve') return serveCommand(rest, adapters, COMMON_FLAGS);
+  if (name === 'inspect') return inspectCommand(rest, adapters, COMMON_FLAGS);
+  if (name === 'config') return configCommand(rest, adapters);
   const load = adapters[name];
   if (!load) {
     process.stderr.write(`bridge: unknown command "${name}".\n\n${topUsage(adapters)}`);
@@ -53,7 +69,7 @@ export async function runCli(
   try {
     ({ values, positionals } = parseArgs({
       args: rest,
-      options: { ...COMMON_OPTIONS, ...command.options },
+      options: { ...COMMON_OPTIONS, ...AUTH_OPTIONS, ...command.options },
       allowPositionals: true,
       strict: true,
     }));
@@ -67,23 +83,34 @@ export async function runCli(
   }
 
   try {
-    const log = createStderrLogger(parseLogLevel(values['log-level']));
-    const transport = transportFrom(values);
-    const source = command.createSource(command.parseFlags(positionals, values), process.cwd());
-    const bridge = await serve({ sources: [source], transport, log });
-    const stop = () => void bridge.close();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-    await bridge.closed;
-    // Anything still holding the event loop (a stuck socket) must not keep the process alive.
-    setTimeout(() => process.exit(0), 2_000).unref();
-    return 0;
+    // A shorthand is a one-source config: one code path serves, watches and reloads both.
+    const config = shorthandConfig(command, command.parseFlags(positionals, values), process.cwd());
+    return await runConfig(config, values, COMMON_FLAGS);
   } catch (error) {
     const code = error instanceof BridgeError && error.code === 'invalid_input' ? 2 : 1;
     process.stderr.write(`bridge ${name}: ${describeError(error)}\n`);
     return code;
   }
 }
+
+/** The server flags, for the commands defined outside this file (`serve`, `inspect`). */
+const COMMON_FLAGS: CommonFlags = {
+  options: { ...COMMON_OPTIONS, ...AUTH_OPTIONS },
+  usage: COMMON_USAGE,
+  parseLogLevel,
+  serverFrom(values, log, configured) {
+    let transport = typeof values.http === 'string' ? transportFrom(values) : configured;
+    const auth = authFromFlags(values, transport.kind === 'http' ? transport.address : undefined, {
+      log,
+      env: process.env,
+      cwd: process.cwd(),
+    });
+    if (auth && transport.kind === 'http') {
+      transport = { ...transport, authenticate: auth.authenticate, routes: auth.routes };
+    }
+    return { transport, attach: (bridge) => auth?.attach(bridge) };
+  },
+};
 
 function transportFrom(values: FlagValues): TransportOptions {
   const http = values.http;
@@ -131,7 +158,11 @@ function topUsage(adapters: Record<string, unknown>): string {
 
 Turns OpenAPI, GraphQL and command-line programs into MCP servers.
 
-Commands: ${Object.keys(adapters).join(', ')}
+Commands:
+  serve <config>           serve every source a config file lists (hot reload included)
+  inspect <config|source>  print the tools a client would see, with token estimates
+  config schema            print the JSON Schema of the config file
+  ${Object.keys(adapters).join(', ')}  serve one source (a one-source config)
 Run "bridge <command> --help" for a command's arguments and flags.
 
 ${COMMON_USAGE}
