@@ -28,7 +28,8 @@ export const AUTH_USAGE = `Authentication flags (with --http):
                            flags are given; none on a loopback bind; required on any other bind)
   --auth-tokens-env VAR    accept the tokens listed in environment variable VAR (--auth token)
   --auth-tokens-file FILE  accept the tokens listed in FILE, one "TOKEN [SUBJECT [SCOPES]]" a line
-  --jwks-url URL           verify JWT access tokens with the keys published at URL (--auth jwt)
+  --jwks-url URL           verify JWT access tokens with the keys published at URL (--auth jwt;
+                           default: the jwks_uri of the issuer's metadata)
   --issuer URL             the "iss" JWT access tokens must carry (default: the one
                            --authorization-server)
   --resource URL           this server's public URL: the audience tokens must name and the
@@ -95,13 +96,14 @@ export function authFromFlags(
     );
   } else {
     const jwks = values['jwks-url'];
-    if (typeof jwks !== 'string')
-      throw invalid('--auth jwt needs --jwks-url URL (where the signing keys are published)');
     let issuer = typeof values.issuer === 'string' ? checkUrl(values.issuer, '--issuer') : undefined;
     if (issuer === undefined && authorizationServers.length === 1) issuer = authorizationServers[0];
     if (issuer === undefined) throw invalid('--auth jwt needs --issuer URL (the "iss" of the access tokens)');
     if (authorizationServers.length === 0) authorizationServers.push(issuer);
-    verifier = jwtVerifier({ jwksUrl: new URL(checkUrl(jwks, '--jwks-url')), issuer });
+    verifier = jwtVerifier({
+      issuer,
+      ...(typeof jwks === 'string' ? { jwksUrl: new URL(checkUrl(jwks, '--jwks-url')) } : {}),
+    });
   }
   return protectHttp({
     verifier,
@@ -122,7 +124,7 @@ function modeOf(values: FlagValues, address: ListenAddress): 'none' | 'token' | 
   throw invalid(
     `--http ${address.host}:${address.port} would let anyone who can reach this machine call every tool: ` +
       'protect it with --auth token (--auth-tokens-env VAR or --auth-tokens-file FILE) or --auth jwt ' +
-      '(--jwks-url URL --issuer URL --resource URL), or pass --auth none if something in front of the bridge authenticates',
+      '(--issuer URL --resource URL), or pass --auth none if something in front of the bridge authenticates',
   );
 }
 

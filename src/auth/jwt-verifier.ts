@@ -1,10 +1,11 @@
 import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from 'jose';
 import { BridgeError, describeError } from '../errors.js';
+import { discoverJwksUrl } from './discover-jwks.js';
 import type { TokenVerifier, Verification } from './token-verifier.js';
 
 export interface JwtVerifierOptions {
-  /** Where the authorization server publishes its signing keys. */
-  jwksUrl: URL;
+  /** Where the authorization server publishes its signing keys; default: found in the issuer's metadata. */
+  jwksUrl?: URL;
   /** The `iss` every token must carry. */
   issuer: string;
   /** Seconds of clock skew tolerated on `exp` / `nbf` / `iat`. Default 30. */
@@ -35,16 +36,32 @@ const ALGORITHMS = [
  * Verifies JWT access tokens (RFC 9068) against the authorization server's JWKS: signature,
  * issuer, audience (this server's resource URL, RFC 8707), expiry (required) and not-before.
  * Keys are cached; a token signed with an unknown key id triggers a refetch (at most once per
- * cooldown), which is how key rotation reaches the server without a restart.
+ * cooldown), which is how key rotation reaches the server without a restart. Without a JWKS URL,
+ * the first verification looks it up in the issuer's metadata (and retries on the next if that fails).
  */
 export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
-  const keys = createRemoteJWKSet(options.jwksUrl, {
-    cacheMaxAge: options.cacheMaxAgeMs ?? 600_000,
-    cooldownDuration: options.cooldownMs ?? 30_000,
-    timeoutDuration: 5_000,
-  });
+  let keySet: Promise<ReturnType<typeof createRemoteJWKSet>> | undefined;
+  const resolveKeys = () => {
+    if (keySet) return keySet;
+    const pending = (
+      options.jwksUrl ? Promise.resolve(options.jwksUrl) : discoverJwksUrl(options.issuer)
+    ).then((url) =>
+      createRemoteJWKSet(url, {
+        cacheMaxAge: options.cacheMaxAgeMs ?? 600_000,
+        cooldownDuration: options.cooldownMs ?? 30_000,
+        timeoutDuration: 5_000,
+      }),
+    );
+    keySet = pending;
+    pending.catch(() => {
+      if (keySet === pending) keySet = undefined;
+    });
+    return pending;
+  };
   return {
     async verify(token, resource): Promise<Verification> {
+      // Throws when the keys cannot be found: the server's problem (503), not the token's.
+      const keys = await resolveKeys();
       // Accept the resource with and without a trailing slash: authorization servers differ.
       const audience = [resource.replace(/\/$/, ''), `${resource.replace(/\/$/, '')}/`];
       let payload: JWTPayload;

@@ -21,11 +21,21 @@ export interface JwksServer extends AsyncDisposable {
   keys: TestKey[];
   /** How many times the JWKS was fetched. */
   fetches: number;
+  /** Makes the metadata document name another issuer (a look-alike server). */
+  metadataIssuer: string;
 }
 
 export async function startJwksServer(keys: TestKey[]): Promise<JwksServer> {
-  const state = { keys, fetches: 0 };
+  const state: { keys: TestKey[]; fetches: number; metadataIssuer?: string } = { keys, fetches: 0 };
+  let origin = '';
   const server = createServer((request, response) => {
+    if (request.url === '/.well-known/oauth-authorization-server') {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({ issuer: state.metadataIssuer ?? origin, jwks_uri: `${origin}/jwks.json` }),
+      );
+      return;
+    }
     if (request.url !== '/jwks.json') {
       response.writeHead(404).end();
       return;
@@ -36,8 +46,11 @@ export async function startJwksServer(keys: TestKey[]): Promise<JwksServer> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  const origin = `http://127.0.0.1:${port}`;
+  origin = `http://127.0.0.1:${port}`;
   return {
+    set metadataIssuer(value: string) {
+      state.metadataIssuer = value;
+    },
     issuer: origin,
     jwksUrl: `${origin}/jwks.json`,
     get keys() {

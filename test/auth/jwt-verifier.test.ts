@@ -50,6 +50,19 @@ describe('JWT verification against a JWKS', () => {
     });
   });
 
+  it("finds the JWKS in the issuer's metadata when no URL is given, and checks that it names the issuer", async () => {
+    const key = await makeKey('k1');
+    await using jwks = await startJwksServer([key]);
+    const discovered = jwtVerifier({ issuer: jwks.issuer });
+    const token = await mintToken(key, { iss: jwks.issuer, aud: resource });
+    expect(await discovered.verify(token, resource)).toMatchObject({ ok: true });
+    expect(jwks.fetches).toBe(1);
+
+    jwks.metadataIssuer = 'https://look-alike.example.com';
+    const fooled = jwtVerifier({ issuer: jwks.issuer });
+    await expect(fooled.verify(token, resource)).rejects.toThrow(/names the issuer "https:\/\/look-alike/);
+  });
+
   it('answers 503, not 401, when the signing keys cannot be fetched', async () => {
     const key = await makeKey('k1');
     const jwks = await startJwksServer([key]);

@@ -1,0 +1,49 @@
+import { BridgeError, describeError } from '../errors.js';
+
+/**
+ * Finds the JWKS URL of an authorization server from its metadata: RFC 8414
+ * (`/.well-known/oauth-authorization-server` inserted before the issuer's path), then OpenID
+ * Connect discovery (`/.well-known/openid-configuration` appended). The document must name the
+ * same `issuer` (RFC 8414 §3.3), or a look-alike server could hand out its own keys.
+ */
+export async function discoverJwksUrl(issuer: string, signal?: AbortSignal): Promise<URL> {
+  const base = new URL(issuer);
+  const path = base.pathname === '/' ? '' : base.pathname.replace(/\/$/, '');
+  const candidates = [
+    `${base.origin}/.well-known/oauth-authorization-server${path}`,
+    `${base.origin}${path}/.well-known/openid-configuration`,
+  ];
+  const failures: string[] = [];
+  for (const candidate of candidates) {
+    let document: { issuer?: unknown; jwks_uri?: unknown };
+    try {
+      const response = await fetch(candidate, {
+        headers: { accept: 'application/json' },
+        redirect: 'error',
+        signal: AbortSignal.any([AbortSignal.timeout(5_000), ...(signal ? [signal] : [])]),
+      });
+      if (!response.ok) {
+        failures.push(`${candidate}: HTTP ${response.status}`);
+        continue;
+      }
+      document = (await response.json()) as typeof document;
+    } catch (error) {
+      failures.push(`${candidate}: ${describeError(error)}`);
+      continue;
+    }
+    if (document.issuer !== issuer) {
+      throw new BridgeError(
+        'upstream_failed',
+        `${candidate} names the issuer ${JSON.stringify(document.issuer)}, not ${issuer}`,
+      );
+    }
+    if (typeof document.jwks_uri !== 'string') {
+      throw new BridgeError('upstream_failed', `${candidate} has no jwks_uri: pass --jwks-url`);
+    }
+    return new URL(document.jwks_uri);
+  }
+  throw new BridgeError(
+    'upstream_failed',
+    `could not find the signing keys of ${issuer} (${failures.join('; ')}); pass --jwks-url`,
+  );
+}
