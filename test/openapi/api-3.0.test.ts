@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileValidator } from '../../src/index.js';
-import { echoOf, firstText, type LoadedTools, loadTools } from './helpers/in-process.js';
+import { echoOf, firstText, type LoadedTools, type Loose, loadTools } from './helpers/in-process.js';
 import { NOT_UTF8, PNG, startUpstream, type Upstream } from './helpers/upstream.js';
 
 // One OpenAPI 3.0 fixture exercising every parameter style, body type, auth scheme and result kind
@@ -71,7 +71,7 @@ describe('tools from an OpenAPI 3.0 spec', () => {
   });
 
   it('converts the 3.0 dialect to JSON Schema 2020-12 with components hoisted once into $defs', () => {
-    const schema = tool('createItem').inputSchema as Record<string, any>;
+    const schema = tool('createItem').inputSchema as Loose;
     expect(schema.properties.body).toEqual({ $ref: '#/$defs/Item' });
     const item = schema.$defs.Item;
     expect(Object.keys(schema.$defs).sort()).toEqual(['Item', 'Tool', 'Toy']);
@@ -90,7 +90,7 @@ describe('tools from an OpenAPI 3.0 spec', () => {
   });
 
   it('declares the JSON success response as outputSchema', () => {
-    const output = tool('getItem').outputSchema as Record<string, any>;
+    const output = tool('getItem').outputSchema as Loose;
     expect(output.type).toBe('object');
     expect(output.$ref).toBe('#/$defs/Echo');
     expect(output.$defs.Echo.required).toEqual(['method', 'url']);
@@ -98,7 +98,7 @@ describe('tools from an OpenAPI 3.0 spec', () => {
   });
 
   it('gives a parameter sharing its name with another location a suffixed argument', () => {
-    const schema = tool('getItem').inputSchema as Record<string, any>;
+    const schema = tool('getItem').inputSchema as Loose;
     expect(schema.properties.itemId.description).toBe('The item.');
     expect(schema.properties.itemId__query).toBeDefined();
     expect(schema.properties.Accept).toBeUndefined();

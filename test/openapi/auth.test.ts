@@ -24,6 +24,7 @@ beforeAll(async () => {
     spec: 'api-3.0.yaml',
     baseUrl: upstream.url,
     tools: 'all',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the adapter expands ${VAR} itself
     headers: { 'X-Static': '${TEST_STATIC_HEADER}', 'X-Plain': 'plain' },
   });
 });
@@ -65,12 +66,33 @@ describe('authentication from security schemes', () => {
     expect(echoOf(refreshed).headers.authorization).toBe('Bearer token-3-items.read');
   });
 
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: names the adapter's ${VAR} syntax
   it('sends static headers, with ${VAR} read from the environment', async () => {
     const seen = echoOf(await api.call('authKeyHeader'));
     expect(seen.headers['x-static']).toBe('from-env');
     expect(seen.headers['x-plain']).toBe('plain');
   });
 });
+
+describe("the MCP client's Authorization header", () => {
+  it('is never sent upstream by default', async () => {
+    const seen = echoOf(await api.call('getItem', { itemId: '1' }, undefined, 'Bearer client-token'));
+    expect(seen.headers.authorization).toBeUndefined();
+  });
+
+  it('is forwarded with forwardAuth', async () => {
+    await using forwarding = await disposable(
+      loadTools({ spec: 'api-3.0.yaml', baseUrl: upstream.url, tools: 'all', forwardAuth: true }),
+    );
+    const seen = echoOf(await forwarding.call('getItem', { itemId: '1' }, undefined, 'Bearer client-token'));
+    expect(seen.headers.authorization).toBe('Bearer client-token');
+  });
+});
+
+async function disposable(promise: Promise<LoadedTools>) {
+  const tools = await promise;
+  return Object.assign(tools, { [Symbol.asyncDispose]: () => tools.close() });
+}
 
 describe('missing credentials', () => {
   it('says which variable to set when the upstream answers 401', async () => {

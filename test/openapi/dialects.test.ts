@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileValidator } from '../../src/index.js';
-import { echoOf, FIXTURES, type LoadedTools, loadTools } from './helpers/in-process.js';
+import { echoOf, type LoadedTools, type Loose, loadTools } from './helpers/in-process.js';
 import { PNG, startUpstream, type Upstream } from './helpers/upstream.js';
 
 // Swagger 2.0, OpenAPI 3.1, circular schemas, a multi-file spec, and specs that cannot be served.
@@ -26,10 +26,10 @@ afterAll(async () => {
   for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
 });
 
-function schemaOf(tools: LoadedTools, name: string): Record<string, any> {
+function schemaOf(tools: LoadedTools, name: string): Loose {
   const tool = tools.registry.get(name);
   if (!tool) throw new Error(`no tool ${name}`);
-  return tool.definition.inputSchema as Record<string, any>;
+  return tool.definition.inputSchema as Loose;
 }
 
 describe('Swagger 2.0', () => {
@@ -115,7 +115,7 @@ describe('OpenAPI 3.1', () => {
       $ref: '#/$defs/Meta',
       description: 'Sibling description allowed in 3.1',
     });
-    const output = tools.registry.get('getThing')?.definition.outputSchema as Record<string, any>;
+    const output = tools.registry.get('getThing')?.definition.outputSchema as Loose;
     expect(output).toMatchObject({ type: 'object', $ref: '#/$defs/Thing' });
     expect(() => compileValidator(put)).not.toThrow();
   });
@@ -129,7 +129,7 @@ describe('circular and multi-file specs', () => {
     const validate = compileValidator(input);
     expect(validate({ body: { value: 'a', children: [{ value: 'b', children: [] }] } })).toEqual([]);
     expect(validate({ body: { children: [{ value: 3 }] } })).not.toEqual([]);
-    const output = tools.registry.get('plantTree')?.definition.outputSchema as Record<string, any>;
+    const output = tools.registry.get('plantTree')?.definition.outputSchema as Loose;
     expect(Object.keys(output.$defs).sort()).toEqual(['Company', 'Person']);
   });
 

@@ -11,7 +11,12 @@ export interface LoadedTools {
   store: MemoryResourceStore;
   warnings: string[];
   close(): Promise<void>;
-  call(name: string, args?: Record<string, unknown>, signal?: AbortSignal): ReturnType<ToolRegistry['call']>;
+  call(
+    name: string,
+    args?: Record<string, unknown>,
+    signal?: AbortSignal,
+    authorization?: string,
+  ): ReturnType<ToolRegistry['call']>;
 }
 
 /** Loads `options` (spec relative to the fixtures) in-process. */
@@ -26,7 +31,7 @@ export async function loadTools(options: OpenApiOptions): Promise<LoadedTools> {
     store,
     warnings,
     close: async () => source.close?.(),
-    call(name, args = {}, signal = new AbortController().signal) {
+    call(name, args = {}, signal = new AbortController().signal, authorization = undefined) {
       const tool = registry.get(name);
       if (!tool) throw new Error(`no tool ${name}; have ${registry.tools.map((t) => t.name).join(', ')}`);
       const context: ToolContext = {
@@ -35,6 +40,7 @@ export async function loadTools(options: OpenApiOptions): Promise<LoadedTools> {
         log: silentLogger,
         resources: store,
         caller: 'test',
+        ...(authorization ? { authorization } : {}),
       };
       return registry.call(tool, args, context);
     },
@@ -56,3 +62,7 @@ export function echoOf(result: { content: Array<{ type: string }> }): {
 } {
   return JSON.parse(firstText(result));
 }
+
+/** A schema or result navigated freely in assertions. */
+// biome-ignore lint/suspicious/noExplicitAny: assertions walk schemas whose shape the test itself pins down
+export type Loose = Record<string, any>;
