@@ -74,7 +74,16 @@ export class TaskRunner {
         this.#notifiers.delete(taskId);
       }
     });
-    setup.shutdown.addEventListener('abort', () => this.store.close(), { once: true });
+    // One shutdown listener for all tasks, not one per task: thousands of tasks may run at once.
+    setup.shutdown.addEventListener(
+      'abort',
+      () => {
+        for (const controller of this.#running.values()) controller.abort(setup.shutdown.reason);
+        this.#running.clear();
+        this.store.close();
+      },
+      { once: true },
+    );
   }
 
   /** The TTL to use for a requested one: the default when absent; throws `TaskTtlError` when out of bounds. */
@@ -113,10 +122,11 @@ export class TaskRunner {
       pollIntervalMs: this.#options.pollIntervalMs,
     });
     const controller = new AbortController();
+    if (this.#setup.shutdown.aborted) controller.abort(this.#setup.shutdown.reason);
     this.#running.set(task.taskId, controller);
     if (call.notify) this.#notifiers.set(task.taskId, call.notify);
     const context: ToolContext = {
-      signal: AbortSignal.any([controller.signal, this.#setup.shutdown]),
+      signal: controller.signal,
       // Progress has no request to ride on once the create result is sent; the status tells the story.
       progress: () => {},
       log: this.#setup.log,
