@@ -1,8 +1,9 @@
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type GraphQLSchema, NoSchemaIntrospectionCustomRule, specifiedRules } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
 import { createHandler } from 'graphql-http/lib/use/http';
+import { graphqlCjs } from './graphql-cjs.js';
 
 /** One request the server received, as sent by the bridge. */
 export interface SeenRequest {
@@ -40,7 +41,7 @@ export async function startGraphqlServer(
       requests.push({ headers: req.headers as IncomingHttpHeaders, body: params as SeenRequest['body'] });
     },
     ...(options.introspection === false
-      ? { validationRules: [...specifiedRules, NoSchemaIntrospectionCustomRule] }
+      ? { validationRules: [...graphqlCjs.specifiedRules, graphqlCjs.NoSchemaIntrospectionCustomRule] }
       : {}),
   });
   const server = createServer(async (req, res) => {

@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { makeExecutableSchema } from '@graphql-tools/schema';
-import { GraphQLError, type GraphQLSchema } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
+import { graphqlCjs } from './graphql-cjs.js';
+
+const { GraphQLError } = graphqlCjs;
 
 /** The hand-written schema of `fixtures/graphql/shop.graphql`. */
 export const SHOP_SDL_PATH = fileURLToPath(

@@ -1,0 +1,153 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createGraphqlSource } from '../../adapters/graphql/index.js';
+import { BRIDGE_BIN, startHttpBridge } from '../helpers/start-bridge.js';
+import { startGraphqlServer } from './helpers/graphql-server.js';
+import { firstText, loadTools } from './helpers/in-process.js';
+import { FIXTURES, SHOP_SDL_PATH, shopSchema } from './helpers/shop-schema.js';
+
+/** Runs `bridge graphql …` to its exit (it must fail before serving) and returns its code and stderr. */
+async function runBridge(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [BRIDGE_BIN, 'graphql', ...args], {
+    stdio: ['pipe', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  const [code] = await once(child, 'exit');
+  clearTimeout(timer);
+  return { code: code as number | null, stderr };
+}
+
+/** A port nothing listens on: bound, then released. */
+async function closedPort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+describe('bridge graphql refuses bad input with a clear message', () => {
+  it('an unreachable endpoint: names it and the cause, suggests --schema', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}/graphql`;
+    const { code, stderr } = await runBridge([url]);
+    expect(code).toBe(1);
+    expect(stderr).toContain(`could not reach the GraphQL endpoint ${url}`);
+    expect(stderr).toContain('ECONNREFUSED');
+    expect(stderr).toContain('--schema');
+  });
+
+  it('introspection disabled without --schema: says so and what to do', async () => {
+    await using server = await startGraphqlServer(shopSchema(), { introspection: false });
+    const { code, stderr } = await runBridge([server.url]);
+    expect(code).toBe(1);
+    expect(stderr).toContain(`the GraphQL endpoint ${server.url} did not answer introspection`);
+    expect(stderr).toContain('GraphQL introspection has been disabled');
+    expect(stderr).toContain('pass --schema FILE');
+  });
+
+  it('an invalid schema file, a JSON file that is no introspection, a missing file: each named', async () => {
+    const invalid = await runBridge([
+      'http://127.0.0.1:9/graphql',
+      '--schema',
+      join(FIXTURES, 'invalid.graphql'),
+    ]);
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toContain(
+      'invalid.graphql is neither GraphQL SDL nor introspection JSON: Syntax Error',
+    );
+    const notIntrospection = await runBridge([
+      'http://127.0.0.1:9/graphql',
+      '--schema',
+      join(FIXTURES, 'not-introspection.json'),
+    ]);
+    expect(notIntrospection.code).toBe(2);
+    expect(notIntrospection.stderr).toContain('not-introspection.json is not an introspection result');
+    const missing = await runBridge([
+      'http://127.0.0.1:9/graphql',
+      '--schema',
+      join(FIXTURES, 'nope.graphql'),
+    ]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('cannot read the schema file');
+    expect(missing.stderr).toContain('nope.graphql');
+  });
+
+  it('bad flags: exit 2 naming the flag', async () => {
+    const mutations = await runBridge(['http://127.0.0.1:9/graphql', '--mutations', 'some']);
+    expect(mutations.code).toBe(2);
+    expect(mutations.stderr).toContain('--mutations expects none or all, got "some"');
+    const noUrl = await runBridge([]);
+    expect(noUrl.stderr).toContain('bridge graphql expects the endpoint URL');
+    const header = await runBridge(['http://127.0.0.1:9/graphql', '--header', 'no colon here']);
+    expect(header.stderr).toContain("--header expects 'Name: value'");
+    const scalar = await runBridge(['http://127.0.0.1:9/graphql', '--scalar', 'DateTime']);
+    expect(scalar.stderr).toContain('--scalar expects Name=TYPE');
+    const depth = await runBridge(['http://127.0.0.1:9/graphql', '--depth', 'deep']);
+    expect(depth.stderr).toContain('--depth expects an integer from 0 to 10, got "deep"');
+    const url = await runBridge(['ftp://example.com/graphql']);
+    expect(url.stderr).toContain('must be an http or https URL');
+  });
+
+  it('a flawed schema (root named QueryRoot, a type defined twice) is served with warnings', async () => {
+    await using bridge = await startHttpBridge({
+      script: BRIDGE_BIN,
+      args: ['graphql', 'http://127.0.0.1:9/graphql', '--schema', join(FIXTURES, 'flawed.graphql')],
+    });
+    const stderr = bridge.stderr();
+    expect(stderr).toContain('"Item" is defined more than once; keeping the first definition');
+    expect(stderr).toContain('using "QueryRoot" as the query root and "mutation_root" as the mutation root');
+  });
+});
+
+describe('upstream failures at call time become isError results naming the cause', () => {
+  it('the endpoint went away, answers non-GraphQL HTTP 502, or is too slow', async () => {
+    const gone = await loadTools(
+      createGraphqlSource(
+        { endpoint: `http://127.0.0.1:${await closedPort()}/graphql`, schema: SHOP_SDL_PATH },
+        '/',
+      ),
+    );
+    const refused = await gone.call('serverTime');
+    expect(refused.isError).toBe(true);
+    expect(firstText(refused)).toMatch(
+      /serverTime failed: could not reach the GraphQL endpoint .*ECONNREFUSED/,
+    );
+
+    await using broken = await startGraphqlServer(shopSchema(), {
+      raw: { status: 502, body: 'Bad Gateway' },
+    });
+    const proxy = await loadTools(createGraphqlSource({ endpoint: broken.url, schema: SHOP_SDL_PATH }, '/'));
+    const bad = await proxy.call('serverTime');
+    expect(bad.isError).toBe(true);
+    expect(firstText(bad)).toContain('answered HTTP 502 without a GraphQL response: Bad Gateway');
+
+    await using slow = await startGraphqlServer(shopSchema(), { delayMs: 2_000 });
+    const impatient = await loadTools(
+      createGraphqlSource({ endpoint: slow.url, schema: SHOP_SDL_PATH, timeout: 200 }, '/'),
+    );
+    const late = await impatient.call('serverTime');
+    expect(late.isError).toBe(true);
+    expect(firstText(late)).toContain('did not answer within 200 ms (raise --timeout)');
+  });
+
+  it('a header naming an unset environment variable is refused when the source is built', () => {
+    expect(() =>
+      createGraphqlSource(
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the adapter expands ${VAR} itself.
+        {
+          endpoint: 'http://127.0.0.1:9/graphql',
+          headers: { Authorization: 'Bearer ${BRIDGE_SURELY_UNSET_VAR}' },
+        },
+        '/',
+      ),
+    ).toThrow('header Authorization uses ${BRIDGE_SURELY_UNSET_VAR}, which is not set in the environment');
+  });
+});
