@@ -139,15 +139,11 @@ describe('upstream failures at call time become isError results naming the cause
   });
 
   it('a header naming an unset environment variable is refused when the source is built', () => {
-    expect(() =>
-      createGraphqlSource(
-        // biome-ignore lint/suspicious/noTemplateCurlyInString: the adapter expands ${VAR} itself.
-        {
-          endpoint: 'http://127.0.0.1:9/graphql',
-          headers: { Authorization: 'Bearer ${BRIDGE_SURELY_UNSET_VAR}' },
-        },
-        '/',
-      ),
-    ).toThrow('header Authorization uses ${BRIDGE_SURELY_UNSET_VAR}, which is not set in the environment');
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the adapter expands ${VAR} itself.
+    const unset = '${BRIDGE_SURELY_UNSET_VAR}';
+    const options = { endpoint: 'http://127.0.0.1:9/graphql', headers: { Authorization: `Bearer ${unset}` } };
+    expect(() => createGraphqlSource(options, '/')).toThrow(
+      `header Authorization uses ${unset}, which is not set in the environment`,
+    );
   });
 });
