@@ -3,14 +3,16 @@ import { BridgeError, describeError } from '../errors.js';
 /**
  * Finds the JWKS URL of an authorization server from its metadata: RFC 8414
  * (`/.well-known/oauth-authorization-server` inserted before the issuer's path), then OpenID
- * Connect discovery (`/.well-known/openid-configuration` appended). The document must name the
+ * Connect discovery (inserted, then appended). The document must name the
  * same `issuer` (RFC 8414 §3.3), or a look-alike server could hand out its own keys.
  */
 export async function discoverJwksUrl(issuer: string, signal?: AbortSignal): Promise<URL> {
   const base = new URL(issuer);
   const path = base.pathname === '/' ? '' : base.pathname.replace(/\/$/, '');
+  // The order MCP clients use (RFC 8414 §3.1 and §5): path insertion first, then appending.
   const candidates = [
     `${base.origin}/.well-known/oauth-authorization-server${path}`,
+    ...(path ? [`${base.origin}/.well-known/openid-configuration${path}`] : []),
     `${base.origin}${path}/.well-known/openid-configuration`,
   ];
   const failures: string[] = [];
