@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { authConfigSchema, authFlagsFromConfig } from '../../src/auth/auth-config.js';
 import { challengeResponse } from '../../src/auth/challenge.js';
 import { resourceMetadataUrl } from '../../src/auth/resource-metadata.js';
 import { parseToolScopes } from '../../src/auth/scopes.js';
@@ -81,5 +82,24 @@ describe('headers and URLs', () => {
   it('parses --tool-scope values', () => {
     expect(parseToolScopes(['purge=admin,write', 'open='])).toEqual({ purge: ['admin', 'write'], open: [] });
     expect(() => parseToolScopes(['=admin'])).toThrow('--tool-scope expects TOOL=SCOPE');
+  });
+});
+
+describe('the server.auth config section', () => {
+  it('maps onto the flags, command-line flags winning, a relative token file resolved', () => {
+    const config = authConfigSchema.parse({
+      mode: 'token',
+      tokensFile: 'tokens.txt',
+      scopes: { read: '', tools: { purge: ['admin', 'write'] } },
+      authorizationServers: ['https://as.example'],
+    });
+    expect(authFlagsFromConfig(config, { 'scope-read': 'r' }, '/srv/bridge')).toEqual({
+      auth: 'token',
+      'auth-tokens-file': '/srv/bridge/tokens.txt',
+      'authorization-server': ['https://as.example'],
+      'scope-read': 'r',
+      'tool-scope': ['purge=admin,write'],
+    });
+    expect(() => authConfigSchema.parse({ tokens: ['inline-secret'] })).toThrow();
   });
 });
