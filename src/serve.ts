@@ -94,6 +94,7 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
     const { transport } = options;
     const handler = createHttpHandler(factory, {
       log,
+      toolInputSchema: (name) => registry.get(name)?.definition.inputSchema,
       ...hostGuards(transport),
       ...(transport.maxRequestBodySize === undefined
         ? {}

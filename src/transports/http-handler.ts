@@ -7,6 +7,7 @@ import {
   originValidationResponse,
 } from '@modelcontextprotocol/server';
 import type { Logger } from '../logger.js';
+import { rejectParamHeaders } from './check-param-headers.js';
 import { jsonRpcErrorResponse } from './json-rpc-response.js';
 import { LegacySessions } from './legacy-sessions.js';
 
@@ -27,6 +28,11 @@ export interface HttpHandlerOptions {
   authenticate?: (
     request: Request,
   ) => Promise<Response | { authInfo?: import('@modelcontextprotocol/server').AuthInfo }>;
+  /**
+   * The input schema of a tool by name, for checking SEP-2243 `Mcp-Param-*` headers of
+   * 2026-07-28 calls against the tool's `x-mcp-header` declarations. Without it, no check.
+   */
+  toolInputSchema?: (toolName: string) => Record<string, unknown> | undefined;
   /** Extra routes served beside the endpoint (e.g. `/.well-known/…`): a response, or `undefined` to pass. */
   routes?: (request: Request, url: URL) => Response | undefined | Promise<Response | undefined>;
 }
@@ -89,6 +95,10 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
       const body = given !== undefined || request.method !== 'POST' ? given : await readJson(request);
       if (body instanceof Response) return body;
       return legacy.handle(request, body, authInfo);
+    }
+    if (options.toolInputSchema) {
+      const mismatch = await rejectParamHeaders(request, options.toolInputSchema, given);
+      if (mismatch) return mismatch;
     }
     return modern.fetch(request, {
       ...(authInfo ? { authInfo } : {}),

@@ -168,6 +168,19 @@ const statelessDiagnostics: ToolDefinition[] = [
     },
   },
   {
+    name: 'test_custom_header',
+    description: 'Echoes `region`, which clients repeat in an Mcp-Param-Region header (SEP-2243).',
+    inputSchema: {
+      type: 'object',
+      properties: { region: { type: 'string', 'x-mcp-header': 'Region' }, note: { type: 'string' } },
+      required: ['region'],
+    },
+    annotations: READ_ONLY_LOCAL,
+    async invoke(args) {
+      return textResult(`region: ${String(args.region)}`);
+    },
+  },
+  {
     name: 'test_trigger_tool_change',
     description:
       'Reloads the tool source, which adds or removes test_dynamic_tool: clients get tools/list_changed.',
