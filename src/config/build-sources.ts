@@ -1,6 +1,6 @@
 import type { AdapterCommand } from '../command.js';
-import { BridgeError, describeError } from '../errors.js';
-import type { Source } from '../source.js';
+import { BridgeError, describeError, toBridgeError } from '../errors.js';
+import type { LoadContext, Source } from '../source.js';
 import { decorateSource } from './decorate-source.js';
 import type { BridgeConfig, ConfiguredSource } from './load-config.js';
 
@@ -22,9 +22,10 @@ function buildSource(entry: ConfiguredSource, index: number, file: string | unde
   try {
     source = entry.command.createSource(entry.options, entry.baseDir);
   } catch (error) {
-    const where = file ? `${file}: sources[${index}] (${entry.kind})` : entry.kind;
+    const where = file ? `${file} sources[${index}]` : entry.kind;
     throw new BridgeError('invalid_input', `${where}: ${describeError(error)}`, { cause: error });
   }
+  if (file) source = withLocation(source, `${file} sources[${index}]`);
   return decorateSource(source, {
     ...(entry.namespace === undefined ? {} : { namespace: entry.namespace }),
     ...(entry.include === undefined ? {} : { include: entry.include }),
@@ -39,4 +40,19 @@ export function watchedFiles(config: BridgeConfig, sources: readonly Source[]): 
   if (config.file) files.add(config.file);
   for (const source of sources) for (const file of source.watchedFiles?.() ?? []) files.add(file);
   return [...files];
+}
+
+// A source that fails to load names the config entry it came from, so the user knows what to fix.
+function withLocation(source: Source, where: string): Source {
+  return Object.assign(Object.create(source) as Source, {
+    label: source.label,
+    async load(context: LoadContext) {
+      try {
+        return await source.load(context);
+      } catch (error) {
+        const failure = toBridgeError(error, 'load_failed');
+        throw new BridgeError(failure.code, `${where}: ${describeError(failure)}`, { cause: error });
+      }
+    },
+  });
 }
