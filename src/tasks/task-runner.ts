@@ -6,6 +6,8 @@ import type { ToolContext } from '../tool.js';
 import { MemoryTaskStore, type MemoryTaskStoreOptions } from './memory-task-store.js';
 import { isTerminal, type TaskRecord, type TaskStore } from './task-store.js';
 
+const PROGRESS_INTERVAL_MS = 250;
+
 /** How tasks live: their lifetime bounds, the polling pace suggested to clients, the store. */
 export interface TaskOptions {
   /** Where tasks are kept. Default: a `MemoryTaskStore` with `memory` options. */
@@ -127,8 +129,8 @@ export class TaskRunner {
     if (call.notify) this.#notifiers.set(task.taskId, call.notify);
     const context: ToolContext = {
       signal: controller.signal,
-      // Progress has no request to ride on once the create result is sent; the status tells the story.
-      progress: () => {},
+      // Progress has no request to ride on once the create result is sent: it becomes the status message.
+      progress: this.#progressReporter(task.taskId),
       log: this.#setup.log,
       resources: this.#setup.resources,
       caller: call.caller,
@@ -153,6 +155,19 @@ export class TaskRunner {
       );
     }
     return cancelled;
+  }
+
+  // At most one status update per PROGRESS_INTERVAL_MS, each also a status notification.
+  #progressReporter(taskId: string): ToolContext['progress'] {
+    let last = 0;
+    return (update) => {
+      const now = Date.now();
+      if (now - last < PROGRESS_INTERVAL_MS) return;
+      last = now;
+      const amount = update.total === undefined ? `${update.progress}` : `${update.progress}/${update.total}`;
+      const statusMessage = update.message === undefined ? amount : `${update.message} (${amount})`;
+      void this.store.transition(taskId, 'working', { statusMessage }).catch(() => {});
+    };
   }
 
   async #run(

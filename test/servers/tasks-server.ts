@@ -79,6 +79,25 @@ export const taskTools: ToolDefinition[] = [
     },
   },
   {
+    name: 'steps',
+    description: 'Runs `sleep` once per step, reporting progress after each.',
+    inputSchema: {
+      type: 'object',
+      properties: { steps: { type: 'integer', minimum: 1 } },
+      required: ['steps'],
+    },
+    annotations,
+    taskSupport: 'optional',
+    async invoke(args, context) {
+      const steps = Number(args.steps);
+      for (let step = 1; step <= steps; step++) {
+        await run('sleep', ['0.3'], context);
+        context.progress({ progress: step, total: steps, message: `step ${step}` });
+      }
+      return { content: [{ type: 'text', text: `${steps} steps done` }] };
+    },
+  },
+  {
     name: 'count',
     description: 'Runs `seq 1 N`; long output is paged through resources.',
     inputSchema: { type: 'object', properties: { to: { type: 'integer', minimum: 1 } }, required: ['to'] },

@@ -174,6 +174,30 @@ describe.each(['stdio', 'http'] as const)('2025-11-25 tasks with the v1 client o
     });
   });
 
+  it('shows the tool’s progress as the status message, with a notification each time', async () => {
+    await using client = await connectV1(wire);
+    const notified: string[] = [];
+    client.v1.setNotificationHandler(TaskStatusNotificationSchema, (notification) => {
+      if (notification.params.statusMessage) notified.push(notification.params.statusMessage);
+    });
+    const created = await client.v1.request(
+      { method: 'tools/call', params: { name: 'steps', arguments: { steps: 4 }, task: {} } },
+      CreateTaskResultSchema,
+    );
+    const message = await eventually(async () => {
+      const task = await client.v1.experimental.tasks.getTask(created.task.taskId);
+      return task.status === 'working' ? task.statusMessage : undefined;
+    });
+    expect(message).toMatch(/^step [1-4] \([1-4]\/4\)$/);
+    const result = await client.v1.experimental.tasks.getTaskResult(
+      created.task.taskId,
+      CallToolResultSchema,
+    );
+    expect(result.content).toEqual([{ type: 'text', text: '4 steps done' }]);
+    // Over HTTP they ride the client's standalone SSE stream.
+    await eventually(() => (notified.includes(message) ? true : undefined));
+  });
+
   it('drops a task and its result at the end of its TTL', async () => {
     await using client = await connectV1(wire);
     const created = await client.v1.request(
