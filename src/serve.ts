@@ -35,6 +35,8 @@ export interface ServeOptions {
   catalog?: Catalog;
   /** Adds handlers to every server instance (tasks, scopes). */
   extend?: ServerSetup['extend'];
+  /** Task lifetime bounds (TTL default, min, max), polling pace, memory cap, or another store. */
+  tasks?: ServerSetup['tasks'];
 }
 
 /** How long a source replaced by a reload keeps serving the calls that started before it. */
@@ -79,6 +81,7 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
     log,
     shutdown: shutdown.signal,
     ...(options.extend ? { extend: options.extend } : {}),
+    ...(options.tasks ? { tasks: options.tasks } : {}),
   });
 
   let stopTransport: () => Promise<void>;

@@ -124,6 +124,8 @@ if (isMain) {
   const bridge = await serve({
     sources: [taskSource],
     log: createStderrLogger('warning'),
+    // Short TTLs allowed, so that the expiry test need not wait long.
+    tasks: { minTtlMs: 200 },
     transport: http ? { kind: 'http', address: parseListenAddress(http) } : { kind: 'stdio' },
   });
   if (bridge.url) process.stderr.write(`listening ${bridge.url}\n`);
