@@ -7,6 +7,7 @@ import {
   type Server,
 } from '@modelcontextprotocol/server';
 import type { PromptDefinition, ResourceTemplateDefinition } from '../catalog.js';
+import { PAGE_URI_TEMPLATE } from '../page-output.js';
 import { catalogContext } from './handle-resources.js';
 import { paginate } from './paginate.js';
 
@@ -70,10 +71,11 @@ export function registerCompletionHandler(
       values = (await prompt.complete?.(argument.name, argument.value, context)) ?? [];
     } else {
       const template = catalog.resourceTemplates.find((candidate) => candidate.uriTemplate === ref.uri);
-      if (!template) {
+      // The output-page template is always listed; its ids are unguessable, so nothing to suggest.
+      if (!template && ref.uri !== PAGE_URI_TEMPLATE) {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource template: "${ref.uri}"`);
       }
-      values = (await template.complete?.(argument.name, argument.value, context)) ?? [];
+      values = (await template?.complete?.(argument.name, argument.value, context)) ?? [];
     }
     return {
       completion: {

@@ -117,6 +117,11 @@ describe.each(MATRIX)('catalog with the $kind client over $wire', ({ kind, wire 
       argument: { name: 'id', value: '4' },
     });
     expect(none.completion.values).toEqual([]);
+    const pages = await catalog.complete({
+      ref: { type: 'ref/resource', uri: 'bridge://output/{id}/page/{page}' },
+      argument: { name: 'id', value: '' },
+    });
+    expect(pages.completion.values).toEqual([]);
     expect(
       await errorCode(
         catalog.complete({
