@@ -224,6 +224,18 @@ export class SchemaConverter {
       delete out.format;
     }
     if (input.example !== undefined && out.examples === undefined) out.examples = [input.example];
+    if (typeof out.pattern === 'string' && !isUnicodeRegExp(out.pattern)) {
+      // JSON Schema patterns are ECMA-262 with the `u` flag: `\-` or `\p{Graph}`, fine in Java or
+      // Python, make validators refuse the whole schema. Keep the pattern as prose instead.
+      const note = `Pattern (not checked here): ${out.pattern}`;
+      out.description = typeof out.description === 'string' ? `${out.description} ${note}` : note;
+      delete out.pattern;
+    }
+    if (isObject(out.patternProperties)) {
+      for (const key of Object.keys(out.patternProperties)) {
+        if (!isUnicodeRegExp(key)) delete out.patternProperties[key];
+      }
+    }
     if (isObject(input.discriminator) && typeof input.discriminator.propertyName === 'string') {
       const note = `Variants are told apart by the "${input.discriminator.propertyName}" property.`;
       out.description = typeof out.description === 'string' ? `${out.description} ${note}` : note;
@@ -253,6 +265,22 @@ export class SchemaConverter {
     const properties = isObject(input.properties) ? input.properties : {};
     return name in properties && this.#hiddenIn(properties[name], direction);
   }
+}
+
+const regExpValidity = new Map<string, boolean>();
+
+function isUnicodeRegExp(pattern: string): boolean {
+  let valid = regExpValidity.get(pattern);
+  if (valid === undefined) {
+    try {
+      new RegExp(pattern, 'u');
+      valid = true;
+    } catch {
+      valid = false;
+    }
+    regExpValidity.set(pattern, valid);
+  }
+  return valid;
 }
 
 function inferType(schema: JsonSchema): unknown {
