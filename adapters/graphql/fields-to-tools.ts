@@ -60,7 +60,7 @@ function fieldToTool(
     : {
         [selectName]: {
           type: 'string',
-          description: `A GraphQL selection set on ${returned.name}, e.g. "{ ${exampleField(returned)} }", replacing the default selection.`,
+          description: `GraphQL selection set on ${returned.name}, e.g. "{ ${exampleField(returned)} }". Default: ids, scalars and objects ${context.budget.depth} level(s) deep.`,
         },
       };
   const inputSchema = context.inputs.objectSchema(field.args, extra);
@@ -71,10 +71,7 @@ function fieldToTool(
   const description = [
     field.description?.trim() || `The ${field.name} ${kind} field.`,
     field.deprecationReason ? `Deprecated: ${field.deprecationReason}.` : '',
-    `GraphQL ${kind} field \`${root.name}.${field.name}\`, returns ${String(field.type)}.`,
-    leaf
-      ? ''
-      : `Without \`${selectName}\`, reads ids and scalars plus nested objects ${context.budget.depth} level(s) deep.`,
+    `Returns ${String(field.type)}.`,
     defaultsFirst
       ? 'Paginated: pass `after` = pageInfo.endCursor for the next page (`first` defaults to 10).'
       : '',
@@ -84,6 +81,7 @@ function fieldToTool(
 
   return {
     name: field.name,
+    title: `${root.name}.${field.name}`,
     description,
     inputSchema,
     annotations: inferAnnotations(kind, [field.name]),

@@ -37,7 +37,7 @@ export const graphqlCommand: AdapterCommand<GraphqlOptions> = {
 
 /**
  * The GraphQL source: loads the schema (file or introspection), then builds the tools in order —
- * root Query fields, root Mutation fields, operation documents, generic tools.
+ * operation documents, root Query fields, root Mutation fields, generic tools.
  */
 export function createGraphqlSource(options: GraphqlOptions, baseDir: string): Source {
   const endpoint: Endpoint = {
@@ -60,9 +60,10 @@ export function createGraphqlSource(options: GraphqlOptions, baseDir: string): S
         log,
       };
       const mutations = options.mutations !== 'none';
-      const tools = fieldsToTools(context, 'query');
-      if (mutations) tools.push(...fieldsToTools(context, 'mutation'));
+      const tools: ToolDefinition[] = [];
       watched = schemaFile ? [schemaFile] : [];
+      // Operations first: on a name clash the registry lets the first keep the plain name, and an
+      // operation someone wrote by hand matters more than a generated field tool.
       if (operationsDir) {
         const operations = await operationsToTools(context, operationsDir);
         const kept = mutations
@@ -71,6 +72,8 @@ export function createGraphqlSource(options: GraphqlOptions, baseDir: string): S
         tools.push(...kept);
         watched.push(...operations.files);
       }
+      tools.push(...fieldsToTools(context, 'query'));
+      if (mutations) tools.push(...fieldsToTools(context, 'mutation'));
       if (options.generic) tools.push(...genericTools(context, mutations));
       if (tools.length === 0) log.warn(`graphql ${options.endpoint}: the schema yields no tools`);
       return tools;
