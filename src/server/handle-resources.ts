@@ -41,8 +41,8 @@ export function catalogContext(ctx: ServerContext, shutdown: AbortSignal): Catal
  * Prepares the `resources/list`, `resources/templates/list` and `resources/read` handlers once
  * and returns what registers them on each new server instance.
  * Fixed resources come first, then the caller's stored outputs; a read tries the fixed URIs,
- * then the store, then each template in order. An unknown URI is `ResourceNotFoundError`
- * (-32002 in the initialize era, -32602 from 2026-07-28 on: the SDK picks per era).
+ * then the store, then each template in order. An unknown URI is `ResourceNotFoundError`, which
+ * the SDK sends as -32602 in every era (the 2026-07-28 rule; clients accept -32002 or -32602).
  */
 export function resourceHandlers(sources: ResourceSources): (server: Server) => void {
   const fixed = new Map((sources.resources ?? []).map((resource) => [resource.uri, resource]));
