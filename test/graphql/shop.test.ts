@@ -1,3 +1,5 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGraphqlSource, type GraphqlOptions } from '../../adapters/graphql/index.js';
@@ -323,5 +325,21 @@ describe('options that change the tool set', () => {
       type: 'integer',
       minimum: 0,
     });
+  });
+
+  it('an operation named like a root field keeps the plain name; the field tool gets a suffix', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'bridge-graphql-ops-'));
+    try {
+      await writeFile(
+        join(dir, 'product.graphql'),
+        '# My product.\nquery product($id: ID!) { product(id: $id) { name } }\n',
+      );
+      const tools = await load({ schema: SHOP_SDL_PATH, operations: dir });
+      expect(tools.registry.get('product')?.definition.description).toBe('My product.');
+      expect(tools.registry.get('product_2')?.definition.title).toBe('Query.product');
+      expect(tools.watchedFiles).toEqual([SHOP_SDL_PATH, join(dir, 'product.graphql')]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

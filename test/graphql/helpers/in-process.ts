@@ -12,6 +12,8 @@ export interface LoadedTools {
   registry: ToolRegistry;
   warnings: string[];
   resources: MemoryResourceStore;
+  /** The source's `watchedFiles()` after loading. */
+  watchedFiles: string[];
   call(name: string, args?: Record<string, unknown>): Promise<ToolResult>;
 }
 
@@ -32,6 +34,7 @@ export async function loadTools(source: Source): Promise<LoadedTools> {
     registry,
     warnings,
     resources,
+    watchedFiles: source.watchedFiles?.() ?? [],
     async call(name, args = {}) {
       const tool = registry.get(name);
       if (!tool) throw new Error(`no tool ${name}; have ${registry.tools.map((t) => t.name).join(', ')}`);
