@@ -53,6 +53,16 @@ describe('bridge graphql refuses bad input with a clear message', () => {
     expect(stderr).toContain('pass --schema FILE');
   });
 
+  it('introspection refused for lack of credentials: quotes the answer and asks for --header', async () => {
+    await using server = await startGraphqlServer(shopSchema(), {
+      raw: { status: 401, body: '{"message":"Bad credentials"}' },
+    });
+    const { code, stderr } = await runBridge([server.url]);
+    expect(code).toBe(1);
+    expect(stderr).toContain('HTTP 401: {"message":"Bad credentials"}');
+    expect(stderr).toContain('pass credentials with --header');
+  });
+
   it('an invalid schema file, a JSON file that is no introspection, a missing file: each named', async () => {
     const invalid = await runBridge([
       'http://127.0.0.1:9/graphql',

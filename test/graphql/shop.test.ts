@@ -135,6 +135,9 @@ describe('tools from the shop schema (introspected)', () => {
     expect(seen?.body.query).toMatch(/^query product\(\$id: ID!\) \{ product\(id: \$id\) \{ id name /);
     expect(seen?.headers.authorization).toBe('Bearer sekret');
     expect(seen?.headers['x-team']).toBe('tools');
+    // Introspection (the first request) carried the same headers.
+    expect(server.requests[0]?.body.operationName).toBe('IntrospectionQuery');
+    expect(server.requests[0]?.headers.authorization).toBe('Bearer sekret');
     const product = at(result.structuredContent, 'product');
     expect(product).toMatchObject({
       id: 'p1',
