@@ -11,7 +11,7 @@ import type { ToolRegistry } from '../registry.js';
 import { callerOf } from '../server/call-context.js';
 import { interceptToolsCall } from './intercept-tools-call.js';
 import { startTaskCall, toolCallTarget, wireError } from './task-call.js';
-import type { TaskRunner } from './task-runner.js';
+import { TaskAlreadyFinishedError, type TaskRunner } from './task-runner.js';
 import type { TaskRecord } from './task-store.js';
 
 /** The extension's identifier, in `server/discover` and in the client's per-request capabilities. */
@@ -69,7 +69,7 @@ export function installModernTasks(server: Server, runner: TaskRunner, registry:
       if (!(await runner.cancel(taskId, callerOf(ctx)))) throw notFound(taskId);
     } catch (error) {
       // Cancellation is cooperative in this era: a task that already finished just keeps its status.
-      if (!(error instanceof Error && error.name === 'TaskAlreadyFinishedError')) throw wireError(error);
+      if (!(error instanceof TaskAlreadyFinishedError)) throw wireError(error);
     }
     return {};
   });

@@ -82,7 +82,8 @@ export class TaskRunner {
       () => {
         for (const controller of this.#running.values()) controller.abort(setup.shutdown.reason);
         this.#running.clear();
-        this.store.close();
+        // A store passed in may be shared with other instances: only ours is ours to close.
+        if (!options.store) this.store.close();
       },
       { once: true },
     );
