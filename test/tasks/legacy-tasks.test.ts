@@ -241,6 +241,20 @@ describe('2025-11-25 tasks, transport-specific', () => {
     expect([...first.tasks, ...second.tasks].map((task) => task.taskId)).toEqual(ids);
   });
 
+  it('kills running tasks’ processes when the server shuts down', async () => {
+    using pids = pidDirectory();
+    const client = await connectV1('stdio', pids.path);
+    await client.v1.request(
+      { method: 'tools/call', params: { name: 'sleep', arguments: { seconds: 60 }, task: {} } },
+      CreateTaskResultSchema,
+    );
+    const pid = await eventually(() => pids.pids()[0]);
+    expect(isAlive(pid)).toBe(true);
+    // Closing stdin ends the stdio server.
+    await client[Symbol.asyncDispose]();
+    await eventually(() => (isAlive(pid) ? undefined : true));
+  });
+
   it('keeps one HTTP session’s tasks away from another', async () => {
     using pids = pidDirectory();
     await using owner = await connectV1('http', pids.path);
