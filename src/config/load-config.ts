@@ -86,15 +86,17 @@ export async function validateConfig(
     throw new BridgeError('invalid_input', formatProblems(options.file, problems, locate));
   };
   const shell = configShellSchema(Object.keys(options.adapters)).safeParse(raw ?? {});
-  if (!shell.success) fail(zodProblems(shell.error, []));
-  const config = shell.data as ConfigShell;
-
-  const problems: ConfigProblem[] = [];
+  const problems: ConfigProblem[] = shell.success ? [] : zodProblems(shell.error, []);
+  // Even when the file's shape is wrong somewhere, check every source's options: all problems at once.
+  const entries = shell.success ? shell.data.sources : looseEntries(raw);
   const baseDir = dirname(options.path);
   const sources: ConfiguredSource[] = [];
-  for (const [index, entry] of config.sources.entries()) {
+  for (const [index, entry] of entries.entries()) {
+    const kind = entry?.kind;
+    const load = typeof kind === 'string' ? options.adapters[kind] : undefined;
+    if (!entry || typeof kind !== 'string' || !load) continue;
     const at = ['sources', index, 'options'];
-    const secrets = findInlineSecrets(entry.options ?? {}, at, entry.namespace ?? entry.kind);
+    const secrets = findInlineSecrets(entry.options ?? {}, at, entry.namespace ?? kind);
     problems.push(...secrets);
     if (secrets.length > 0) continue;
     const unset: ConfigProblem[] = [];
@@ -102,17 +104,31 @@ export async function validateConfig(
     problems.push(...unset);
     // The adapter would only complain about the empty strings the unset variables left.
     if (unset.length > 0) continue;
-    const command = await options.adapters[entry.kind]!();
+    const command = await load();
     const parsed = command.configSchema.safeParse(resolved);
     if (!parsed.success) {
       problems.push(...zodProblems(parsed.error, at, command));
       continue;
     }
-    sources.push({ ...entry, command, options: parsed.data, baseDir });
+    sources.push({ ...(entry as SourceEntry), command, options: parsed.data, baseDir });
   }
-  problems.push(...overrideNameClashes(config));
-  if (problems.length > 0) fail(problems);
+  if (shell.success) problems.push(...overrideNameClashes(shell.data));
+  if (problems.length > 0 || !shell.success) fail(problems);
+  const config = shell.data as ConfigShell;
   return { file: options.path, server: config.server ?? {}, sources };
+}
+
+// The source entries of a file whose shape is wrong, for checking their options anyway.
+function looseEntries(
+  raw: unknown,
+): Array<{ kind?: unknown; namespace?: string; options?: unknown } | undefined> {
+  const list = (raw as { sources?: unknown } | null)?.sources;
+  if (!Array.isArray(list)) return [];
+  return list.map((entry) => {
+    if (typeof entry !== 'object' || entry === null) return undefined;
+    const { kind, namespace, options } = entry as Record<string, unknown>;
+    return { kind, ...(typeof namespace === 'string' ? { namespace } : {}), options };
+  });
 }
 
 function zodProblems(
@@ -189,10 +205,12 @@ function formatProblems(
   problems: ConfigProblem[],
   locate: (path: (string | number)[]) => string,
 ): string {
-  const lines = problems.map(
-    (problem) =>
-      `  ${locate(problem.path)} ${formatPath(problem.path) || '(top level)'}: ${problem.message}. Fix: ${problem.fix}.`,
-  );
+  const lines = [...problems]
+    .sort((a, b) => comparePaths(a.path, b.path))
+    .map(
+      (problem) =>
+        `  ${locate(problem.path)} ${formatPath(problem.path) || '(top level)'}: ${problem.message}. Fix: ${problem.fix}.`,
+    );
   const count = problems.length === 1 ? 'a problem' : `${problems.length} problems`;
   return `the config file ${file} has ${count}:\n${lines.join('\n')}`;
 }
@@ -206,4 +224,15 @@ function nearestNode(document: ReturnType<typeof parseDocument>, path: (string |
       return node as { range?: [number, number, number] };
   }
   return undefined;
+}
+
+// Problems in file order: sources[2] before sources[10], keys in the order they were found.
+function comparePaths(a: readonly (string | number)[], b: readonly (string | number)[]): number {
+  for (let index = 0; index < Math.min(a.length, b.length); index++) {
+    const [left, right] = [a[index]!, b[index]!];
+    if (left === right) continue;
+    if (typeof left === 'number' && typeof right === 'number') return left - right;
+    return 0;
+  }
+  return a.length - b.length;
 }

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are the config's literal ${VAR} syntax
 import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
@@ -71,6 +72,22 @@ describe('config validation errors name the file, the place in it and the fix', 
     expect(code).toBe(1);
     expect(stderr).toContain('<dir>/bridge.config.yaml sources[0]: ');
     expect(stderr).toContain('<dir>/missing.yaml');
+  });
+
+  it('reports every problem at once, in file order', async () => {
+    const { stderr } = await serveFails({
+      sources: [
+        { kind: 'grpc', options: {} },
+        {
+          kind: 'graphql',
+          options: { endpoint: 'http://127.0.0.1:9/graphql', headers: { Cookie: 'session=abc' } },
+        },
+      ],
+    });
+    expect(stderr).toContain('has 2 problems');
+    expect(stderr.indexOf('sources[0].kind')).toBeLessThan(
+      stderr.indexOf('sources[1].options.headers.Cookie'),
+    );
   });
 
   it('gives the line of a YAML syntax error', async () => {
