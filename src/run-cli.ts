@@ -162,7 +162,7 @@ Commands:
   serve <config>           serve every source a config file lists (hot reload included)
   inspect <config|source>  print the tools a client would see, with token estimates
   config schema            print the JSON Schema of the config file
-  ${Object.keys(adapters).join(', ')}  serve one source (a one-source config)
+  ${`${Object.keys(adapters).join('|')} …`.padEnd(23)}  serve one source (a one-source config)
 Run "bridge <command> --help" for a command's arguments and flags.
 
 ${COMMON_USAGE}
