@@ -41,7 +41,7 @@ describe.each(MATRIX)('bridge graphql with the $kind client over $wire', ({ kind
     expect([...byName.keys()]).toEqual(
       expect.arrayContaining(['product', 'products', 'CheapProducts', 'graphql_query']),
     );
-    expect(byName.get('product')?.annotations).toEqual({
+    expect(byName.get('product')?.annotations).toMatchObject({
       readOnlyHint: true,
       destructiveHint: false,
       idempotentHint: true,
