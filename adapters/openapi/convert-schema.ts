@@ -65,6 +65,10 @@ export class SchemaConverter {
   readonly #names = new Map<string, string>();
   readonly #taken = new Set<string>();
   readonly #cache: Record<Direction, Map<string, Converted>> = { request: new Map(), response: new Map() };
+  readonly #inline: Record<Direction, WeakMap<object, Converted>> = {
+    request: new WeakMap(),
+    response: new WeakMap(),
+  };
 
   constructor(document: Json, version: SpecVersion) {
     this.#document = document;
@@ -119,9 +123,22 @@ export class SchemaConverter {
     return name;
   }
 
-  /** Converts one subschema, collecting the pointers it refers to into `deps`. */
+  /**
+   * Converts one subschema, collecting the pointers it refers to into `deps`. The result is the
+   * caller's to change at the top level: shared parameters (GitHub's `owner`, `repo`, `per_page`
+   * appear in hundreds of operations) are converted once and handed out as shallow copies.
+   */
   convertInline(schema: unknown, direction: Direction, deps: Set<string>): JsonSchema {
-    return this.#convert(schema, direction, deps);
+    if (!isObject(schema)) return this.#convert(schema, direction, deps);
+    const cache = this.#inline[direction];
+    let entry = cache.get(schema);
+    if (!entry) {
+      entry = { schema: {}, deps: new Set() };
+      entry.schema = this.#convert(schema, direction, entry.deps);
+      cache.set(schema, entry);
+    }
+    for (const dep of entry.deps) deps.add(dep);
+    return { ...entry.schema };
   }
 
   #component(pointer: string, direction: Direction): Converted {

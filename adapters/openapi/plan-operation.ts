@@ -145,8 +145,9 @@ export function planOperation(
     if (isObjectSchema(output, outputDefs)) {
       const schema: JsonSchema = { type: 'object', ...output };
       if (Object.keys(outputDefs).length > 0) schema.$defs = outputDefs;
-      planned.outputSchema =
-        JSON.stringify(outputDefs).length <= OUTPUT_DEFS_BUDGET ? schema : shallowOutput(output, outputDefs);
+      planned.outputSchema = fitsBudget(outputDefs, OUTPUT_DEFS_BUDGET)
+        ? schema
+        : shallowOutput(output, outputDefs);
     }
   }
   return planned;
@@ -355,6 +356,26 @@ function resolveLocal(schema: JsonSchema, defs: Record<string, JsonSchema>): Jso
     return defs[schema.$ref.slice('#/$defs/'.length)] ?? schema;
   }
   return schema;
+}
+
+// Whether the JSON text of `value` is at most about `budget` characters; stops counting early.
+function fitsBudget(value: unknown, budget: number): boolean {
+  let left = budget;
+  const visit = (node: unknown): boolean => {
+    if (typeof node === 'string') left -= node.length + 3;
+    else if (Array.isArray(node)) {
+      left -= 2;
+      for (const item of node) if (!visit(item)) return false;
+    } else if (node !== null && typeof node === 'object') {
+      left -= 2;
+      for (const [key, item] of Object.entries(node)) {
+        left -= key.length + 4;
+        if (left < 0 || !visit(item)) return false;
+      }
+    } else left -= 5;
+    return left >= 0;
+  };
+  return visit(value);
 }
 
 function shallowOutput(schema: JsonSchema, defs: Record<string, JsonSchema>): JsonSchema {

@@ -8,8 +8,23 @@ export function isObject(value: unknown): value is Json {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
+// Big specs resolve the same few hundred pointers tens of thousands of times.
+const resolved = new WeakMap<Json, Map<string, unknown>>();
+
 /** The value a local JSON pointer (`#/components/schemas/Pet`) designates, or `undefined`. */
 export function resolvePointer(document: Json, ref: string): unknown {
+  let cache = resolved.get(document);
+  if (!cache) {
+    cache = new Map();
+    resolved.set(document, cache);
+  }
+  if (cache.has(ref)) return cache.get(ref);
+  const value = walkPointer(document, ref);
+  cache.set(ref, value);
+  return value;
+}
+
+function walkPointer(document: Json, ref: string): unknown {
   if (!ref.startsWith('#')) return undefined;
   const path = ref.slice(1);
   if (path === '') return document;
