@@ -1,15 +1,17 @@
-import { z } from 'zod';
-import { type AdapterCommand, BridgeError } from '../../src/index.js';
+import type { AdapterCommand } from '../../src/index.js';
+import { createCliSource } from './create-cli-source.js';
+import { type CliOptions, cliConfigSchema, cliFlags, cliUsage, parseCliFlags } from './options.js';
 
-// Placeholder until the cli adapter lands.
-export const cliCommand: AdapterCommand<Record<string, never>> = {
+export { createCliSource } from './create-cli-source.js';
+export type { CliOptions } from './options.js';
+
+/** `bridge cli <program>`: a command-line program as typed, safe, annotated tools. */
+export const cliCommand: AdapterCommand<CliOptions> = {
   name: 'cli',
-  summary: '',
-  usage: 'bridge cli',
-  options: {},
-  parseFlags: () => ({}),
-  configSchema: z.object({}).strict() as unknown as z.ZodType<Record<string, never>>,
-  createSource() {
-    throw new BridgeError('invalid_input', 'the cli adapter is not built yet');
-  },
+  summary: 'serve a command-line program (git, kubectl, any --help) as one tool per subcommand',
+  usage: cliUsage,
+  options: cliFlags,
+  parseFlags: parseCliFlags,
+  configSchema: cliConfigSchema,
+  createSource: createCliSource,
 };

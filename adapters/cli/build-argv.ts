@@ -1,0 +1,70 @@
+import { BridgeError } from '../../src/index.js';
+import { propertyOf } from './build-input-schema.js';
+import { type Policy, refuseValue } from './check-policy.js';
+import type { CliSpec, CommandSpec, OptionSpec } from './cli-spec.js';
+
+/**
+ * Turns validated tool arguments into an argv array:
+ * `[globalArgs…, subcommand…, options…, <end of options>, operands…, '--', paths…]`.
+ * Valued long options are one element (`--format=%h`), so a value can never become an option of
+ * its own; operands starting with `-` and dangerous values are refused with the reason.
+ */
+export function buildArgv(
+  cli: Pick<CliSpec, 'endOfOptions'>,
+  command: CommandSpec,
+  options: OptionSpec[],
+  args: Record<string, unknown>,
+  policy: Policy,
+  globalArgs: readonly string[] = [],
+): string[] {
+  const spec = { endOfOptions: command.endOfOptions !== undefined ? command.endOfOptions : cli.endOfOptions };
+  const argv = [...globalArgs, ...command.path];
+  for (const option of options) {
+    const property = propertyOf(option);
+    const value = args[property];
+    if (value === undefined || value === null) continue;
+    const values = Array.isArray(value) ? value : [value];
+    for (const item of values) argv.push(...optionArgs(option, item, property, policy));
+  }
+  const operands: string[] = [];
+  const paths: string[] = [];
+  for (const positional of command.positionals) {
+    const value = args[positional.name];
+    if (!Array.isArray(value)) continue;
+    value.forEach((item, index) => {
+      const text = String(item);
+      const reason = refuseValue(text, `${positional.name}[${index}]`, 'operand', policy);
+      if (reason) throw refused(reason);
+      (positional.placement === 'path' ? paths : operands).push(text);
+    });
+  }
+  if (spec.endOfOptions === '--') {
+    // One `--` ends the options for getopt and Cobra CLIs; everything after it is an operand.
+    if (operands.length + paths.length > 0) argv.push('--', ...operands, ...paths);
+    return argv;
+  }
+  if (operands.length > 0) {
+    if (spec.endOfOptions) argv.push(spec.endOfOptions);
+    argv.push(...operands);
+  }
+  if (paths.length > 0) argv.push('--', ...paths);
+  return argv;
+}
+
+function optionArgs(option: OptionSpec, value: unknown, property: string, policy: Policy): string[] {
+  if (option.kind === 'boolean') {
+    if (value === true) return [option.flag];
+    return option.negatable && value === false ? [`--no-${option.name}`] : [];
+  }
+  const text = String(value);
+  const reason = refuseValue(text, property, 'option', policy);
+  if (reason) throw refused(reason);
+  if (option.optionalValue && text === '') return [option.flag];
+  if (option.flag.startsWith('--')) return [`${option.flag}=${text}`];
+  // Short options take their value as the next element: getopt reads it as the value whatever it is.
+  return option.optionalValue ? [`${option.flag}${text}`] : [option.flag, text];
+}
+
+function refused(reason: string): BridgeError {
+  return new BridgeError('invalid_arguments', `refused: ${reason}`);
+}

@@ -1,0 +1,87 @@
+import type { JsonSchema } from '../../src/index.js';
+import type { CommandSpec, OptionSpec } from './cli-spec.js';
+
+/** Names the adapter itself uses in every input schema; options with these names are renamed. */
+export const RESERVED = new Set(['cwd', 'timeout', 'stdin']);
+
+/** The property an option is offered under: its name, or `option_<name>` when that is reserved. */
+export function propertyOf(option: OptionSpec): string {
+  return RESERVED.has(option.name) ? `option_${option.name}` : option.name;
+}
+
+/**
+ * The JSON Schema of one subcommand's arguments: a typed property per option (booleans,
+ * strings, integers, enums, arrays for repeatable ones), one string array per positional kind,
+ * then `cwd`, `timeout` and, when the command reads input, `stdin`. Unknown properties are refused,
+ * so only options the schema names can reach the command line.
+ */
+export function buildInputSchema(
+  command: CommandSpec,
+  options: OptionSpec[],
+  limits: { defaultTimeoutMs: number; maxTimeoutMs: number; roots: string[] },
+): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  for (const option of options) properties[propertyOf(option)] = optionSchema(option);
+  for (const positional of command.positionals) {
+    if (properties[positional.name]) continue;
+    properties[positional.name] = {
+      type: 'array',
+      items: { type: 'string' },
+      description: positional.description,
+      ...(positional.required ? { minItems: 1 } : {}),
+    };
+    if (positional.required) required.push(positional.name);
+  }
+  properties.cwd = {
+    type: 'string',
+    description: `Working directory, absolute or relative to ${limits.roots[0]}; must stay inside the allowed roots (${limits.roots.join(', ')}).`,
+  };
+  properties.timeout = {
+    type: 'integer',
+    minimum: 1,
+    maximum: limits.maxTimeoutMs,
+    description: `Time limit in milliseconds (default ${limits.defaultTimeoutMs}); the command and its children are killed after it.`,
+  };
+  if (command.stdin) properties.stdin = { type: 'string', description: 'Text fed to the standard input.' };
+  return {
+    type: 'object',
+    properties,
+    ...(required.length > 0 ? { required } : {}),
+    additionalProperties: false,
+  };
+}
+
+function optionSchema(option: OptionSpec): JsonSchema {
+  const description = describe(option);
+  let value: JsonSchema;
+  switch (option.kind) {
+    case 'boolean':
+      return {
+        type: 'boolean',
+        description: option.negatable
+          ? `${description} (true: ${option.flag}, false: --no-${option.name})`
+          : `${description} (true: ${option.flag})`,
+      };
+    case 'integer':
+      value = { type: 'integer' };
+      break;
+    case 'enum':
+      value = { type: 'string', enum: option.values ?? [] };
+      break;
+    default:
+      value = { type: 'string' };
+  }
+  if (option.optionalValue) {
+    value.description = 'An empty string passes the flag without a value.';
+  }
+  if (option.repeatable) return { type: 'array', items: value, description: `${description} (repeatable)` };
+  return {
+    ...value,
+    description: option.optionalValue ? `${description} (empty string: ${option.flag} alone)` : description,
+  };
+}
+
+function describe(option: OptionSpec): string {
+  return option.description ? `${option.flag}: ${option.description}` : option.flag;
+}

@@ -1,0 +1,52 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, join } from 'node:path';
+import type { CliSpec } from './cli-spec.js';
+
+/** Bumped when discovery changes what it produces, so old cache entries are ignored. */
+const DISCOVERY_VERSION = 1;
+
+/** Where discovery results are kept: `$BRIDGE_CACHE_DIR`, else `$XDG_CACHE_HOME/bridge`, else `~/.cache/bridge`. */
+export function cacheDir(): string {
+  if (process.env.BRIDGE_CACHE_DIR) return process.env.BRIDGE_CACHE_DIR;
+  const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  return join(base, 'bridge');
+}
+
+/**
+ * The cache file of one discovery, keyed by the binary's path, size, modification time and
+ * `--version` line, and by which subcommands were asked for: upgrading the program (or asking for
+ * other commands) misses the cache instead of serving stale tools.
+ */
+export function cacheFile(binary: string, version: string, requested: readonly string[] | undefined): string {
+  const stat = statSync(binary);
+  const key = JSON.stringify([
+    DISCOVERY_VERSION,
+    binary,
+    stat.size,
+    stat.mtimeMs,
+    version,
+    requested ?? null,
+  ]);
+  const hash = createHash('sha256').update(key).digest('hex').slice(0, 16);
+  return join(cacheDir(), 'cli', `${basename(binary).replace(/[^\w.-]/g, '_')}-${hash}.json`);
+}
+
+/** The cached spec, or undefined when absent or unreadable (a corrupt file is just a miss). */
+export function readCachedSpec(file: string): CliSpec | undefined {
+  try {
+    const spec = JSON.parse(readFileSync(file, 'utf8')) as CliSpec;
+    return Array.isArray(spec.commands) ? spec : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes atomically (temp file + rename), so a concurrent start never reads half a file. */
+export function writeCachedSpec(file: string, spec: CliSpec): void {
+  mkdirSync(join(file, '..'), { recursive: true });
+  const temp = `${file}.${process.pid}.tmp`;
+  writeFileSync(temp, JSON.stringify(spec));
+  renameSync(temp, file);
+}

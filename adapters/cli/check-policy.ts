@@ -1,0 +1,133 @@
+import { realpathSync } from 'node:fs';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { BridgeError } from '../../src/index.js';
+import type { CommandSpec, OptionSpec } from './cli-spec.js';
+
+/** What a source refuses, decided once at start-up from the flags and the overlay. */
+export interface Policy {
+  allow: string[] | undefined;
+  deny: string[];
+  /** Offered only when `allow` names them. */
+  hidden: string[];
+  /** Long option names (no dashes) or `-x` spellings. */
+  dangerousOptions: string[];
+  /** Dangerous options the user allowed with `--allow-option`. */
+  allowedOptions: string[];
+  dangerousValues: RegExp[];
+  /** Real paths of the directories `cwd` may point into. */
+  roots: string[];
+}
+
+/** Whether `pattern` (`config`, `config view`, `config/view`) names `path` or one of its parents. */
+function names(pattern: string, path: readonly string[]): boolean {
+  const words = pattern.trim().split(/[\s/]+/);
+  return words.length <= path.length && words.every((word, index) => word === path[index]);
+}
+
+/** Whether a subcommand is offered: named by `--allow` when given, not hidden otherwise, never denied. */
+export function isCommandOffered(path: readonly string[], policy: Policy): boolean {
+  if (path.some((word) => word.includes('--'))) return false; // git's internal helpers (add--interactive)
+  if (policy.deny.some((pattern) => names(pattern, path))) return false;
+  if (policy.allow) return policy.allow.some((pattern) => names(pattern, path));
+  return !policy.hidden.some((pattern) => names(pattern, path));
+}
+
+/**
+ * Whether an option is dangerous: its long name or short spelling is listed, or it is an
+ * abbreviation git would expand to a listed name (`--out` for `--output`, `--upload` for `--upload-pack`).
+ */
+export function isDangerousOption(option: Pick<OptionSpec, 'name' | 'flag'>, policy: Policy): boolean {
+  const spellings = [option.name, option.flag.replace(/^-+/, ''), option.flag];
+  const hit = policy.dangerousOptions.find((dangerous) => matchesDangerous(spellings, dangerous));
+  if (!hit) return false;
+  return !policy.allowedOptions.some((allowed) => matchesDangerous(spellings, allowed.replace(/^--/, '')));
+}
+
+function matchesDangerous(spellings: string[], dangerous: string): boolean {
+  if (dangerous.startsWith('-') && !dangerous.startsWith('--')) return spellings.includes(dangerous);
+  const long = dangerous.replace(/^--/, '');
+  return spellings.some(
+    (spelling) =>
+      !spelling.startsWith('-') &&
+      (spelling === long || (spelling.length >= 3 && long.startsWith(spelling) && spelling.length > 1)),
+  );
+}
+
+/**
+ * Checks one argument value. Operands may not start with `-` (they would be read as options);
+ * no value may be a dangerous option spelled out (`--upload-pack=…`, `--out=…`, `-c x=y`) or match
+ * a dangerous pattern (git: `ext::` URLs). Returns why it is refused, or undefined.
+ */
+export function refuseValue(
+  value: string,
+  where: string,
+  kind: 'operand' | 'option',
+  policy: Policy,
+): string | undefined {
+  if (value.includes('\0')) return `${where} contains a NUL byte`;
+  if (kind === 'operand' && value.startsWith('-')) {
+    return `${where} is "${clip(value)}", which starts with "-" and would be read as an option; pass options through their own typed arguments`;
+  }
+  const trimmed = value.trimStart();
+  if (trimmed.startsWith('-')) {
+    const spelled = /^(-{1,2}[^=\s]+)/.exec(trimmed)?.[1] ?? trimmed;
+    const asOption = { name: spelled.replace(/^-+/, ''), flag: spelled };
+    if (
+      spelled.startsWith('--')
+        ? isDangerousOption(asOption, policy)
+        : policy.dangerousOptions.includes(spelled)
+    ) {
+      return `${where} spells out the dangerous option "${spelled}", which is not allowed`;
+    }
+  }
+  const pattern = policy.dangerousValues.find((regex) => regex.test(value));
+  if (pattern) return `${where} is "${clip(value)}", which matches the refused pattern /${pattern.source}/`;
+  return undefined;
+}
+
+/**
+ * Resolves the `cwd` argument against the first root and checks it stays inside one of the roots,
+ * after following symbolic links (a link inside a root pointing outside it is refused).
+ */
+export function resolveCwd(cwd: string | undefined, policy: Policy): string {
+  const first = policy.roots[0] as string;
+  if (cwd === undefined || cwd === '') return first;
+  const wanted = isAbsolute(cwd) ? cwd : resolve(first, cwd);
+  let real: string;
+  try {
+    real = realpathSync(wanted);
+  } catch {
+    throw new BridgeError('invalid_arguments', `cwd "${cwd}" does not exist (resolved to ${wanted})`);
+  }
+  if (!policy.roots.some((root) => inside(real, root))) {
+    throw new BridgeError(
+      'invalid_arguments',
+      `cwd "${cwd}" is outside the allowed roots; allowed: ${policy.roots.join(', ')} (set with --root)`,
+    );
+  }
+  return real;
+}
+
+function inside(path: string, root: string): boolean {
+  const rel = relative(root, path);
+  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
+}
+
+/** The options of a command minus the dangerous ones, with the names of those removed. */
+export function safeOptions(
+  command: CommandSpec,
+  policy: Policy,
+): { options: OptionSpec[]; removed: string[] } {
+  const options: OptionSpec[] = [];
+  const removed: string[] = [];
+  for (const option of command.options) {
+    if (isDangerousOption(option, policy)) removed.push(option.flag);
+    else options.push(option);
+  }
+  return { options, removed };
+}
+
+function clip(value: string): string {
+  const oneLine = JSON.stringify(value).slice(1, -1);
+  return oneLine.length > 80 ? `${oneLine.slice(0, 77)}...` : oneLine;
+}

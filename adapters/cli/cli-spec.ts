@@ -1,0 +1,75 @@
+import type { ToolAnnotations } from '../../src/index.js';
+
+/** How an option takes its value. */
+export type OptionKind = 'boolean' | 'string' | 'integer' | 'enum';
+
+/** One option of a subcommand, as discovered from the binary or curated in an overlay. */
+export interface OptionSpec {
+  /** The property name in the input schema: the long name without dashes (`max-count`), or the short letter. */
+  name: string;
+  /** How it is spelled on the command line: `--max-count` or `-n`. */
+  flag: string;
+  kind: OptionKind;
+  /** Allowed values of an `enum` option. */
+  values?: string[];
+  /** Passed once per array item (`-e a -e b`). */
+  repeatable?: boolean;
+  /** The value may be left out (`--color[=WHEN]`): an empty string passes the bare flag. */
+  optionalValue?: boolean;
+  /** A boolean that `false` spells as `--no-<name>` (git's `--[no-]foo`). */
+  negatable?: boolean;
+  description?: string;
+}
+
+/** Where a positional argument goes on the command line. */
+export type PositionalPlacement =
+  /** After the options (and after `--end-of-options` where the CLI has it): refs, names, URLs. */
+  | 'operand'
+  /** After `--`: paths and pathspecs. */
+  | 'path';
+
+/** A positional argument of a subcommand, offered as an array of strings. */
+export interface PositionalSpec {
+  name: string;
+  description: string;
+  placement: PositionalPlacement;
+  required?: boolean;
+}
+
+/** One subcommand, which becomes one tool. */
+export interface CommandSpec {
+  /** The words after the program name: `['cherry-pick']`, `['config', 'view']`. Empty for the program itself. */
+  path: string[];
+  description: string;
+  options: OptionSpec[];
+  positionals: PositionalSpec[];
+  /** Whether the tool takes a `stdin` string argument fed to the process. */
+  stdin?: boolean;
+  /** Overlay-curated hints; whatever is missing is inferred. */
+  annotations?: Partial<ToolAnnotations>;
+  /** The command can run for a long time (network, whole-history walks): offered as a task. */
+  longRunning?: boolean;
+  /** Overrides the CLI's end-of-options marker for this command (`null`: none). */
+  endOfOptions?: '--end-of-options' | '--' | null;
+}
+
+/** Which discovery produced a spec. */
+export type CliFlavor = 'git' | 'cobra' | 'generic';
+
+/** Everything discovered about a program: cached as JSON between runs. */
+export interface CliSpec {
+  program: string;
+  /** Absolute path of the binary that was examined. */
+  binary: string;
+  /** The first line of `--version`, part of the cache key. */
+  version: string;
+  flavor: CliFlavor;
+  /**
+   * How the CLI marks the end of options before operands: git's `--end-of-options`, `--` for
+   * getopt/Cobra CLIs, or nothing (operands starting with `-` are refused in every case).
+   */
+  endOfOptions: '--end-of-options' | '--' | null;
+  commands: CommandSpec[];
+  /** Subcommands skipped during discovery, with the reason (logged as warnings). */
+  skipped: Array<{ path: string[]; reason: string }>;
+}

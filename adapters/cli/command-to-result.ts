@@ -1,0 +1,137 @@
+import stripAnsi from 'strip-ansi';
+import {
+  type ContentBlock,
+  type JsonSchema,
+  pageOutput,
+  type ToolContext,
+  type ToolResult,
+} from '../../src/index.js';
+import type { RunOutcome } from './run-command.js';
+
+/** The `outputSchema` of every CLI tool: what `structuredContent` holds. */
+export const OUTPUT_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    exitCode: { type: ['integer', 'null'], description: 'The exit code; null when killed by a signal.' },
+    signal: { type: ['string', 'null'], description: 'The signal that ended the process, if any.' },
+    stdout: { type: 'string', description: 'Standard output (its first page when paged; ANSI removed).' },
+    stderr: { type: 'string', description: 'Standard error (its first page when paged; ANSI removed).' },
+    truncated: { type: 'boolean', description: 'Output was cut into pages or stopped at the size cap.' },
+    durationMs: { type: 'number' },
+  },
+  required: ['exitCode', 'signal', 'stdout', 'stderr', 'truncated', 'durationMs'],
+};
+
+/** What the result needs to know besides the outcome. */
+export interface ResultContext {
+  /** `git log`, for page names and messages. */
+  label: string;
+  pageSize: number;
+  timeoutMs: number;
+  context: Pick<ToolContext, 'resources' | 'caller'>;
+}
+
+/**
+ * Turns a finished process into a tool result: exit code 0 is a result, anything else (non-zero,
+ * a signal, a timeout) is `isError` with a sentence saying what happened. Text is decoded as
+ * UTF-8 with ANSI sequences removed (and any stray ESC shown as ␛), so no escape byte reaches the
+ * model; output longer than a page is paged into resources; binary stdout becomes a blob.
+ */
+export function commandToResult(outcome: RunOutcome, options: ResultContext): ToolResult {
+  const content: ContentBlock[] = [];
+  const structured = {
+    exitCode: outcome.exitCode,
+    signal: outcome.signal,
+    stdout: '',
+    stderr: '',
+    truncated: outcome.truncated,
+    durationMs: outcome.durationMs,
+  };
+  const stdoutText = decodeText(outcome.stdout);
+  if (stdoutText === undefined) {
+    content.push(binaryBlock(outcome.stdout, options));
+    structured.stdout = `[${outcome.stdout.byteLength} bytes of binary output, returned as a resource]`;
+  } else if (stdoutText !== '') {
+    const paged = pageOutput(clean(stdoutText), {
+      store: options.context.resources,
+      caller: options.context.caller,
+      pageSize: options.pageSize,
+      label: `${options.label} stdout`,
+    });
+    content.push({ type: 'text', text: paged.firstPage }, ...paged.links);
+    structured.stdout = paged.firstPage;
+    structured.truncated ||= paged.truncated;
+  }
+  const stderrText = clean(decodeText(outcome.stderr) ?? new TextDecoder().decode(outcome.stderr));
+  if (stderrText !== '') {
+    const paged = pageOutput(stderrText, {
+      store: options.context.resources,
+      caller: options.context.caller,
+      pageSize: options.pageSize,
+      label: `${options.label} stderr`,
+    });
+    content.push({ type: 'text', text: `stderr:\n${paged.firstPage}` }, ...paged.links);
+    structured.stderr = paged.firstPage;
+    structured.truncated ||= paged.truncated;
+  }
+  const failed = outcome.exitCode !== 0 || outcome.signal !== null;
+  const status = statusLine(outcome, options);
+  if (failed || content.length === 0) content.push({ type: 'text', text: status });
+  if (outcome.truncated) {
+    content.push({ type: 'text', text: `[output stopped at the size cap: the process was ended early]` });
+  }
+  return failed
+    ? { content, structuredContent: structured, isError: true }
+    : { content, structuredContent: structured };
+}
+
+function statusLine(outcome: RunOutcome, options: ResultContext): string {
+  if (outcome.spawnError) return `${options.label} could not start: ${outcome.spawnError}`;
+  if (outcome.timedOut) {
+    return `${options.label} timed out after ${options.timeoutMs} ms; it was killed with its child processes (${outcome.signal ?? 'SIGTERM'}).`;
+  }
+  if (outcome.aborted) return `${options.label} was cancelled; it was killed with its child processes.`;
+  if (outcome.signal) return `${options.label} was killed by ${outcome.signal}.`;
+  if (outcome.exitCode === 0) return `${options.label} finished with exit code 0 and no output.`;
+  return `${options.label} failed with exit code ${outcome.exitCode}.`;
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** UTF-8 text, or undefined when the bytes are binary (invalid UTF-8, or NUL bytes). */
+function decodeText(bytes: Uint8Array): string | undefined {
+  if (bytes.byteLength === 0) return '';
+  if (bytes.includes(0)) return undefined;
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+function clean(text: string): string {
+  const stripped = stripAnsi(text);
+  return stripped.includes('\u001b') ? stripped.replaceAll('\u001b', '\u241b') : stripped;
+}
+
+const MAX_INLINE_BLOB = 256 * 1024;
+
+function binaryBlock(bytes: Uint8Array, options: ResultContext): ContentBlock {
+  const stored = options.context.resources.put(
+    { name: `${options.label} stdout (binary)`, mimeType: 'application/octet-stream', bytes },
+    options.context.caller,
+  );
+  if (bytes.byteLength <= MAX_INLINE_BLOB) {
+    return {
+      type: 'resource',
+      resource: { uri: stored.uri, mimeType: stored.mimeType, blob: Buffer.from(bytes).toString('base64') },
+    };
+  }
+  return {
+    type: 'resource_link',
+    uri: stored.uri,
+    name: stored.name,
+    mimeType: stored.mimeType,
+    size: stored.size,
+  };
+}

@@ -1,0 +1,165 @@
+import { realpathSync, statSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
+import { BridgeError, type LoadContext, type Source, type ToolDefinition } from '../../src/index.js';
+import { applyOverlay } from './apply-overlay.js';
+import { cacheFile, readCachedSpec, writeCachedSpec } from './cache-discovery.js';
+import { isCommandOffered, type Policy } from './check-policy.js';
+import type { CliSpec } from './cli-spec.js';
+import { discoverCobra, isCobra } from './discover-cobra.js';
+import { discoverGeneric } from './discover-generic.js';
+import { type Discovered, discoverGit } from './discover-git.js';
+import { findProgram } from './find-program.js';
+import { findBundledOverlay, loadOverlay, type Overlay } from './load-overlay.js';
+import { makeTool } from './make-tool.js';
+import type { CliOptions } from './options.js';
+import { probe } from './probe.js';
+import { killAllGroups } from './run-command.js';
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+
+/**
+ * The CLI source. Steps: find the binary → read its overlay → discover (or read the cache) →
+ * apply the overlay → keep the offered subcommands → one tool each.
+ */
+export function createCliSource(options: CliOptions, baseDir: string): Source {
+  return {
+    label: `cli ${options.program}`,
+    load: (context) => loadTools(options, baseDir, context),
+    async close() {
+      killAllGroups('SIGKILL');
+    },
+  };
+}
+
+async function loadTools(
+  options: CliOptions,
+  baseDir: string,
+  context: LoadContext,
+): Promise<ToolDefinition[]> {
+  const binary = findProgram(options.program, baseDir);
+  const program = basename(binary);
+  const overlayPath = options.overlay ? resolve(baseDir, options.overlay) : findBundledOverlay(program);
+  const overlay = overlayPath ? loadOverlay(overlayPath).overlay : undefined;
+  const policy = policyOf(options, overlay, baseDir);
+  const spec = await discover(binary, options, overlay, policy, baseDir, context);
+  for (const skip of spec.skipped) {
+    context.log.warn(`cli ${program}: skipped "${[program, ...skip.path].join(' ')}": ${skip.reason}`);
+  }
+  const commands = applyOverlay(spec.commands, overlay).filter((command) =>
+    isCommandOffered(command.path, policy),
+  );
+  if (commands.length === 0) {
+    throw new BridgeError(
+      'load_failed',
+      `no subcommand of ${program} is offered` +
+        (options.allow
+          ? ` (--allow ${options.allow.join(',')} matched none of: ${spec.commands.map((c) => c.path.join(' ')).join(', ') || 'nothing'})`
+          : ''),
+    );
+  }
+  const defaultTimeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const settings = {
+    spec,
+    policy,
+    globalArgs: overlay?.globalArgs ?? [],
+    env: overlay?.env ?? {},
+    defaultTimeoutMs,
+    maxTimeoutMs: Math.max(defaultTimeoutMs * 10, defaultTimeoutMs),
+    pageSize: options.pageSize ?? 20_000,
+    openWorldByDefault: overlay?.openWorldByDefault ?? spec.flavor === 'cobra',
+  };
+  return commands.map((command) => makeTool(command, settings));
+}
+
+function policyOf(options: CliOptions, overlay: Overlay | undefined, baseDir: string): Policy {
+  const roots = (options.roots ?? [baseDir]).map((root) => {
+    const path = resolve(baseDir, root);
+    try {
+      if (!statSync(path).isDirectory()) throw new Error('not a directory');
+      return realpathSync(path);
+    } catch (error) {
+      throw new BridgeError('invalid_input', `--root ${root}: ${path} is not a directory`, { cause: error });
+    }
+  });
+  return {
+    allow: options.allow,
+    deny: options.deny ?? [],
+    hidden: overlay?.hidden ?? [],
+    dangerousOptions: overlay?.dangerousOptions ?? [],
+    allowedOptions: options.allowOptions ?? [],
+    dangerousValues: (overlay?.dangerousValues ?? []).map((source) => new RegExp(source, 'i')),
+    roots,
+  };
+}
+
+/** Discovery, through the cache keyed by the binary and its version. */
+async function discover(
+  binary: string,
+  options: CliOptions,
+  overlay: Overlay | undefined,
+  policy: Policy,
+  baseDir: string,
+  context: LoadContext,
+): Promise<CliSpec> {
+  const versionProbe = await probe(binary, ['--version'], {
+    cwd: baseDir,
+    timeoutMs: 3_000,
+    signal: context.signal,
+  });
+  const version =
+    versionProbe.text
+      .split('\n')
+      .find((line) => line.trim() !== '')
+      ?.trim() ?? 'unknown';
+  // With --allow, only the named subcommands are examined; otherwise the overlay's default set.
+  const requested = policy.allow
+    ? [...new Set(policy.allow.map((pattern) => pattern.trim().split(/[\s/]+/)[0] as string))].sort()
+    : overlay?.defaultCommands;
+  const file = cacheFile(binary, version, requested);
+  if (options.cache !== false) {
+    const cached = readCachedSpec(file);
+    if (cached) return cached;
+  }
+  const program = basename(binary);
+  const request = {
+    binary,
+    cwd: baseDir,
+    commands: requested,
+    signal: context.signal,
+    timeoutMs: options.probeTimeoutMs ?? 5_000,
+  };
+  let flavor: CliSpec['flavor'];
+  let found: Discovered;
+  if (program === 'git') {
+    flavor = 'git';
+    found = await discoverGit(request);
+  } else if (await isCobra(binary, baseDir, context.signal)) {
+    flavor = 'cobra';
+    found = await discoverCobra(request);
+  } else {
+    flavor = 'generic';
+    found = await discoverGeneric(request);
+  }
+  const spec: CliSpec = {
+    program,
+    binary,
+    version,
+    flavor,
+    endOfOptions:
+      overlay?.endOfOptions !== undefined
+        ? overlay.endOfOptions
+        : flavor === 'git'
+          ? '--end-of-options'
+          : '--',
+    commands: found.commands,
+    skipped: found.skipped,
+  };
+  if (options.cache !== false && spec.commands.length > 0) {
+    try {
+      writeCachedSpec(file, spec);
+    } catch (error) {
+      context.log.debug(`cli ${program}: discovery cache not written`, { file, error: String(error) });
+    }
+  }
+  return spec;
+}

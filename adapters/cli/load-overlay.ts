@@ -1,0 +1,126 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { BridgeError } from '../../src/index.js';
+
+const Annotations = z
+  .object({
+    readOnlyHint: z.boolean(),
+    destructiveHint: z.boolean(),
+    idempotentHint: z.boolean(),
+    openWorldHint: z.boolean(),
+  })
+  .partial()
+  .strict();
+
+const OptionOverlay = z
+  .object({
+    flag: z.string().regex(/^--?[A-Za-z0-9]/),
+    kind: z.enum(['boolean', 'string', 'integer', 'enum']),
+    values: z.array(z.string()),
+    repeatable: z.boolean(),
+    optionalValue: z.boolean(),
+    negatable: z.boolean(),
+    description: z.string(),
+  })
+  .partial()
+  .strict();
+
+const CommandOverlay = z
+  .object({
+    description: z.string(),
+    annotations: Annotations,
+    positionals: z.array(
+      z
+        .object({
+          name: z.string().regex(/^[a-z][\w-]*$/),
+          description: z.string(),
+          placement: z.enum(['operand', 'path']),
+          required: z.boolean().optional(),
+        })
+        .strict(),
+    ),
+    /** Options added or corrected, by property name. */
+    options: z.record(z.string(), OptionOverlay),
+    /** Options never offered (in addition to the dangerous ones). */
+    removeOptions: z.array(z.string()),
+    stdin: z.boolean(),
+    longRunning: z.boolean(),
+    endOfOptions: z.enum(['--end-of-options', '--']).nullable(),
+  })
+  .partial()
+  .strict();
+
+/**
+ * A per-CLI overlay: curation on top of what discovery finds. Everything is optional; a program
+ * without an overlay is served from discovery and the inference rules alone.
+ */
+export const OverlaySchema = z
+  .object({
+    program: z.string(),
+    /** How operands are separated from options: git's `--end-of-options`, `--`, or none. */
+    endOfOptions: z.enum(['--end-of-options', '--']).nullable().optional(),
+    /** The subcommands offered when `--allow` is not given. */
+    defaultCommands: z.array(z.string()).optional(),
+    /** Subcommands offered only when `--allow` names them (servers, shells, config writers). */
+    hidden: z.array(z.string()).optional(),
+    /** Arguments put before the subcommand on every run (e.g. git's `-c color.ui=never`). */
+    globalArgs: z.array(z.string()).optional(),
+    /** Environment added on every run. */
+    env: z.record(z.string(), z.string()).optional(),
+    /** Options refused unless `--allow-option` names them: long names without dashes, or `-x`. */
+    dangerousOptions: z.array(z.string()).optional(),
+    /** Argument values refused everywhere (regular expressions, case-insensitive). */
+    dangerousValues: z.array(z.string()).optional(),
+    /** Whether commands reach the network unless known to be local (Cobra CLIs talking to a server). */
+    openWorldByDefault: z.boolean().optional(),
+    commands: z.record(z.string(), CommandOverlay).optional(),
+  })
+  .strict();
+
+export type Overlay = z.infer<typeof OverlaySchema>;
+export type CommandOverlayEntry = z.infer<typeof CommandOverlay>;
+
+// Compiled code runs from dist/adapters/cli/ while the overlays stay in adapters/cli/overlays/.
+const OVERLAY_DIRS = [
+  new URL('./overlays/', import.meta.url),
+  new URL('../../../adapters/cli/overlays/', import.meta.url),
+];
+
+/** The bundled overlay for `program` (by its base name), or `undefined`. */
+export function findBundledOverlay(program: string): string | undefined {
+  const name = basename(program).replace(/\.exe$/i, '');
+  for (const dir of OVERLAY_DIRS) {
+    for (const ext of ['yaml', 'yml', 'json']) {
+      const path = fileURLToPath(new URL(`${name}.${ext}`, dir));
+      if (existsSync(path)) return path;
+    }
+  }
+  return undefined;
+}
+
+/** Reads and validates an overlay file (YAML or JSON). */
+export function loadOverlay(path: string): { overlay: Overlay; text: string } {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new BridgeError('invalid_input', `cannot read the overlay ${path}`, { cause: error });
+  }
+  let data: unknown;
+  try {
+    data = extname(path) === '.json' ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    throw new BridgeError('invalid_input', `the overlay ${path} is not valid YAML/JSON`, { cause: error });
+  }
+  const parsed = OverlaySchema.safeParse(data);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map(
+      (issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`,
+    );
+    throw new BridgeError('invalid_input', `the overlay ${path} is invalid: ${issues.join('; ')}`);
+  }
+  return { overlay: parsed.data, text };
+}

@@ -1,0 +1,91 @@
+import { basename } from 'node:path';
+import type { ToolAnnotations, ToolContext, ToolDefinition, ToolResult } from '../../src/index.js';
+import { buildArgv } from './build-argv.js';
+import { buildInputSchema } from './build-input-schema.js';
+import { type Policy, resolveCwd, safeOptions } from './check-policy.js';
+import type { CliSpec, CommandSpec } from './cli-spec.js';
+import { commandToResult, OUTPUT_SCHEMA } from './command-to-result.js';
+import { inferAnnotations } from './infer-annotations.js';
+import { QUIET_ENV } from './probe.js';
+import { runCommand } from './run-command.js';
+
+/** What every tool of one source shares. */
+export interface ToolSettings {
+  spec: CliSpec;
+  policy: Policy;
+  globalArgs: string[];
+  env: Record<string, string>;
+  defaultTimeoutMs: number;
+  maxTimeoutMs: number;
+  pageSize: number;
+  openWorldByDefault: boolean;
+}
+
+/**
+ * The tool name of a subcommand: program and path words joined by `_`, hyphens included
+ * (`git cherry-pick` → `git_cherry_pick`). The tool keeps its path, so it maps back exactly.
+ */
+export function toolNameOf(program: string, path: readonly string[]): string {
+  return [program, ...path].join('_').replace(/[^A-Za-z0-9_.]/g, '_');
+}
+
+/** One subcommand as a tool: schema, annotations, and an invoke that runs it safely. */
+export function makeTool(command: CommandSpec, settings: ToolSettings): ToolDefinition {
+  const program = basename(settings.spec.binary).replace(/\.(mjs|cjs|js|sh|py|exe)$/i, '');
+  const { options, removed } = safeOptions(command, settings.policy);
+  const annotations: ToolAnnotations = inferAnnotations(command.path, {
+    program,
+    openWorldByDefault: settings.openWorldByDefault,
+    ...(command.annotations ? { overrides: command.annotations } : {}),
+  });
+  const label = [program, ...command.path].join(' ');
+  const notes = [
+    `Runs \`${label}\` (argv only, no shell). Exit code 0 is a result; anything else is an error.`,
+  ];
+  if (removed.length > 0) notes.push(`Not offered for safety: ${removed.join(', ')}.`);
+  const tool: ToolDefinition = {
+    name: toolNameOf(program, command.path),
+    title: label,
+    description: `${command.description}\n\n${notes.join(' ')}`,
+    inputSchema: buildInputSchema(command, options, {
+      defaultTimeoutMs: settings.defaultTimeoutMs,
+      maxTimeoutMs: settings.maxTimeoutMs,
+      roots: settings.policy.roots,
+    }),
+    outputSchema: OUTPUT_SCHEMA,
+    annotations,
+    // Commands that reach the network or walk whole histories may outlast a client's call timeout.
+    taskSupport: command.longRunning || annotations.openWorldHint ? 'optional' : 'forbidden',
+    invoke: (args, context) => invokeCommand(command, options, args, context, settings, label),
+  };
+  return tool;
+}
+
+async function invokeCommand(
+  command: CommandSpec,
+  options: CommandSpec['options'],
+  args: Record<string, unknown>,
+  context: ToolContext,
+  settings: ToolSettings,
+  label: string,
+): Promise<ToolResult> {
+  const argv = buildArgv(settings.spec, command, options, args, settings.policy, settings.globalArgs);
+  const cwd = resolveCwd(typeof args.cwd === 'string' ? args.cwd : undefined, settings.policy);
+  const timeoutMs = typeof args.timeout === 'number' ? args.timeout : settings.defaultTimeoutMs;
+  const outcome = await runCommand({
+    file: settings.spec.binary,
+    args: argv,
+    cwd,
+    env: { ...QUIET_ENV, ...settings.env },
+    timeoutMs,
+    signal: context.signal,
+    ...(command.stdin && typeof args.stdin === 'string' ? { stdin: args.stdin } : {}),
+    onLines: (lines) => context.progress({ progress: lines, message: `${lines} lines of output so far` }),
+  });
+  return commandToResult(outcome, {
+    label,
+    pageSize: settings.pageSize,
+    timeoutMs,
+    context,
+  });
+}

@@ -1,0 +1,131 @@
+import { z } from 'zod';
+import { BridgeError, type FlagValues } from '../../src/index.js';
+
+/** Everything `bridge cli` is configured with, from flags or from a config file. */
+export interface CliOptions {
+  /** The program: a name looked up on PATH, or a path. */
+  program: string;
+  /** Only these subcommands (`cherry-pick`, `config view`); hidden ones become available when named. */
+  allow?: string[];
+  /** Never these subcommands. */
+  deny?: string[];
+  /** Directories `cwd` may point into; relative ones resolve against the base directory. Default: the base directory. */
+  roots?: string[];
+  /** Default time limit of one call, in milliseconds (a call may ask for less or more, up to 10× this). */
+  timeoutMs?: number;
+  /** Dangerous options to offer anyway (`exec`, `--upload-pack`, `-c`). */
+  allowOptions?: string[];
+  /** Read and write the discovery cache. Default true. */
+  cache?: boolean;
+  /** Characters of output per page; longer output is linked page by page. Default 20,000. */
+  pageSize?: number;
+  /** An overlay file to use instead of the bundled one. */
+  overlay?: string;
+  /** Time limit of each discovery command (`git log -h`, `kubectl get --help`). Default 5,000 ms. */
+  probeTimeoutMs?: number;
+}
+
+const list = z.array(z.string().min(1));
+
+/** The same options as a config-file entry (`kind: cli`). */
+export const cliConfigSchema: z.ZodType<CliOptions> = z
+  .object({
+    program: z.string().min(1),
+    allow: list.optional(),
+    deny: list.optional(),
+    roots: list.optional(),
+    timeoutMs: z.number().int().positive().optional(),
+    allowOptions: list.optional(),
+    cache: z.boolean().optional(),
+    pageSize: z.number().int().min(1_000).optional(),
+    overlay: z.string().min(1).optional(),
+    probeTimeoutMs: z.number().int().positive().optional(),
+  })
+  .strict();
+
+export const cliFlags = {
+  allow: { type: 'string', multiple: true },
+  deny: { type: 'string', multiple: true },
+  root: { type: 'string', multiple: true },
+  timeout: { type: 'string' },
+  'allow-option': { type: 'string', multiple: true },
+  'no-cache': { type: 'boolean' },
+  'page-size': { type: 'string' },
+  overlay: { type: 'string' },
+  'probe-timeout': { type: 'string' },
+} as const;
+
+export const cliUsage = `Usage: bridge cli <program> [flags]
+
+Serves a command-line program as MCP tools, one per subcommand (git_cherry_pick runs
+"git cherry-pick"). Subcommands and options are discovered from the installed binary (git's own
+completion helpers, Cobra's __complete, or --help) and cached; git ships with a curated overlay.
+
+Flags:
+  --allow CMD[,CMD...]     offer only these subcommands ("cherry-pick", "config view"); names a
+                           hidden one (git: config, bisect, submodule, daemon...) to offer it (repeatable)
+  --deny CMD[,CMD...]      never offer these subcommands (repeatable)
+  --root DIR               a directory the tools' "cwd" argument may point into (repeatable;
+                           default: the working directory)
+  --timeout MS             default time limit of a call in milliseconds (default 60000); a call
+                           may set its own "timeout" up to 10 times this
+  --allow-option OPT       offer a dangerous option anyway, e.g. --allow-option exec
+                           (git: config, upload-pack, receive-pack, exec, output, ...) (repeatable)
+  --no-cache               rediscover the program instead of reading the discovery cache
+                           (cache: $BRIDGE_CACHE_DIR, else $XDG_CACHE_HOME/bridge, else ~/.cache/bridge)
+  --page-size N            characters of output shown inline; the rest is paged through
+                           resources (default 20000)
+  --overlay FILE           a YAML/JSON overlay to use instead of the bundled one
+  --probe-timeout MS       time limit of each discovery command such as "git log -h" (default
+                           5000); a subcommand whose help does not finish in time is skipped`;
+
+/** Turns `bridge cli` positionals and flags into options. */
+export function parseCliFlags(positionals: string[], values: FlagValues): CliOptions {
+  const [program, ...extra] = positionals;
+  if (!program) throw new BridgeError('invalid_input', 'bridge cli needs a program, e.g. "bridge cli git"');
+  if (extra.length > 0) {
+    throw new BridgeError('invalid_input', `bridge cli takes one program, got also "${extra.join(' ')}"`);
+  }
+  const options: CliOptions = { program };
+  const allow = commaList(values.allow);
+  if (allow) options.allow = allow;
+  const deny = commaList(values.deny);
+  if (deny) options.deny = deny;
+  const roots = stringList(values.root);
+  if (roots) options.roots = roots;
+  const allowOptions = commaList(values['allow-option']);
+  if (allowOptions) options.allowOptions = allowOptions;
+  if (values.timeout !== undefined) options.timeoutMs = positiveInteger('--timeout', values.timeout, 1);
+  if (values['page-size'] !== undefined)
+    options.pageSize = positiveInteger('--page-size', values['page-size'], 1_000);
+  if (values['no-cache'] === true) options.cache = false;
+  if (typeof values.overlay === 'string') options.overlay = values.overlay;
+  if (values['probe-timeout'] !== undefined) {
+    options.probeTimeoutMs = positiveInteger('--probe-timeout', values['probe-timeout'], 1);
+  }
+  return options;
+}
+
+function stringList(value: FlagValues[string]): string[] | undefined {
+  if (value === undefined) return undefined;
+  return (Array.isArray(value) ? value : [value]).map(String);
+}
+
+function commaList(value: FlagValues[string]): string[] | undefined {
+  const items = stringList(value)
+    ?.flatMap((item) => item.split(','))
+    .map((item) => item.trim())
+    .filter(Boolean);
+  return items && items.length > 0 ? items : undefined;
+}
+
+function positiveInteger(flag: string, value: FlagValues[string], min: number): number {
+  const number = Number(value);
+  if (!Number.isSafeInteger(number) || number < min) {
+    throw new BridgeError(
+      'invalid_input',
+      `${flag} expects an integer of at least ${min}, got "${String(value)}"`,
+    );
+  }
+  return number;
+}

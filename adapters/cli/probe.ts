@@ -1,0 +1,66 @@
+import { runCommand } from './run-command.js';
+
+/** The environment every process the adapter starts gets: no colour, no pager, no prompts. */
+export const QUIET_ENV: Readonly<Record<string, string>> = Object.freeze({
+  NO_COLOR: '1',
+  TERM: 'dumb',
+  PAGER: 'cat',
+  GIT_PAGER: 'cat',
+  GIT_TERMINAL_PROMPT: '0',
+  // An editor that changes nothing: a command that would open one finishes instead of hanging.
+  GIT_EDITOR: 'true',
+  GIT_SEQUENCE_EDITOR: 'true',
+  EDITOR: 'true',
+  VISUAL: 'true',
+  BROWSER: 'false',
+});
+
+/** The text of a discovery command, or `undefined` when it timed out or could not start. */
+export interface ProbeResult {
+  text: string;
+  exitCode: number | null;
+  timedOut: boolean;
+}
+
+/**
+ * Runs a discovery command (`git log -h`, `kubectl get --help`) with a short timeout and no stdin,
+ * so a command that waits for input or opens a browser is stopped and reported instead of
+ * stalling start-up.
+ */
+export async function probe(
+  binary: string,
+  args: string[],
+  options: { cwd: string; timeoutMs?: number; signal?: AbortSignal },
+): Promise<ProbeResult> {
+  const outcome = await runCommand({
+    file: binary,
+    args,
+    cwd: options.cwd,
+    env: { ...QUIET_ENV },
+    timeoutMs: options.timeoutMs ?? 5_000,
+    graceMs: 500,
+    maxBytes: 2 * 1024 * 1024,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  const decoder = new TextDecoder();
+  const text = decoder.decode(outcome.stdout) + decoder.decode(outcome.stderr);
+  return { text, exitCode: outcome.exitCode, timedOut: outcome.timedOut || outcome.spawnError !== undefined };
+}
+
+/** Runs `work` over `items` with at most `limit` at a time, keeping the order of the results. */
+export async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index] as T);
+    }
+  });
+  await Promise.all(workers);
+  return results;
+}

@@ -1,0 +1,181 @@
+import { execa } from 'execa';
+
+/** What to run: always an argv array, never a shell string. */
+export interface RunRequest {
+  file: string;
+  args: string[];
+  cwd: string;
+  /** Added to the bridge's own environment. */
+  env: Record<string, string>;
+  timeoutMs: number;
+  /** Between SIGTERM and SIGKILL. Default 2 s. */
+  graceMs?: number;
+  /** Aborting it kills the process group (client cancellation, server shutdown). */
+  signal?: AbortSignal;
+  /** Fed to the process; without it stdin is closed (`ignore`), so nothing can wait for input. */
+  stdin?: string;
+  /** Bytes kept per stream; beyond it the process is stopped and the result marked truncated. */
+  maxBytes?: number;
+  /** Called with the number of stdout lines so far (at most every `progressMs`). */
+  onLines?: (lines: number) => void;
+  progressMs?: number;
+}
+
+/** How a process ended. */
+export interface RunOutcome {
+  exitCode: number | null;
+  signal: string | null;
+  stdout: Uint8Array;
+  stderr: Uint8Array;
+  /** An output stream hit `maxBytes`. */
+  truncated: boolean;
+  durationMs: number;
+  timedOut: boolean;
+  aborted: boolean;
+  /** Set when the process could not start at all (missing binary, bad cwd). */
+  spawnError?: string;
+}
+
+/** Process groups still alive, killed when the bridge exits whatever the reason. */
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+/**
+ * Runs one command in its own process group, so that a timeout, a cancellation or the bridge's exit
+ * kills the command's children too (a pager, a credential helper, `sleep` under a shell), not just
+ * the direct child. The group gets SIGTERM, then SIGKILL after the grace period.
+ */
+export async function runCommand(request: RunRequest): Promise<RunOutcome> {
+  installExitHook();
+  const started = performance.now();
+  const graceMs = request.graceMs ?? 2_000;
+  const subprocess = execa(request.file, request.args, {
+    cwd: request.cwd,
+    env: request.env,
+    extendEnv: true,
+    detached: true,
+    // Without a shell, `$(…)`, `;` and newlines in arguments are just bytes.
+    shell: false,
+    encoding: 'buffer',
+    stripFinalNewline: false,
+    maxBuffer: request.maxBytes ?? 32 * 1024 * 1024,
+    reject: false,
+    windowsHide: true,
+    ...(request.stdin === undefined ? { stdin: 'ignore' as const } : { input: request.stdin }),
+  });
+  const pid = subprocess.pid;
+  let timedOut = false;
+  let aborted = false;
+  const timers: NodeJS.Timeout[] = [];
+  const terminate = () => {
+    if (pid === undefined) return;
+    signalGroup(pid, 'SIGTERM');
+    const timer = setTimeout(() => {
+      signalGroup(pid, 'SIGKILL');
+      liveGroups.delete(pid);
+    }, graceMs);
+    timer.unref();
+    timers.push(timer);
+  };
+  if (pid !== undefined) liveGroups.add(pid);
+  const timeout = setTimeout(() => {
+    timedOut = true;
+    terminate();
+  }, request.timeoutMs);
+  const onAbort = () => {
+    aborted = true;
+    terminate();
+  };
+  if (request.signal?.aborted) onAbort();
+  else request.signal?.addEventListener('abort', onAbort, { once: true });
+  // When the direct child is gone, whatever it left behind in its group (a background job holding
+  // the output pipe open) is stopped too: nothing outlives the call.
+  subprocess.once('exit', () => {
+    if (pid !== undefined && groupAlive(pid)) terminate();
+  });
+  const stopProgress = countLines(subprocess.stdout, request);
+
+  const result = await subprocess;
+  clearTimeout(timeout);
+  stopProgress();
+  request.signal?.removeEventListener('abort', onAbort);
+  if (pid !== undefined) {
+    if (groupAlive(pid)) terminate();
+    else {
+      for (const timer of timers) clearTimeout(timer);
+      liveGroups.delete(pid);
+    }
+  }
+  const outcome: RunOutcome = {
+    exitCode: result.exitCode ?? null,
+    signal: result.signal ?? null,
+    stdout: toBytes(result.stdout),
+    stderr: toBytes(result.stderr),
+    truncated: result.isMaxBuffer === true,
+    durationMs: Math.round((performance.now() - started) * 100) / 100,
+    timedOut,
+    aborted,
+  };
+  if (pid === undefined || (result.failed && result.exitCode === undefined && !result.signal)) {
+    outcome.spawnError = result.originalMessage || result.shortMessage || 'the process could not start';
+  }
+  return outcome;
+}
+
+/** Kills every process group still running (server shutdown). */
+export function killAllGroups(signal: NodeJS.Signals = 'SIGKILL'): void {
+  for (const pid of liveGroups) signalGroup(pid, signal);
+  liveGroups.clear();
+}
+
+function countLines(stream: NodeJS.ReadableStream | null, request: RunRequest): () => void {
+  const onLines = request.onLines;
+  if (!onLines || !stream) return () => {};
+  let lines = 0;
+  let reported = 0;
+  const onData = (chunk: Uint8Array) => {
+    for (const byte of chunk) if (byte === 10) lines++;
+  };
+  stream.on('data', onData);
+  const timer = setInterval(() => {
+    if (lines > reported) {
+      reported = lines;
+      onLines(lines);
+    }
+  }, request.progressMs ?? 250);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    stream.off('data', onData);
+  };
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}
+
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function toBytes(value: unknown): Uint8Array {
+  if (value instanceof Uint8Array) return value;
+  if (typeof value === 'string') return new TextEncoder().encode(value);
+  return new Uint8Array(0);
+}
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  // `exit` handlers run synchronously, which `process.kill` is: no group survives the bridge.
+  process.once('exit', () => killAllGroups('SIGKILL'));
+}

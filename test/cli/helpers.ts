@@ -1,0 +1,121 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createCliSource } from '../../adapters/cli/index.js';
+import type { CliOptions } from '../../adapters/cli/options.js';
+import {
+  type Logger,
+  MemoryResourceStore,
+  type Progress,
+  type ToolContext,
+  ToolRegistry,
+  type ToolResult,
+} from '../../src/index.js';
+
+/** The fake CLI under fixtures/cli. */
+export const FAKE_CLI = fileURLToPath(new URL('../../fixtures/cli/fake-cli.mjs', import.meta.url));
+
+/** A temporary directory removed on dispose. */
+export function tempDir(prefix = 'bridge-cli-'): { path: string } & Disposable {
+  const path = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  return { path, [Symbol.dispose]: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_DATE: '2026-01-01T00:00:00Z',
+      GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z',
+    },
+  });
+}
+
+/** A git repository with `commits` commits made quickly through `git fast-import`. */
+export function makeRepo(dir: string, commits = 3): string {
+  git(dir, 'init', '-q', '-b', 'main');
+  git(dir, 'config', 'user.name', 'Test User');
+  git(dir, 'config', 'user.email', 'test@example.com');
+  let stream = '';
+  for (let i = 1; i <= commits; i++) {
+    const message = `commit number ${i}\n`;
+    const content = `line ${i}\n`;
+    stream += `commit refs/heads/main\nmark :${i}\ncommitter Test User <test@example.com> ${1_700_000_000 + i * 60} +0000\n`;
+    stream += `data ${Buffer.byteLength(message)}\n${message}`;
+    if (i > 1) stream += `from :${i - 1}\n`;
+    stream += `M 644 inline file.txt\ndata ${Buffer.byteLength(content)}\n${content}\n`;
+  }
+  execFileSync('git', ['fast-import', '--quiet'], { cwd: dir, input: stream });
+  git(dir, 'checkout', '-q', 'main');
+  return dir;
+}
+
+/** A logger that keeps what it is told. */
+export function memoryLogger(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  const keep = (level: string) => (message: string) => void lines.push(`${level}: ${message}`);
+  return { lines, debug: keep('debug'), info: keep('info'), warn: keep('warning'), error: keep('error') };
+}
+
+/** A loaded source with a registry that validates and calls tools as the server does. */
+export interface LoadedCli extends AsyncDisposable {
+  registry: ToolRegistry;
+  store: MemoryResourceStore;
+  log: ReturnType<typeof memoryLogger>;
+  call(name: string, args?: Record<string, unknown>, extra?: Partial<ToolContext>): Promise<ToolResult>;
+  progress: Progress[];
+}
+
+export async function loadCli(options: CliOptions, baseDir: string): Promise<LoadedCli> {
+  const source = createCliSource(options, baseDir);
+  const log = memoryLogger();
+  const registry = await ToolRegistry.load([source], { log, signal: new AbortController().signal });
+  const store = new MemoryResourceStore();
+  const progress: Progress[] = [];
+  return {
+    registry,
+    store,
+    log,
+    progress,
+    async call(name, args = {}, extra = {}) {
+      const tool = registry.get(name);
+      if (!tool) throw new Error(`no tool ${name}; have ${registry.tools.map((t) => t.name).join(', ')}`);
+      const context: ToolContext = {
+        signal: new AbortController().signal,
+        progress: (update) => progress.push(update),
+        log,
+        resources: store,
+        caller: 'test',
+        ...extra,
+      };
+      return registry.call(tool, args, context);
+    },
+    async [Symbol.asyncDispose]() {
+      await source.close?.();
+    },
+  };
+}
+
+/** All text of a result, joined. */
+export function textOf(result: ToolResult): string {
+  return result.content.map((block) => ('text' in block ? block.text : '')).join('\n');
+}
+
+/** Whether a process is still alive (a zombie waiting to be reaped counts as dead). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^\d+ \(.*\) [ZX]/.test(stat);
+  } catch {
+    return false;
+  }
+}
