@@ -117,7 +117,7 @@ export function parseCommandList(text: string): Array<{ name: string; descriptio
   const lines = text.replace(/\r/g, '').split('\n');
   let inSection = false;
   for (const line of lines) {
-    if (/^[A-Z][A-Za-z ]*commands:\s*$/i.test(line.trim()) && !/^\s/.test(line)) {
+    if (/^([A-Za-z ]+ )?commands:\s*$/i.test(line.trim()) && !/^\s/.test(line)) {
       inSection = true;
       continue;
     }
