@@ -63,6 +63,9 @@ export class SchemaConverter {
   readonly #document: Json;
   readonly #version: SpecVersion;
   readonly #names = new Map<string, string>();
+  readonly #pointers = new Map<string, string>();
+  readonly #sizes: Record<Direction, Map<string, number>> = { request: new Map(), response: new Map() };
+  readonly #flags = new Map<string, { readOnly: boolean; writeOnly: boolean }>();
   readonly #taken = new Set<string>();
   readonly #cache: Record<Direction, Map<string, Converted>> = { request: new Map(), response: new Map() };
   readonly #inline: Record<Direction, WeakMap<object, Converted>> = {
@@ -120,7 +123,42 @@ export class SchemaConverter {
     for (let n = 2; this.#taken.has(name); n++) name = `${base}_${n}`;
     this.#taken.add(name);
     this.#names.set(pointer, name);
+    this.#pointers.set(name, pointer);
     return name;
+  }
+
+  /** The converted component behind a `#/$defs/Name` reference made by this converter. */
+  lookup(name: string, direction: Direction): JsonSchema | undefined {
+    const pointer = this.#pointers.get(name);
+    return pointer === undefined ? undefined : this.#component(pointer, direction).schema;
+  }
+
+  /**
+   * Whether the `$defs` of `pointers` (and everything they refer to) stay within about `budget`
+   * characters of JSON. Stops at the first component past the budget, so a huge graph costs little.
+   */
+  definitionsFit(pointers: Iterable<string>, direction: Direction, budget: number): boolean {
+    let left = budget;
+    const queue = [...pointers];
+    const seen = new Set(queue);
+    while (queue.length > 0) {
+      const pointer = queue.shift() as string;
+      const entry = this.#component(pointer, direction);
+      let size = this.#sizes[direction].get(pointer);
+      if (size === undefined) {
+        size = JSON.stringify(entry.schema).length;
+        this.#sizes[direction].set(pointer, size);
+      }
+      left -= size;
+      if (left < 0) return false;
+      for (const dep of entry.deps) {
+        if (!seen.has(dep)) {
+          seen.add(dep);
+          queue.push(dep);
+        }
+      }
+    }
+    return true;
   }
 
   /**
@@ -272,8 +310,16 @@ export class SchemaConverter {
     if (!isObject(sub)) return false;
     if (sub[key] === true) return true;
     if (typeof sub.$ref === 'string') {
-      const target = resolvePointer(this.#document, sub.$ref);
-      return isObject(target) && target[key] === true;
+      let flags = this.#flags.get(sub.$ref);
+      if (!flags) {
+        const target = resolvePointer(this.#document, sub.$ref);
+        flags = {
+          readOnly: isObject(target) && target.readOnly === true,
+          writeOnly: isObject(target) && target.writeOnly === true,
+        };
+        this.#flags.set(sub.$ref, flags);
+      }
+      return flags[key];
     }
     return false;
   }
@@ -340,6 +386,7 @@ function makeNullable(out: JsonSchema): void {
 
 // Same rule as the tool descriptions: markdown links keep their words, not their URLs.
 function trim(text: string): string {
+  if (text.length <= MAX_SCHEMA_DESCRIPTION && !text.includes('](')) return text.trim();
   const clean = text.replace(/\[([^\]]+)\]\((?:https?:\/\/|\/)[^)\s]*\)/g, '$1').trim();
   return clean.length <= MAX_SCHEMA_DESCRIPTION
     ? clean

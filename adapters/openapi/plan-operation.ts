@@ -124,7 +124,7 @@ export function planOperation(
   const defs = converter.definitions(deps, 'request');
   if (Object.keys(defs).length > 0) inputSchema.$defs = defs;
   if (body?.plan.kind === 'multipart') {
-    body.plan.binaryFields = binaryFields(properties[bodyArg] as JsonSchema, defs);
+    body.plan.binaryFields = binaryFields(properties[bodyArg] as JsonSchema, (name) => defs[name]);
   }
 
   const success = successResponse(info, document, version);
@@ -141,13 +141,16 @@ export function planOperation(
   const planned: PlannedOperation = { plan, inputSchema };
   if (success.jsonSchema !== undefined) {
     const output = converter.convertInline(success.jsonSchema, 'response', responseDeps);
-    const outputDefs = converter.definitions(responseDeps, 'response');
-    if (isObjectSchema(output, outputDefs)) {
-      const schema: JsonSchema = { type: 'object', ...output };
-      if (Object.keys(outputDefs).length > 0) schema.$defs = outputDefs;
-      planned.outputSchema = fitsBudget(outputDefs, OUTPUT_DEFS_BUDGET)
-        ? schema
-        : shallowOutput(output, outputDefs);
+    const lookup: Lookup = (name) => converter.lookup(name, 'response');
+    if (isObjectSchema(output, lookup)) {
+      if (converter.definitionsFit(responseDeps, 'response', OUTPUT_DEFS_BUDGET)) {
+        const schema: JsonSchema = { type: 'object', ...output };
+        const outputDefs = converter.definitions(responseDeps, 'response');
+        if (Object.keys(outputDefs).length > 0) schema.$defs = outputDefs;
+        planned.outputSchema = schema;
+      } else {
+        planned.outputSchema = shallowOutput(output, lookup);
+      }
     }
   }
   return planned;
@@ -341,7 +344,10 @@ function bodyKind(mediaType: string): BodyKind {
   return 'binary';
 }
 
-function binaryFields(schema: JsonSchema, defs: Record<string, JsonSchema>): string[] {
+/** Finds a `$defs` entry by name. */
+type Lookup = (name: string) => JsonSchema | undefined;
+
+function binaryFields(schema: JsonSchema, defs: Lookup): string[] {
   const root = resolveLocal(schema, defs);
   const properties = isObject(root.properties) ? root.properties : {};
   return Object.keys(properties).filter((name) => {
@@ -351,34 +357,14 @@ function binaryFields(schema: JsonSchema, defs: Record<string, JsonSchema>): str
   });
 }
 
-function resolveLocal(schema: JsonSchema, defs: Record<string, JsonSchema>): JsonSchema {
+function resolveLocal(schema: JsonSchema, defs: Lookup): JsonSchema {
   if (typeof schema.$ref === 'string' && schema.$ref.startsWith('#/$defs/')) {
-    return defs[schema.$ref.slice('#/$defs/'.length)] ?? schema;
+    return defs(schema.$ref.slice('#/$defs/'.length)) ?? schema;
   }
   return schema;
 }
 
-// Whether the JSON text of `value` is at most about `budget` characters; stops counting early.
-function fitsBudget(value: unknown, budget: number): boolean {
-  let left = budget;
-  const visit = (node: unknown): boolean => {
-    if (typeof node === 'string') left -= node.length + 3;
-    else if (Array.isArray(node)) {
-      left -= 2;
-      for (const item of node) if (!visit(item)) return false;
-    } else if (node !== null && typeof node === 'object') {
-      left -= 2;
-      for (const [key, item] of Object.entries(node)) {
-        left -= key.length + 4;
-        if (left < 0 || !visit(item)) return false;
-      }
-    } else left -= 5;
-    return left >= 0;
-  };
-  return visit(value);
-}
-
-function shallowOutput(schema: JsonSchema, defs: Record<string, JsonSchema>): JsonSchema {
+function shallowOutput(schema: JsonSchema, defs: Lookup): JsonSchema {
   const root = resolveLocal(schema, defs);
   const out: JsonSchema = { type: 'object' };
   if (typeof root.description === 'string') out.description = root.description;
@@ -401,7 +387,7 @@ function shallowOutput(schema: JsonSchema, defs: Record<string, JsonSchema>): Js
 }
 
 // A schema reduced to its type (and, one level down, its items' type): true to the data, small.
-function summarize(schema: JsonSchema, defs: Record<string, JsonSchema>, depth: number): JsonSchema {
+function summarize(schema: JsonSchema, defs: Lookup, depth: number): JsonSchema {
   const resolved = resolveLocal(schema, defs);
   const out: JsonSchema = {};
   if (resolved.type !== undefined) out.type = resolved.type;
@@ -425,7 +411,7 @@ function summarize(schema: JsonSchema, defs: Record<string, JsonSchema>, depth: 
   return out;
 }
 
-function isObjectSchema(schema: JsonSchema, defs: Record<string, JsonSchema>): boolean {
+function isObjectSchema(schema: JsonSchema, defs: Lookup): boolean {
   const root = resolveLocal(schema, defs);
   if (root.type === 'object') return true;
   if (root.type !== undefined) return false;
@@ -483,6 +469,7 @@ function securityOf(info: OperationInfo, document: Json): Json[] {
  * docs link every other phrase, and the URLs cost tokens without helping a model call the API.
  */
 export function trimText(text: string, budget: number): string {
+  if (text.length <= budget && !text.includes('](')) return text.trim();
   const clean = text.replace(/\[([^\]]+)\]\((?:https?:\/\/|\/)[^)\s]*\)/g, '$1').trim();
   return clean.length <= budget ? clean : `${clean.slice(0, budget - 1).trimEnd()}…`;
 }
