@@ -4,6 +4,7 @@ import type { Logger } from './logger.js';
 import { ToolRegistry } from './registry.js';
 import { MemoryResourceStore, type MemoryResourceStoreOptions } from './resource-store.js';
 import { createServerFactory, type ServerSetup } from './server/create-server.js';
+import { ResourceSubscriptions } from './server/resource-subscriptions.js';
 import type { Source } from './source.js';
 import { createHttpHandler, type HttpHandlerOptions } from './transports/http-handler.js';
 import { isLoopback, type ListenAddress, serveHttp } from './transports/serve-http.js';
@@ -55,6 +56,12 @@ export interface RunningBridge {
    * a while later, or at shutdown.
    */
   reload(sources?: Source[]): Promise<void>;
+  /**
+   * Tells clients subscribed to the catalog resource `uri` that it changed
+   * (`notifications/resources/updated`): initialize-era subscribers on any transport, and
+   * 2026-07-28 `subscriptions/listen` streams over HTTP.
+   */
+  notifyResourceUpdated(uri: string): void;
   /** Resolves when the server stops (stdin closed, or `close` called). */
   closed: Promise<void>;
   /** Aborts calls in flight, closes connections and sources. Idempotent. */
@@ -72,12 +79,14 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
   let registry = await ToolRegistry.load(sources, { log, signal: shutdown.signal });
   log.info(`serving ${registry.tools.length} tools from ${sources.map((s) => s.label).join(', ')}`);
 
+  const subscriptions = new ResourceSubscriptions();
   const factory = createServerFactory({
     info: options.info ?? { name: 'bridge', version: '0.1.0' },
     ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
     registry: () => registry,
     resources: new MemoryResourceStore(options.resources),
     ...(options.catalog ? { catalog: options.catalog } : {}),
+    subscriptions,
     log,
     shutdown: shutdown.signal,
     ...(options.extend ? { extend: options.extend } : {}),
@@ -87,6 +96,7 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
   let stopTransport: () => Promise<void>;
   let transportClosed: Promise<void>;
   let notifyToolsChanged = () => {};
+  let notifyListeners = (_uri: string) => {};
   let url: string | undefined;
   if (options.transport.kind === 'stdio') {
     const stdio = serveStdio(factory, (error) => log.debug(`stdio: ${error.message}`));
@@ -113,6 +123,7 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
     });
     url = running.url;
     notifyToolsChanged = () => handler.notifyToolsChanged();
+    notifyListeners = (uri) => handler.notifyResourceUpdated(uri);
     stopTransport = running.close;
     transportClosed = new Promise((resolve) => running.server.once('close', resolve));
     log.info(`listening on ${url}`);
@@ -150,6 +161,10 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
       registry = loaded;
       notifyToolsChanged();
       for (const source of replaced) retire(source);
+    },
+    notifyResourceUpdated(uri) {
+      subscriptions.updated(uri);
+      notifyListeners(uri);
     },
     closed,
     close,

@@ -16,6 +16,7 @@ import { createCallContext } from './call-context.js';
 import { promptHandlers, registerCompletionHandler } from './handle-prompts.js';
 import { resourceHandlers } from './handle-resources.js';
 import { paginate } from './paginate.js';
+import type { ResourceSubscriptions } from './resource-subscriptions.js';
 
 /** Everything one protocol server instance needs; shared by every instance the factory makes. */
 export interface ServerSetup {
@@ -28,6 +29,8 @@ export interface ServerSetup {
   resources: ResourceStore;
   /** Prompts, fixed resources and resource templates served beside the tools. */
   catalog?: Catalog;
+  /** Subscriptions to the catalog's resources; without it, no `resources.subscribe`. */
+  subscriptions?: ResourceSubscriptions;
   log: Logger;
   /** Aborted at shutdown: aborts every call in flight. */
   shutdown: AbortSignal;
@@ -97,7 +100,7 @@ export function createServerFactory(setup: ServerSetup): (context: McpRequestCon
       return server.projectCallToolResult(result as CallToolResult, tool.definition.outputSchema);
     });
 
-    registerCatalog(server);
+    registerCatalog(server, context);
 
     tasks.install(server, context);
     setup.extend?.(server, context);
@@ -106,12 +109,12 @@ export function createServerFactory(setup: ServerSetup): (context: McpRequestCon
 }
 
 // Resources always (the store's outputs); prompts and completions only when there is something to serve.
-function catalogHandlers(setup: ServerSetup): (server: Server) => void {
+function catalogHandlers(setup: ServerSetup): (server: Server, context: McpRequestContext) => void {
   const prompts = setup.catalog?.prompts ?? [];
   const resources = setup.catalog?.resources ?? [];
   const resourceTemplates = setup.catalog?.resourceTemplates ?? [];
   const { shutdown } = setup;
-  const registerResources = resourceHandlers({
+  const resourceHandling = resourceHandlers({
     store: setup.resources,
     resources,
     resourceTemplates,
@@ -119,8 +122,12 @@ function catalogHandlers(setup: ServerSetup): (server: Server) => void {
   });
   const registerPrompts = prompts.length > 0 ? promptHandlers(prompts, shutdown) : undefined;
   const completes = prompts.length > 0 || resourceTemplates.length > 0;
-  return (server) => {
-    registerResources(server);
+  // Only catalog resources can change, so only they make subscriptions worth declaring.
+  const subscriptions =
+    resources.length > 0 || resourceTemplates.length > 0 ? setup.subscriptions : undefined;
+  return (server, context) => {
+    resourceHandling.register(server);
+    subscriptions?.install(server, context, resourceHandling.exists);
     registerPrompts?.(server);
     if (completes) registerCompletionHandler(server, { prompts, resourceTemplates, shutdown });
   };

@@ -37,14 +37,21 @@ export function catalogContext(ctx: ServerContext, shutdown: AbortSignal): Catal
   return { signal: AbortSignal.any([ctx.mcpReq.signal, shutdown]), caller: callerOf(ctx) };
 }
 
+/** The resource handlers of a server factory, prepared once. */
+export interface ResourceHandlers {
+  /** Registers `resources/list`, `resources/templates/list` and `resources/read` on a new server. */
+  register(server: Server): void;
+  /** Whether `uri` names a resource the caller behind `ctx` can read (for subscriptions). */
+  exists(uri: string, ctx: ServerContext): boolean;
+}
+
 /**
- * Prepares the `resources/list`, `resources/templates/list` and `resources/read` handlers once
- * and returns what registers them on each new server instance.
+ * Prepares the `resources/list`, `resources/templates/list` and `resources/read` handlers once.
  * Fixed resources come first, then the caller's stored outputs; a read tries the fixed URIs,
  * then the store, then each template in order. An unknown URI is `ResourceNotFoundError`, which
  * the SDK sends as -32602 in every era (the 2026-07-28 rule; clients accept -32002 or -32602).
  */
-export function resourceHandlers(sources: ResourceSources): (server: Server) => void {
+export function resourceHandlers(sources: ResourceSources): ResourceHandlers {
   const fixed = new Map((sources.resources ?? []).map((resource) => [resource.uri, resource]));
   const templates = (sources.resourceTemplates ?? []).map((template) => ({
     template,
@@ -56,7 +63,12 @@ export function resourceHandlers(sources: ResourceSources): (server: Server) => 
     OUTPUT_PAGE_TEMPLATE,
   ];
 
-  return (server) => {
+  const exists = (uri: string, ctx: ServerContext) =>
+    fixed.has(uri) ||
+    sources.store.read(uri, callerOf(ctx)) !== undefined ||
+    templates.some(({ matcher }) => matcher.match(uri) !== null);
+
+  const register = (server: Server) => {
     server.setRequestHandler('resources/list', (request, ctx) => {
       const all: Resource[] = [...listedFixed, ...sources.store.list(callerOf(ctx))];
       const { items, nextCursor } = paginate(all, request.params?.cursor, 500);
@@ -85,4 +97,5 @@ export function resourceHandlers(sources: ResourceSources): (server: Server) => 
       throw new ResourceNotFoundError(uri);
     });
   };
+  return { register, exists };
 }

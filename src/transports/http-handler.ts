@@ -44,6 +44,11 @@ export interface HttpHandler {
   close(): Promise<void>;
   /** Tells every connected client that the tool list changed. */
   notifyToolsChanged(): void;
+  /**
+   * Tells 2026-07-28 `subscriptions/listen` streams subscribed to `uri` that it changed
+   * (initialize-era sessions are told by their server instance, see `ResourceSubscriptions`).
+   */
+  notifyResourceUpdated(uri: string): void;
 }
 
 /**
@@ -110,6 +115,9 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
     fetch,
     async close() {
       await Promise.allSettled([legacy.closeAll(), modern.close()]);
+    },
+    notifyResourceUpdated(uri) {
+      modern.notify.resourceUpdated(uri);
     },
     notifyToolsChanged() {
       modern.notify.toolsChanged();

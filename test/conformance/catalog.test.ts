@@ -73,7 +73,11 @@ describe.each(MATRIX)('catalog with the $kind client over $wire', ({ kind, wire 
     await using client = await connect(kind, wire, fixtureServer);
     const catalog = catalogOf(client);
     const { resources } = await catalog.listResources();
-    expect(resources.map((resource) => resource.uri)).toEqual(['test://static-text', 'test://static-binary']);
+    expect(resources.map((resource) => resource.uri)).toEqual([
+      'test://static-text',
+      'test://static-binary',
+      'test://watched-resource',
+    ]);
     const { resourceTemplates } = await catalog.listResourceTemplates();
     expect(resourceTemplates.map((template) => template.uriTemplate)).toEqual([
       'test://template/{id}/data',

@@ -253,6 +253,20 @@ const taskFixtures: ToolDefinition[] = [
   },
 ];
 
+// test://watched-resource changes each time test_touch_watched_resource runs; subscribers hear of it.
+let watchedVersion = 1;
+const touchWatched: ToolDefinition = {
+  name: 'test_touch_watched_resource',
+  description: 'Changes test://watched-resource and notifies its subscribers.',
+  inputSchema: noArguments,
+  annotations: { ...READ_ONLY_LOCAL, readOnlyHint: false, idempotentHint: false },
+  async invoke() {
+    watchedVersion += 1;
+    running?.notifyResourceUpdated('test://watched-resource');
+    return textResult(`test://watched-resource is now at version ${watchedVersion}`);
+  },
+};
+
 const dynamicTool = fixed(
   'test_dynamic_tool',
   'Appears and disappears with each reload.',
@@ -282,6 +296,20 @@ export const conformanceCatalog: Catalog = {
       description: 'A static binary resource (image) for testing',
       mimeType: 'image/png',
       read: () => [{ uri: 'test://static-binary', mimeType: 'image/png', blob: PNG_BASE64 }],
+    },
+    {
+      uri: 'test://watched-resource',
+      name: 'watched-resource',
+      title: 'Watched Resource',
+      description: 'A resource that changes whenever test_touch_watched_resource runs',
+      mimeType: 'text/plain',
+      read: () => [
+        {
+          uri: 'test://watched-resource',
+          mimeType: 'text/plain',
+          text: `Watched resource content, version ${watchedVersion}`,
+        },
+      ],
     },
   ],
   resourceTemplates: [
@@ -372,7 +400,7 @@ export const conformanceSource: Source = {
   label: 'conformance',
   load: async () => {
     loads += 1;
-    const tools = [...conformanceTools, ...statelessDiagnostics, ...taskFixtures];
+    const tools = [...conformanceTools, ...statelessDiagnostics, ...taskFixtures, touchWatched];
     return loads % 2 === 0 ? [...tools, dynamicTool] : tools;
   },
 };

@@ -1,0 +1,67 @@
+import {
+  type McpRequestContext,
+  ResourceNotFoundError,
+  type Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+
+/**
+ * Who is subscribed to which resource, for `notifications/resources/updated`. Only the catalog's
+ * resources can change (stored tool outputs never do), so a server declares
+ * `resources.subscribe` only when its catalog has fixed resources or templates.
+ *
+ * Initialize-era clients subscribe with `resources/subscribe` on their connection or session
+ * (tracked here, per server instance); 2026-07-28 clients subscribe on a `subscriptions/listen`
+ * stream, which the SDK's HTTP handler tracks itself (see `HttpHandler.notifyResourceUpdated`).
+ */
+export class ResourceSubscriptions {
+  readonly #byServer = new Map<Server, Set<string>>();
+
+  /**
+   * Declares the capability on a new server and, in the initialize era, registers
+   * `resources/subscribe` and `resources/unsubscribe`. `exists` says whether a URI names a
+   * resource this server can read: subscribing to anything else is -32602.
+   */
+  install(
+    server: Server,
+    context: McpRequestContext,
+    exists: (uri: string, ctx: ServerContext) => boolean,
+  ): void {
+    server.registerCapabilities({ resources: { subscribe: true } });
+    if (context.era === 'modern') return;
+    server.setRequestHandler('resources/subscribe', (request, ctx) => {
+      const { uri } = request.params;
+      if (!exists(uri, ctx)) throw new ResourceNotFoundError(uri);
+      this.#prune();
+      const uris = this.#byServer.get(server) ?? new Set<string>();
+      uris.add(uri);
+      this.#byServer.set(server, uris);
+      return {};
+    });
+    server.setRequestHandler('resources/unsubscribe', (request) => {
+      this.#byServer.get(server)?.delete(request.params.uri);
+      return {};
+    });
+  }
+
+  /** Sends `notifications/resources/updated` to every initialize-era subscriber of `uri`. */
+  updated(uri: string): void {
+    this.#prune();
+    for (const [server, uris] of this.#byServer) {
+      if (uris.has(uri)) void server.sendResourceUpdated({ uri }).catch(() => {});
+    }
+  }
+
+  /** How many servers hold at least one subscription (for tests). */
+  get size(): number {
+    this.#prune();
+    return this.#byServer.size;
+  }
+
+  // A server whose connection closed has no transport any more: forget its subscriptions.
+  #prune(): void {
+    for (const [server, uris] of this.#byServer) {
+      if (!server.transport || uris.size === 0) this.#byServer.delete(server);
+    }
+  }
+}
