@@ -65,7 +65,10 @@ export interface PromptDefinition {
   complete?(argument: string, value: string, context: CatalogContext): Promise<string[]> | string[];
 }
 
-/** A resource with a fixed URI, listed by `resources/list` and read on demand. */
+/**
+ * A resource with a fixed URI, listed by `resources/list` and read on demand. When its contents
+ * change, call `RunningBridge.notifyResourceUpdated(uri)` so that subscribed clients hear of it.
+ */
 export interface ResourceDefinition {
   uri: string;
   name: string;
