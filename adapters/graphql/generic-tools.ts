@@ -3,6 +3,7 @@ import { checkOperation, isProblems } from './check-operation.js';
 import type { ToolFactoryContext } from './fields-to-tools.js';
 import { inferAnnotations } from './infer-annotations.js';
 import { runOperation } from './response-to-result.js';
+import { schemaTool } from './schema-tool.js';
 
 const INPUT_SCHEMA: JsonSchema = {
   type: 'object',
@@ -25,12 +26,12 @@ const INPUT_SCHEMA: JsonSchema = {
 };
 
 /**
- * `graphql_query` runs any query and refuses mutations, so it can be read-only and auto-approved;
+ * `graphql_schema` reads the schema piece by piece; `graphql_query` runs any query and refuses mutations, so it can be read-only and auto-approved;
  * `graphql_mutate` runs mutations only, and says it may destroy data. Apollo's single `execute`
  * cannot tell the two apart, so clients ask before every read.
  */
 export function genericTools(context: ToolFactoryContext, mutations: boolean): ToolDefinition[] {
-  const tools = [genericTool(context, 'query')];
+  const tools = [schemaTool(context.schema), genericTool(context, 'query')];
   if (mutations && context.schema.getMutationType()) tools.push(genericTool(context, 'mutation'));
   return tools;
 }

@@ -54,12 +54,12 @@ afterAll(async () => {
 });
 
 describe('GitHub’s schema, introspected from a mocked server', () => {
-  it('offers one tool per root Query and Mutation field plus the generic pair', () => {
+  it('offers one tool per root Query and Mutation field plus the three generic tools', () => {
     const queries = Object.keys(schema.getQueryType()?.getFields() ?? {});
     const mutations = Object.keys(schema.getMutationType()?.getFields() ?? {});
     expect(queries.length).toBeGreaterThan(20);
     expect(mutations.length).toBeGreaterThan(200);
-    expect(github.registry.tools).toHaveLength(queries.length + mutations.length + 2);
+    expect(github.registry.tools).toHaveLength(queries.length + mutations.length + 3);
     expect(github.registry.get('repository')?.definition.annotations.readOnlyHint).toBe(true);
     expect(github.registry.get('deleteIssue')?.definition.annotations.destructiveHint).toBe(true);
     expect(github.registry.get('createIssue')?.definition.annotations.destructiveHint).toBe(false);

@@ -47,6 +47,7 @@ describe('tools from the shop schema (introspected)', () => {
       'fragile',
       'graphql_mutate',
       'graphql_query',
+      'graphql_schema',
       'node',
       'product',
       'products',
@@ -269,6 +270,30 @@ describe('tools from the shop schema (introspected)', () => {
     expect(at(result.structuredContent, 'products.nodes')).toEqual([
       { id: 'p1', name: 'Anvil', maker: { name: 'Acme' }, price: 99.5 },
     ]);
+  });
+
+  it('graphql_schema prints one type or searches names, locally', async () => {
+    expect(shop.registry.get('graphql_schema')?.definition.annotations).toMatchObject({
+      readOnlyHint: true,
+      openWorldHint: false,
+    });
+    const before = server.requests.length;
+    const type = await shop.call('graphql_schema', { type: 'NewProduct' });
+    expect(firstText(type)).toBe(
+      'input NewProduct {\n  name: String!\n  price: Float!\n  stock: Int = 0\n  tags: [String!]\n  meta: JSON\n}',
+    );
+    const search = await shop.call('graphql_schema', { search: 'PRICE' });
+    expect(firstText(search).split('\n')).toEqual(
+      expect.arrayContaining([
+        'Product.price: Float!',
+        'Product.priceIn: Float',
+        'ProductFilter.maxPrice: Float',
+      ]),
+    );
+    const unknown = await shop.call('graphql_schema', { type: 'product' });
+    expect(unknown.isError).toBe(true);
+    expect(firstText(unknown)).toContain('did you mean Product');
+    expect(server.requests.length).toBe(before);
   });
 
   it('graphql_query runs queries with variables as an object or a JSON string and refuses mutations', async () => {
