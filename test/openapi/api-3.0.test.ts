@@ -297,6 +297,31 @@ describe('retries and time limits', () => {
     expect(firstText(result)).toMatch(/did not answer within 300 ms.*retrying may help/);
   });
 
+  it('says the connection was reset, retried, and that retrying may help', async () => {
+    const before = upstream.requests.length;
+    const result = await api.call('getStatus', { code: 0 });
+    expect(result.isError).toBe(true);
+    expect(firstText(result)).toMatch(
+      /connection to http:\/\/127\.0\.0\.1:\d+ failed \(.+\) after 3 attempts; retrying may help/,
+    );
+    expect(upstream.requests.length - before).toBe(3);
+  });
+
+  it('says the upstream is unreachable when nothing listens', async () => {
+    const gone = await startUpstream();
+    await gone.close();
+    const tools = await loadTools({ spec: 'api-3.0.yaml', baseUrl: gone.url, tools: 'all', retries: 1 });
+    try {
+      const result = await tools.call('getItem', { itemId: '1' });
+      expect(result.isError).toBe(true);
+      expect(firstText(result)).toMatch(
+        /connection refused by http:\/\/127\.0\.0\.1:\d+ after 2 attempts.*retry once it is up/,
+      );
+    } finally {
+      await tools.close();
+    }
+  });
+
   it('stops the upstream call when the client cancels', async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);

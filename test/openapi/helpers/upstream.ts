@@ -133,6 +133,11 @@ function route(
   }
   if (path.startsWith('/status/')) {
     const code = Number(path.slice('/status/'.length));
+    if (code === 0) {
+      // Status 0: the connection is reset without an answer.
+      req.socket.destroy();
+      return;
+    }
     const headers: Record<string, string> = code === 429 || code === 503 ? { 'retry-after': '0' } : {};
     json(res, code, { error: `status ${code}`, detail: 'x'.repeat(code === 500 ? 10_000 : 10) }, headers);
     return;
