@@ -97,7 +97,13 @@ function fieldToTool(
             buildSelection(context.schema, returned, context.budget) || '{ __typename }';
       }
       const query = fieldDocument(kind, field, Object.keys(variables), selection);
-      const checked = checkOperation(context.schema, query, variables);
+      // A `select` that closes the braces could smuggle in a second operation: only ours may run.
+      let checked = checkOperation(context.schema, query, variables, field.name, (operation) =>
+        operation.operation === kind ? undefined : `${selectName} must be a selection set, not a document`,
+      );
+      if (!isProblems(checked) && checked.document.definitions.length > 1) {
+        checked = { problems: [`${selectName} must be a selection set, not a document`] };
+      }
       if (isProblems(checked)) {
         const what =
           typeof select === 'string' ? `the ${selectName} "${select}" or the arguments` : 'the arguments';

@@ -190,6 +190,17 @@ describe('tools from the shop schema (introspected)', () => {
     expect(firstText(bad)).toContain('Cannot query field "nope" on type "Product".');
     const unparsable = await shop.call('product', { id: 'p1', select: '{ name ' });
     expect(firstText(unparsable)).toContain('Syntax Error');
+    // Closing the braces early cannot turn a read-only tool into a mutation.
+    const smuggled = await shop.call('product', {
+      id: 'p1',
+      select: '{ name } } mutation product { deleteProduct(id: "p1") } fragment F on Query { serverTime',
+    });
+    expect(smuggled.isError).toBe(true);
+    const smuggledFragment = await shop.call('product', {
+      id: 'p1',
+      select: '{ name } } fragment F on Query { serverTime',
+    });
+    expect(smuggledFragment.isError).toBe(true);
     expect(server.requests.length).toBe(before);
   });
 
