@@ -127,6 +127,10 @@ export class MemoryTaskStore implements TaskStore {
     return record;
   }
 
+  async delete(taskId: string): Promise<void> {
+    this.#drop(taskId);
+  }
+
   waitForTerminal(
     taskId: string,
     caller: string,

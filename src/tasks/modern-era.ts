@@ -1,4 +1,5 @@
 import {
+  type CallToolResult,
   CLIENT_CAPABILITIES_META_KEY,
   MissingRequiredClientCapabilityError,
   ProtocolError,
@@ -10,7 +11,7 @@ import { z } from 'zod';
 import type { ToolRegistry } from '../registry.js';
 import { callerOf } from '../server/call-context.js';
 import { interceptToolsCall } from './intercept-tools-call.js';
-import { startTaskCall, toolCallTarget, wireError } from './task-call.js';
+import { startOrAnswerCall, toolCallTarget, wireError } from './task-call.js';
 import { TaskAlreadyFinishedError, type TaskRunner } from './task-runner.js';
 import type { TaskRecord } from './task-store.js';
 
@@ -25,8 +26,9 @@ const updateParams = z.object({
 
 /**
  * Tasks of the 2026-07-28 era, the `io.modelcontextprotocol/tasks` extension (SEP-2663): the server
- * decides. A tool marked `optional` or `required` runs as a task for a client that declares the
- * extension on the request; a `required` one is refused with -32021 to a client that does not.
+ * decides. For a client that declares the extension on the request, a `required` tool always runs
+ * as a task, an `optional` one becomes a task unless it finishes within `answerWithinMs`; to a
+ * client that does not, a `required` tool is refused with -32021 and an `optional` one runs plainly.
  * `tasks/get` inlines the result or error, `tasks/update` and `tasks/cancel` acknowledge with an
  * empty result; `tasks/result` and `tasks/list` do not exist in this era (-32601 from the SDK,
  * since they are not registered here).
@@ -43,10 +45,13 @@ export function installModernTasks(server: Server, runner: TaskRunner, registry:
       return Promise.reject(missingExtension(`Tool ${target.tool.name} runs only as a task`));
     }
     // A legacy `params.task` is ignored: in this era the server alone decides.
-    return startTaskCall(runner, target, { caller: callerOf(ctx) }).then((task) => ({
-      resultType: 'task',
-      ...modernTask(task),
-    }));
+    // Quick calls of optional tools are answered directly: a task would only add polling.
+    const answerWithinMs = support === 'optional' ? runner.answerWithinMs : 0;
+    return startOrAnswerCall(runner, target, { caller: callerOf(ctx) }, answerWithinMs).then((outcome) =>
+      'task' in outcome
+        ? { resultType: 'task', ...modernTask(outcome.task) }
+        : server.projectCallToolResult(outcome.result as CallToolResult, target.tool.definition.outputSchema),
+    );
   });
 
   server.setRequestHandler('tasks/get', { params: taskIdParams }, async ({ taskId }, ctx) => {

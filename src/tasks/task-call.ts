@@ -1,7 +1,8 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { RegisteredTool, ToolRegistry } from '../registry.js';
+import type { ToolResult } from '../tool.js';
 import type { RawToolsCall } from './intercept-tools-call.js';
-import { TaskAlreadyFinishedError, type TaskRunner, TaskTtlError } from './task-runner.js';
+import { TaskAlreadyFinishedError, type TaskCall, type TaskRunner, TaskTtlError } from './task-runner.js';
 import { InvalidCursorError, type TaskRecord, TaskStoreFullError } from './task-store.js';
 
 /** The tool and arguments of a `tools/call`. */
@@ -24,19 +25,43 @@ export function toolCallTarget(request: RawToolsCall, registry: ToolRegistry): T
   return { registry, tool, args: args as Record<string, unknown> };
 }
 
+interface TaskCallOptions {
+  caller: string;
+  requestedTtl?: unknown;
+  notify?: (task: Readonly<TaskRecord>) => void;
+}
+
 /** Starts `target` as a task of `caller`; store and TTL refusals become JSON-RPC errors. */
-export async function startTaskCall(
+export function startTaskCall(
   runner: TaskRunner,
   target: ToolCallTarget,
-  options: { caller: string; requestedTtl?: unknown; notify?: (task: Readonly<TaskRecord>) => void },
+  options: TaskCallOptions,
 ): Promise<Readonly<TaskRecord>> {
+  return refusalsAsErrors(() => runner.start(taskCall(runner, target, options)));
+}
+
+/** Like `startTaskCall`, but a call done within `withinMs` is answered with its result instead. */
+export function startOrAnswerCall(
+  runner: TaskRunner,
+  target: ToolCallTarget,
+  options: TaskCallOptions,
+  withinMs: number,
+): Promise<{ task: Readonly<TaskRecord> } | { result: ToolResult }> {
+  return refusalsAsErrors(() => runner.startOrAnswer(taskCall(runner, target, options), withinMs));
+}
+
+function taskCall(runner: TaskRunner, target: ToolCallTarget, options: TaskCallOptions): TaskCall {
+  return {
+    ...target,
+    caller: options.caller,
+    ttlMs: runner.resolveTtl(options.requestedTtl),
+    ...(options.notify ? { notify: options.notify } : {}),
+  };
+}
+
+async function refusalsAsErrors<T>(run: () => Promise<T>): Promise<T> {
   try {
-    return await runner.start({
-      ...target,
-      caller: options.caller,
-      ttlMs: runner.resolveTtl(options.requestedTtl),
-      ...(options.notify ? { notify: options.notify } : {}),
-    });
+    return await run();
   } catch (error) {
     throw wireError(error);
   }

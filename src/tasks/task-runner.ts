@@ -2,7 +2,7 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { RegisteredTool, ToolRegistry } from '../registry.js';
 import type { ResourceStore } from '../resource-store.js';
-import type { ToolContext } from '../tool.js';
+import type { ToolContext, ToolResult } from '../tool.js';
 import { MemoryTaskStore, type MemoryTaskStoreOptions } from './memory-task-store.js';
 import { isTerminal, type TaskRecord, type TaskStore } from './task-store.js';
 
@@ -20,6 +20,12 @@ export interface TaskOptions {
   maxTtlMs?: number;
   /** Suggested pause between two `tasks/get`. Default 1 s. */
   pollIntervalMs?: number;
+  /**
+   * 2026-07-28 era, where the server decides: a call of an `optional` tool that finishes within
+   * this many milliseconds is answered directly rather than as a task, so quick calls cost no
+   * polling. Default 1 s; 0 makes every such call a task. `required` tools always run as tasks.
+   */
+  answerWithinMs?: number;
 }
 
 /** What the runner needs of the server setup. */
@@ -28,6 +34,17 @@ export interface TaskRunnerSetup {
   resources: ResourceStore;
   /** Aborted at shutdown: every task's work stops. */
   shutdown: AbortSignal;
+}
+
+/** One tool call to run as a task. */
+export interface TaskCall {
+  registry: ToolRegistry;
+  tool: RegisteredTool;
+  args: Record<string, unknown>;
+  caller: string;
+  ttlMs: number;
+  /** Hears the task's transitions (the connection that created it), when anyone can. */
+  notify?: (task: Readonly<TaskRecord>) => void;
 }
 
 /** A TTL outside the configured bounds, or not a number of milliseconds. */
@@ -63,6 +80,7 @@ export class TaskRunner {
       minTtlMs: options.minTtlMs ?? 1_000,
       maxTtlMs: options.maxTtlMs ?? 60 * 60_000,
       pollIntervalMs: options.pollIntervalMs ?? 1_000,
+      answerWithinMs: options.answerWithinMs ?? 1_000,
     };
     this.store.subscribe((event) => {
       const { taskId } = event.task;
@@ -89,6 +107,11 @@ export class TaskRunner {
     );
   }
 
+  /** See `TaskOptions.answerWithinMs`. */
+  get answerWithinMs(): number {
+    return this.#options.answerWithinMs;
+  }
+
   /** The TTL to use for a requested one: the default when absent; throws `TaskTtlError` when out of bounds. */
   resolveTtl(requested: unknown): number {
     if (requested === undefined || requested === null) return this.#options.defaultTtlMs;
@@ -110,14 +133,42 @@ export class TaskRunner {
    * Creates the task and starts the tool in the background; resolves with the new task as soon as
    * it exists, so that a `tasks/get` right after the create result finds it.
    */
-  async start(call: {
-    registry: ToolRegistry;
-    tool: RegisteredTool;
-    args: Record<string, unknown>;
-    caller: string;
-    ttlMs: number;
-    notify?: (task: Readonly<TaskRecord>) => void;
-  }): Promise<Readonly<TaskRecord>> {
+  async start(call: TaskCall): Promise<Readonly<TaskRecord>> {
+    const { task, work } = await this.#launch(call);
+    void this.#settle(task.taskId, call.tool.name, work);
+    return task;
+  }
+
+  /**
+   * Like `start`, but a call that finishes within `withinMs` is answered directly and its task,
+   * never shown to the client, is dropped. The task is created first all the same, so the memory
+   * cap is checked before any work begins.
+   */
+  async startOrAnswer(
+    call: TaskCall,
+    withinMs: number,
+  ): Promise<{ task: Readonly<TaskRecord> } | { result: ToolResult }> {
+    if (withinMs <= 0) return { task: await this.start(call) };
+    const { task, work } = await this.#launch(call);
+    let timer: NodeJS.Timeout | undefined;
+    const quick = await Promise.race([
+      work.catch(() => undefined),
+      new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), withinMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (quick) {
+      this.#running.delete(task.taskId);
+      this.#notifiers.delete(task.taskId);
+      await this.store.delete(task.taskId);
+      return { result: quick };
+    }
+    void this.#settle(task.taskId, call.tool.name, work);
+    return { task };
+  }
+
+  async #launch(call: TaskCall): Promise<{ task: Readonly<TaskRecord>; work: Promise<ToolResult> }> {
     const task = await this.store.create({
       caller: call.caller,
       toolName: call.tool.name,
@@ -136,8 +187,7 @@ export class TaskRunner {
       resources: this.#setup.resources,
       caller: call.caller,
     };
-    void this.#run(task.taskId, call, context);
-    return task;
+    return { task, work: call.registry.call(call.tool, call.args, context) };
   }
 
   /**
@@ -171,13 +221,9 @@ export class TaskRunner {
     };
   }
 
-  async #run(
-    taskId: string,
-    call: { registry: ToolRegistry; tool: RegisteredTool; args: Record<string, unknown> },
-    context: ToolContext,
-  ): Promise<void> {
+  async #settle(taskId: string, toolName: string, work: Promise<ToolResult>): Promise<void> {
     try {
-      const result = await call.registry.call(call.tool, call.args, context);
+      const result = await work;
       // A task cancelled meanwhile stays cancelled: `transition` refuses to leave a terminal status.
       await this.store.transition(taskId, 'completed', {
         ...(result.isError ? { statusMessage: 'The tool reported an error.' } : {}),
@@ -185,7 +231,7 @@ export class TaskRunner {
       });
     } catch (error) {
       // `registry.call` turns tool failures into results; reaching here is a bridge bug.
-      this.#setup.log.error(`task ${taskId} (${call.tool.name}) failed`, { reason: describeError(error) });
+      this.#setup.log.error(`task ${taskId} (${toolName}) failed`, { reason: describeError(error) });
       await this.store
         .transition(taskId, 'failed', {
           statusMessage: describeError(error),

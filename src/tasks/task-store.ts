@@ -84,6 +84,8 @@ export interface TaskStore {
     status: TaskStatus,
     details?: { statusMessage?: string; outcome?: TaskOutcome },
   ): Promise<Readonly<TaskRecord> | undefined>;
+  /** Drops a task at once, without an event: for a call answered directly before its task was shown. */
+  delete(taskId: string): Promise<void>;
   /** Resolves once the task is terminal (with it), or gone (`undefined`), or `signal` aborts (rejects). */
   waitForTerminal(
     taskId: string,

@@ -102,6 +102,18 @@ describe('MemoryTaskStore', () => {
     store.close();
   });
 
+  it('deletes a task at once, without an event', async () => {
+    const store = new MemoryTaskStore();
+    const events: TaskEvent[] = [];
+    store.subscribe((event) => events.push(event));
+    const task = await store.create(newTask());
+    await store.delete(task.taskId);
+    expect(await store.get(task.taskId, 'session:a')).toBeUndefined();
+    expect(store.size).toBe(0);
+    expect(events).toEqual([]);
+    store.close();
+  });
+
   it('rejects a waiter whose signal aborts, leaving the task alone', async () => {
     const store = new MemoryTaskStore();
     const task = await store.create(newTask());

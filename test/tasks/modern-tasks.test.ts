@@ -104,9 +104,21 @@ describe('2026-07-28 tasks extension over HTTP', () => {
       status: 'completed',
       result: { content: [{ type: 'text', text: 'slept 0.3 s' }] },
     });
-    // A failing command is a completed task whose result has isError.
-    const failed = await untilTerminal(await createTask('exit_code', { code: 2 }));
-    expect(failed).toMatchObject({ status: 'completed', result: { isError: true } });
+  });
+
+  it('answers a quick call of an optional tool directly, and always makes a task of a required one', async () => {
+    const quick = await rpc('tools/call', { name: 'exit_code', arguments: { code: 2 } });
+    expect(quick.result).toMatchObject({
+      resultType: 'complete',
+      isError: true,
+      content: [{ text: 'the command exited with 2' }],
+    });
+    const required = await rpc('tools/call', { name: 'sleep_required', arguments: { seconds: 0 } });
+    expect(required.result).toMatchObject({ resultType: 'task' });
+    expect(await untilTerminal(String(required.result?.taskId))).toMatchObject({
+      status: 'completed',
+      result: { content: [{ text: 'slept 0 s' }] },
+    });
   });
 
   it('never returns a task to a client that did not declare the extension', async () => {
@@ -144,7 +156,7 @@ describe('2026-07-28 tasks extension over HTTP', () => {
   });
 
   it('acknowledges tasks/update and refuses unknown ids with -32602', async () => {
-    const taskId = await createTask('sleep', { seconds: 0 });
+    const taskId = await createTask('sleep_required', { seconds: 0 });
     expect((await rpc('tasks/update', { taskId, inputResponses: { nothing: {} } })).result).toMatchObject({
       resultType: 'complete',
     });
@@ -155,7 +167,7 @@ describe('2026-07-28 tasks extension over HTTP', () => {
   });
 
   it('has no tasks/result nor tasks/list in this era', async () => {
-    const taskId = await createTask('sleep', { seconds: 0 });
+    const taskId = await createTask('sleep_required', { seconds: 0 });
     expect((await rpc('tasks/result', { taskId })).error?.code).toBe(-32601);
     expect((await rpc('tasks/list')).error?.code).toBe(-32601);
   });
