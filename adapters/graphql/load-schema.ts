@@ -36,7 +36,8 @@ export async function loadSchema(
 async function schemaFromFile(file: string, log: Logger): Promise<GraphQLSchema> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    // Editors on Windows write a byte-order mark, which JSON.parse refuses.
+    text = (await readFile(file, 'utf8')).replace(/^\uFEFF/, '');
   } catch (error) {
     throw new BridgeError('invalid_input', `cannot read the schema file ${file}: ${describeError(error)}`, {
       cause: error,
