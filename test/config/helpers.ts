@@ -71,3 +71,21 @@ export async function toolNames(client: TestClient): Promise<string[]> {
   const { tools } = await client.listTools();
   return tools.map((tool) => tool.name).sort();
 }
+
+/**
+ * Waits until the client lists exactly `names` (a few seconds at most), then returns them. Used
+ * after a change notification, which may be for an earlier edit still being applied.
+ */
+export async function toolNamesSoon(
+  client: TestClient,
+  names: string[],
+  timeoutMs = 5_000,
+): Promise<string[]> {
+  const deadline = Date.now() + timeoutMs;
+  let seen = await toolNames(client);
+  while (JSON.stringify(seen) !== JSON.stringify(names) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    seen = await toolNames(client);
+  }
+  return seen;
+}
