@@ -5,7 +5,7 @@ import { AUTO_DYNAMIC_THRESHOLD, dynamicTools } from './dynamic-tools.js';
 import { filterOperations } from './filter-operations.js';
 import { listOperations } from './list-operations.js';
 import { loadDocument } from './load-document.js';
-import { operationsToTools } from './operations-to-tools.js';
+import { operationsToTools, serverFields } from './operations-to-tools.js';
 import type { OpenApiOptions } from './options.js';
 import { isObject } from './resolve-ref.js';
 import { HttpSender } from './send-request.js';
@@ -53,6 +53,7 @@ export function createOpenApiSource(options: OpenApiOptions, baseDir: string): S
         operations,
         {
           loaded,
+          servers: serverFields(loaded),
           sender,
           auth: new Authenticator(isObject(schemes) ? schemes : {}, process.env, timeoutMs),
           ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),

@@ -25,7 +25,10 @@ const IDEMPOTENT_METHODS = new Set(['get', 'head', 'options', 'trace', 'put', 'd
 
 /** What every tool of one source shares at call time. */
 export interface CallSetup {
+  /** Only read while building the tools; calls keep `servers` instead, so the document can be freed. */
   loaded: LoadedDocument;
+  /** The document's top-level fields that say where to send calls. */
+  servers: ServerFields;
   sender: HttpSender;
   auth: Authenticator;
   baseUrl?: string;
@@ -51,14 +54,14 @@ export function operationsToTools(
   setup: CallSetup,
   log: Logger,
 ): OperationTool[] {
-  const { document, version } = setup.loaded;
-  const converter = new SchemaConverter(document, version);
+  const { loaded, ...calls } = setup;
+  const converter = new SchemaConverter(loaded.document, loaded.version);
   const names = nameTools(operations);
   const tools: OperationTool[] = [];
   operations.forEach((operation, index) => {
     const name = names[index] as string;
     try {
-      tools.push({ definition: toTool(name, operation, converter, setup), operation });
+      tools.push({ definition: toTool(name, operation, converter, loaded, calls), operation });
     } catch (error) {
       log.warn(
         `skipped operation ${operation.method.toUpperCase()} ${operation.path} (${name}): ${describeError(error)}`,
@@ -68,14 +71,30 @@ export function operationsToTools(
   return tools;
 }
 
+/** The few top-level fields of a spec that `resolveBaseUrl` reads. */
+export type ServerFields = Pick<LoadedDocument, 'version' | 'location'> & {
+  document: Record<string, unknown>;
+};
+
+/** Copies the fields calls need out of the document, so that the parsed spec is not kept alive. */
+export function serverFields(loaded: LoadedDocument): ServerFields {
+  const { document, version, location } = loaded;
+  const keep: Record<string, unknown> = {};
+  for (const key of ['servers', 'host', 'basePath', 'schemes']) {
+    if (document[key] !== undefined) keep[key] = document[key];
+  }
+  return { document: keep, version, location };
+}
+
+// `setup` is what calls keep: it holds no reference to the parsed document.
 function toTool(
   name: string,
   operation: OperationInfo,
   converter: SchemaConverter,
-  setup: CallSetup,
+  loaded: LoadedDocument,
+  setup: Omit<CallSetup, 'loaded'>,
 ): ToolDefinition {
-  const { document, version } = setup.loaded;
-  const planned = planOperation(operation, document, version, converter);
+  const planned = planOperation(operation, loaded.document, loaded.version, converter);
   const extension = isObject(operation.operation['x-mcp']) ? operation.operation['x-mcp'] : {};
   const annotations = inferAnnotations(operation);
   const outputSchema = setup.relaxOutput ? undefined : planned.outputSchema;
@@ -132,14 +151,14 @@ async function callOperation(
   plan: OperationPlan,
   args: Record<string, unknown>,
   context: ToolContext,
-  setup: CallSetup,
+  setup: Omit<CallSetup, 'loaded'>,
   timeoutMs: number,
   checkOutput: ((value: unknown) => string[]) | undefined,
 ): Promise<ToolResult> {
-  const key = plan.servers ?? setup;
+  const key = plan.servers ?? setup.servers;
   let baseUrl = baseUrls.get(key);
   if (!baseUrl) {
-    const { document, version, location } = setup.loaded;
+    const { document, version, location } = setup.servers;
     baseUrl = resolveBaseUrl(document, version, location, setup.baseUrl, plan.servers);
     baseUrls.set(key, baseUrl);
   }
