@@ -123,7 +123,7 @@ export function formatInspectTable(report: InspectReport): string {
   const header = ['NAME', 'TITLE', 'READ-ONLY', 'DESTRUCTIVE', 'IDEMPOTENT', 'OPEN-WORLD', 'TASK', 'TOKENS'];
   const rows = report.tools.map((tool) => [
     tool.name,
-    tool.title ?? '',
+    truncate(tool.title ?? '', 40),
     yes(tool.annotations.readOnlyHint),
     yes(tool.annotations.destructiveHint),
     yes(tool.annotations.idempotentHint),
@@ -149,4 +149,9 @@ export function formatInspectTable(report: InspectReport): string {
     for (const warning of tool.warnings) out.push(`warning ${tool.name}: ${warning}`);
   }
   return `${out.join('\n')}\n`;
+}
+
+// Long titles (OpenAPI summaries) would push the other columns off the screen; --json has them whole.
+function truncate(text: string, length: number): string {
+  return text.length <= length ? text : `${text.slice(0, length - 1)}…`;
 }
