@@ -23,7 +23,8 @@ export interface TaskOptions {
   /**
    * 2026-07-28 era, where the server decides: a call of an `optional` tool that finishes within
    * this many milliseconds is answered directly rather than as a task, so quick calls cost no
-   * polling. Default 1 s; 0 makes every such call a task. `required` tools always run as tasks.
+   * polling. Default 0: every such call is a task, which is what clients opting in (and the
+   * conformance suite's tasks scenarios) expect. `required` tools always run as tasks.
    */
   answerWithinMs?: number;
 }
@@ -80,7 +81,7 @@ export class TaskRunner {
       minTtlMs: options.minTtlMs ?? 1_000,
       maxTtlMs: options.maxTtlMs ?? 60 * 60_000,
       pollIntervalMs: options.pollIntervalMs ?? 1_000,
-      answerWithinMs: options.answerWithinMs ?? 1_000,
+      answerWithinMs: options.answerWithinMs ?? 0,
     };
     this.store.subscribe((event) => {
       const { taskId } = event.task;
