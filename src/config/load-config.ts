@@ -70,7 +70,7 @@ export async function loadConfigFile(
   return validateConfig(document.toJS(), { file, path, locate, adapters, env });
 }
 
-/** Validates an already-parsed config object (also used by tests and for JSON given inline). */
+/** Validates a parsed config; `locate` turns a path into `file:line:column` for messages. */
 export async function validateConfig(
   raw: unknown,
   options: {
@@ -94,7 +94,7 @@ export async function validateConfig(
   for (const [index, entry] of entries.entries()) {
     const kind = entry?.kind;
     const load = typeof kind === 'string' ? options.adapters[kind] : undefined;
-    if (!entry || typeof kind !== 'string' || !load) continue;
+    if (!entry || typeof kind !== 'string' || !load || !isPlainObject(entry.options ?? {})) continue;
     const at = ['sources', index, 'options'];
     const secrets = findInlineSecrets(entry.options ?? {}, at, entry.namespace ?? kind);
     problems.push(...secrets);
@@ -144,6 +144,13 @@ function zodProblems(
   });
 }
 
+// zod's type names as a YAML user knows them.
+const YAML_TYPE: Record<string, string> = {
+  record: 'a mapping (indented "key: value" lines)',
+  object: 'a mapping (indented "key: value" lines)',
+  array: 'a list ("- item" lines or [a, b])',
+};
+
 function fixFor(issue: z.core.$ZodIssue, command?: AdapterCommand): string {
   const where = command
     ? `see "bridge ${command.name} --help" for these options`
@@ -154,7 +161,7 @@ function fixFor(issue: z.core.$ZodIssue, command?: AdapterCommand): string {
     case 'invalid_type':
       return issue.message.endsWith('received undefined')
         ? `add this required setting (${where})`
-        : `give a ${issue.expected} here`;
+        : `give ${YAML_TYPE[issue.expected] ?? `a ${issue.expected}`} here`;
     case 'invalid_format':
       return 'change the value to that form';
     case 'custom':
@@ -235,4 +242,8 @@ function comparePaths(a: readonly (string | number)[], b: readonly (string | num
     return 0;
   }
   return a.length - b.length;
+}
+
+function isPlainObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
