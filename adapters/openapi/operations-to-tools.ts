@@ -8,7 +8,7 @@ import {
 } from '../../src/index.js';
 import type { Authenticator } from './authenticate.js';
 import { resolveBaseUrl } from './base-url.js';
-import { buildRequest } from './build-request.js';
+import { buildRequest, type HttpRequest } from './build-request.js';
 import { SchemaConverter } from './convert-schema.js';
 import { inferAnnotations } from './infer-annotations.js';
 import type { OperationInfo } from './list-operations.js';
@@ -164,7 +164,7 @@ async function callOperation(
   }
   const idempotent = IDEMPOTENT_METHODS.has(plan.method);
   let applied = { missing: [] as string[], refreshable: false };
-  let request = buildRequest(plan, args, baseUrl);
+  let request!: HttpRequest;
   const prepare = async () => {
     request = buildRequest(plan, args, baseUrl);
     Object.assign(request.headers, setup.headers);

@@ -48,8 +48,30 @@ export class HttpSender {
    */
   async send(request: HttpRequest, options: SendOptions): Promise<HttpResponse> {
     if (request.body instanceof FormData) await encodeMultipart(request);
-    const deadline = AbortSignal.timeout(options.timeoutMs);
-    const signal = AbortSignal.any([options.signal, deadline]);
+    // One timer and one listener per call: cheaper than AbortSignal.timeout + AbortSignal.any.
+    const controller = new AbortController();
+    const deadline = { passed: false };
+    const timer = setTimeout(() => {
+      deadline.passed = true;
+      controller.abort(new Error('timeout'));
+    }, options.timeoutMs);
+    const cancel = () => controller.abort(options.signal.reason);
+    options.signal.addEventListener('abort', cancel, { once: true });
+    if (options.signal.aborted) cancel();
+    try {
+      return await this.#attempts(request, options, controller.signal, deadline);
+    } finally {
+      clearTimeout(timer);
+      options.signal.removeEventListener('abort', cancel);
+    }
+  }
+
+  async #attempts(
+    request: HttpRequest,
+    options: SendOptions,
+    signal: AbortSignal,
+    deadline: { passed: boolean },
+  ): Promise<HttpResponse> {
     const retries = options.idempotent ? options.retries : 0;
     for (let attempt = 0; ; attempt++) {
       let response: HttpResponse | undefined;
@@ -62,7 +84,7 @@ export class HttpSender {
       }
       if (options.signal.aborted)
         throw new BridgeError('aborted', 'The call was cancelled.', { cause: failure });
-      if (deadline.aborted) {
+      if (deadline.passed) {
         throw new BridgeError(
           'timeout',
           `the upstream ${request.origin} did not answer within ${options.timeoutMs} ms` +
