@@ -48,8 +48,7 @@ function matchesDangerous(spellings: string[], dangerous: string): boolean {
   const long = dangerous.replace(/^--/, '');
   return spellings.some(
     (spelling) =>
-      !spelling.startsWith('-') &&
-      (spelling === long || (spelling.length >= 3 && long.startsWith(spelling) && spelling.length > 1)),
+      !spelling.startsWith('-') && (spelling === long || (spelling.length >= 3 && long.startsWith(spelling))),
   );
 }
 

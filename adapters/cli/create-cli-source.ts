@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { realpathSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { BridgeError, type LoadContext, type Source, type ToolDefinition } from '../../src/index.js';
@@ -34,8 +35,15 @@ export function createCliSource(options: CliOptions, baseDir: string): Source {
 async function loadTools(
   options: CliOptions,
   baseDir: string,
-  context: LoadContext,
+  outer: LoadContext,
 ): Promise<ToolDefinition[]> {
+  // Discovery runs dozens of probes at once, each listening for the abort: one linked signal with
+  // no listener limit keeps Node from warning about a leak that is not one.
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  if (outer.signal.aborted) controller.abort(outer.signal.reason);
+  else outer.signal.addEventListener('abort', () => controller.abort(outer.signal.reason), { once: true });
+  const context: LoadContext = { log: outer.log, signal: controller.signal };
   const binary = findProgram(options.program, baseDir);
   const program = basename(binary);
   const overlayPath = options.overlay ? resolve(baseDir, options.overlay) : findBundledOverlay(program);
@@ -64,7 +72,7 @@ async function loadTools(
     globalArgs: overlay?.globalArgs ?? [],
     env: overlay?.env ?? {},
     defaultTimeoutMs,
-    maxTimeoutMs: Math.max(defaultTimeoutMs * 10, defaultTimeoutMs),
+    maxTimeoutMs: defaultTimeoutMs * 10,
     pageSize: options.pageSize ?? 20_000,
     openWorldByDefault: overlay?.openWorldByDefault ?? spec.flavor === 'cobra',
   };

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { cliCommand } from '../../adapters/cli/index.js';
+
+describe('bridge cli flags and config', () => {
+  it('turns flags into the same options object the config schema accepts', () => {
+    const options = cliCommand.parseFlags(['git'], {
+      allow: ['log,show', 'config view'],
+      deny: ['push'],
+      root: ['a', 'b'],
+      timeout: '5000',
+      'allow-option': ['exec'],
+      'no-cache': true,
+      'page-size': '4000',
+      overlay: 'mine.yaml',
+      'probe-timeout': '800',
+    });
+    expect(options).toEqual({
+      program: 'git',
+      allow: ['log', 'show', 'config view'],
+      deny: ['push'],
+      roots: ['a', 'b'],
+      timeoutMs: 5000,
+      allowOptions: ['exec'],
+      cache: false,
+      pageSize: 4000,
+      overlay: 'mine.yaml',
+      probeTimeoutMs: 800,
+    });
+    expect(cliCommand.configSchema.parse(options)).toEqual(options);
+  });
+
+  it('names the flag and what it expects when a value is wrong', () => {
+    expect(() => cliCommand.parseFlags([], {})).toThrow(/needs a program/);
+    expect(() => cliCommand.parseFlags(['git', 'extra'], {})).toThrow(/one program/);
+    expect(() => cliCommand.parseFlags(['git'], { timeout: 'soon' })).toThrow(/--timeout expects an integer/);
+    expect(() => cliCommand.parseFlags(['git'], { 'page-size': '10' })).toThrow(
+      /--page-size expects an integer of at least 1000/,
+    );
+    expect(cliCommand.configSchema.safeParse({ program: 'git', timeout: 5 }).success).toBe(false);
+  });
+
+  it('documents every flag in its usage', () => {
+    for (const flag of Object.keys(cliCommand.options)) expect(cliCommand.usage).toContain(`--${flag}`);
+  });
+});
