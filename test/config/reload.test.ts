@@ -43,10 +43,15 @@ describe.each(MATRIX)('hot reload with the $kind client over $wire', ({ kind, wi
 
     // A broken edit: the previous tools stay and keep working.
     await writeFile(dir.file('tools.yaml'), '- name: alpha\n  description: [unclosed\n');
-    await sleep(1_000);
+    const failed = /reload failed; still serving the previous 2 tools/;
+    // Over HTTP the server's log is readable: wait for the failure; over stdio, give it a second.
+    for (let waited = 0; waited < (wire === 'http' ? 10_000 : 1_000); waited += 100) {
+      if (wire === 'http' && failed.test(client.stderr())) break;
+      await sleep(100);
+    }
+    if (wire === 'http') expect(client.stderr()).toMatch(failed);
     expect(await toolNames(client)).toEqual(['fx_alpha', 'fx_gamma']);
     expect((await client.callTool('fx_alpha')).content[0]?.text).toBe('alpha v2');
-    if (wire === 'http') expect(client.stderr()).toMatch(/reload failed; still serving the previous 2 tools/);
 
     // Editing the config itself reloads too (here: a new namespace), after the broken edit is fixed.
     await writeYaml(dir.file('tools.yaml'), [{ name: 'alpha', description: 'Third.', reply: 'alpha v3' }]);
