@@ -1,226 +1,50 @@
 import type { ToolAnnotations } from '../../src/index.js';
 
-// Words are matched against every word of the subcommand path, hyphen-split too
-// (`ls-remote` → `ls`, `remote`); the most cautious matching rule wins.
+// Each rule is a list of words matched against the words of the subcommand path, hyphen-split
+// too (`ls-remote` → `ls`, `remote`). Destructive wins over read-only: the cautious answer.
 
-/** Only read and print. */
-const READ_ONLY = new Set([
-  'status',
-  'log',
-  'diff',
-  'show',
-  'list',
-  'ls',
-  'get',
-  'describe',
-  'view',
-  'inspect',
-  'info',
-  'version',
-  'search',
-  'cat',
-  'blame',
-  'annotate',
-  'grep',
-  'shortlog',
-  'whatchanged',
-  'cherry',
-  'count',
-  'fsck',
-  'verify',
-  'check',
-  'explain',
-  'top',
-  'logs',
-  'history',
-  'events',
-  'rev',
-  'parse',
-  'name',
-  'base',
-  'for',
-  'each',
-  'ref',
-  'branch',
-  'range',
-  'var',
-  'whoami',
-  'current',
-  'context',
-  'contexts',
-  'api',
-  'resources',
-  'versions',
-  'cluster',
-  'ps',
-  'images',
-  'stats',
-  'print',
-  'query',
-  'find',
-  'which',
-  'tree',
-  'files',
-  'objects',
-  'diagnose',
-  'wait',
-  'port',
-]);
+const words = (text: string) => new Set(text.trim().split(/\s+/));
 
-/** The whole path must be read-only words for the command to be read-only. Single words that settle it alone: */
-const READ_ONLY_ALONE = new Set([
-  'status',
-  'log',
-  'diff',
-  'show',
-  'list',
-  'ls',
-  'get',
-  'describe',
-  'view',
-  'inspect',
-  'info',
-  'version',
-  'search',
-  'blame',
-  'annotate',
-  'grep',
-  'shortlog',
-  'whatchanged',
-  'cherry',
-  'fsck',
-  'explain',
-  'top',
-  'logs',
-  'history',
-  'events',
-  'whoami',
-  'ps',
-  'images',
-  'stats',
-  'var',
-]);
+/** Words that, together, make a hyphenated command read-only (`for-each-ref`, `name-rev`). */
+const READ_ONLY = words(`
+  status log diff show list ls get describe view inspect info version search cat blame
+  annotate grep shortlog whatchanged cherry count fsck verify check explain top logs history
+  events rev parse name base for each ref branch range var whoami current context contexts
+  api resources versions cluster ps images stats print query find which tree files objects
+  diagnose wait port
+`);
 
-/** Can delete or overwrite data that is not trivially restored. */
-const DESTRUCTIVE = new Set([
-  'reset',
-  'clean',
-  'rm',
-  'rmi',
-  'remove',
-  'delete',
-  'del',
-  'prune',
-  'drop',
-  'destroy',
-  'purge',
-  'kill',
-  'uninstall',
-  'gc',
-  'rebase',
-  'filter',
-  'restore',
-  'checkout',
-  'stash',
-  'branch',
-  'tag',
-  'update',
-  'replace',
-  'notes',
-  'worktree',
-  'repack',
-  'unset',
-  'set',
-  'drain',
-  'evict',
-  'taint',
-  'patch',
-  'rollout',
-  'scale',
-  'edit',
-  'overwrite',
-  'truncate',
-  'wipe',
-  'expire',
-  'reflog',
-  'config',
-  'stop',
-  'down',
-  'rename',
-  'push',
-]);
+/** Commands that only read and print, by their last word. */
+const READ_ONLY_ALONE = words(`
+  status log diff show list ls get describe view inspect info version search blame annotate
+  grep shortlog whatchanged cherry fsck explain top logs history events whoami ps images
+  stats var
+`);
 
-/** Reach the network. */
-const NETWORK = new Set([
-  'push',
-  'pull',
-  'fetch',
-  'clone',
-  'remote',
-  'submodule',
-  'send',
-  'email',
-  'login',
-  'logout',
-  'download',
-  'upload',
-  'install',
-  'publish',
-  'request',
-  'http',
-  'curl',
-  'wget',
-  'ssh',
-  'scp',
-  'rsync',
-  'ping',
-  'deploy',
-  'sync',
-]);
+/** Commands that can delete or overwrite data that is not trivially restored. */
+const DESTRUCTIVE = words(`
+  reset clean rm rmi remove delete del prune drop destroy purge kill uninstall gc rebase
+  filter restore checkout stash branch tag update replace notes worktree repack unset set
+  drain evict taint patch rollout scale edit overwrite truncate wipe expire reflog config
+  stop down rename push
+`);
+
+/** Commands that reach the network. */
+const NETWORK = words(`
+  push pull fetch clone remote submodule send email login logout download upload install
+  publish request http curl wget ssh scp rsync ping deploy sync
+`);
 
 /** Words that settle a command as local even for CLIs that talk to a server by default. */
-const LOCAL = new Set([
-  'completion',
-  'help',
-  'config',
-  'options',
-  'plugin',
-  'kustomize',
-  'version',
-  'context',
-]);
+const LOCAL = words(`
+  completion help config options plugin kustomize version context
+`);
 
-/** Repeating the call with the same arguments changes nothing more. */
-const IDEMPOTENT = new Set([
-  'init',
-  'add',
-  'fetch',
-  'config',
-  'apply',
-  'set',
-  'unset',
-  'reset',
-  'clean',
-  'rm',
-  'rmi',
-  'remove',
-  'delete',
-  'prune',
-  'gc',
-  'checkout',
-  'switch',
-  'restore',
-  'repack',
-  'drain',
-  'cordon',
-  'uncordon',
-  'label',
-  'scale',
-  'stop',
-  'start',
-  'update',
-  'rename',
-]);
+/** Commands that, repeated with the same arguments, change nothing more. */
+const IDEMPOTENT = words(`
+  init add fetch config apply set unset reset clean rm rmi remove delete prune gc checkout
+  switch restore repack drain cordon uncordon label scale stop start update rename
+`);
 
 /**
  * Infers the four hints from a subcommand path and the CLI's conventions. `overrides` (from an
