@@ -14,7 +14,7 @@ describe.each(MATRIX)('hot reload with the $kind client over $wire', ({ kind, wi
     await writeYaml(dir.file('tools.yaml'), [
       { name: 'alpha', description: 'First version.', reply: 'alpha v1' },
       { name: 'beta', description: 'Goes away.' },
-      { name: 'slow', description: 'Takes a while.', delayMs: 1_500 },
+      { name: 'slow', description: 'Takes a while.', delayMs: 3_000 },
     ]);
     await writeYaml(dir.file('bridge.config.yaml'), config('fx'));
     await using client = await connect(kind, wire, {
@@ -25,13 +25,17 @@ describe.each(MATRIX)('hot reload with the $kind client over $wire', ({ kind, wi
     expect(await toolNames(client)).toEqual(['fx_alpha', 'fx_beta', 'fx_slow']);
 
     // A call that starts before the reload finishes on the tool it started with.
-    const inFlight = client.callTool('fx_slow');
+    let running = true;
+    const inFlight = client.callTool('fx_slow').finally(() => {
+      running = false;
+    });
     await sleep(200);
     await writeYaml(dir.file('tools.yaml'), [
       { name: 'alpha', description: 'Second version.', reply: 'alpha v2' },
       { name: 'gamma', description: 'New.', reply: 'gamma' },
     ]);
     await changes.next();
+    expect(running, 'the call should still be running when the tools change').toBe(true);
     expect(await toolNamesSoon(client, ['fx_alpha', 'fx_gamma'])).toEqual(['fx_alpha', 'fx_gamma']);
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(['fx_alpha', 'fx_gamma']);
