@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, MATRIX } from '../helpers/connect.js';
@@ -88,6 +89,30 @@ describe.each(MATRIX)('bridge openapi with the $kind client over $wire', ({ kind
     expect(refused.isError).toBe(true);
     const bad = await client.callTool('call_operation', { operation: 'getItem', arguments: {} });
     expect(String(bad.content[0]?.text)).toContain('/itemId: is required');
+  });
+});
+
+describe.each(['v1', 'v2'] as const)("GitHub's REST spec with the %s client", (kind) => {
+  it('lists 1,000+ tools that the SDK client accepts, each valid and annotated', {
+    timeout: 60_000,
+  }, async () => {
+    const github = createRequire(import.meta.url).resolve('@octokit/openapi/generated/api.github.com.json');
+    await using client = await connect(kind, 'stdio', {
+      script: BRIDGE_BIN,
+      args: ['openapi', github, '--tools', 'all', '--base-url', upstream.url],
+    });
+    const { tools } = await client.listTools();
+    expect(tools.length).toBeGreaterThan(1_000);
+    const names = new Set(tools.map((t) => t.name));
+    expect(names.size).toBe(tools.length);
+    for (const tool of tools) {
+      expect(tool.name).toMatch(/^[A-Za-z0-9_.-]{1,64}$/);
+      expect(Object.keys(tool.annotations as object)).toHaveLength(5); // four hints + title
+    }
+    // The echo upstream is not GitHub: the answer reaches the client, flagged as not matching the schema.
+    const result = await client.callTool('repos_get', { owner: 'o', repo: 'r' });
+    expect(JSON.stringify(result.content)).toContain('/v1/repos/o/r');
+    expect(String(result.content[0]?.text)).toContain('does not match the schema');
   });
 });
 
