@@ -98,6 +98,43 @@ describe('bridge cli process behaviour', () => {
     expect(result.stderr).toContain('"no-such-program-here" was not found on PATH');
   });
 
+  it('reports progress and kills a cancelled command with its children, and keeps serving', async () => {
+    const pidFile = join(work.path, 'e2e-cancel-pids');
+    await using client = await connect('v1', 'stdio', {
+      script: BRIDGE_BIN,
+      args: ['cli', FAKE_CLI, '--probe-timeout', '1500'],
+      env,
+      cwd: work.path,
+    });
+    const seen: number[] = [];
+    const lines = await client.callTool(
+      'fake_cli_lines',
+      { args: ['20'], delay: '50' },
+      { onprogress: (update) => seen.push((update as { progress: number }).progress) },
+    );
+    expect(lines.structuredContent).toMatchObject({ exitCode: 0 });
+    expect(seen.length).toBeGreaterThan(1);
+    expect(seen).toEqual([...seen].sort((a, b) => a - b));
+
+    const controller = new AbortController();
+    const call = client.callTool('fake_cli_hang', { args: [pidFile] }, { signal: controller.signal });
+    const deadline = Date.now() + 10_000;
+    while (!existsSync(pidFile) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    controller.abort();
+    await expect(call).rejects.toThrow();
+    const children = readFileSync(pidFile, 'utf8').split('\n').filter(Boolean).map(Number);
+    const end = Date.now() + 6_000;
+    while (children.some(alive) && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(children.filter(alive)).toEqual([]);
+    const after = await client.callTool('fake_cli_echo', { args: ['still', 'here'] });
+    expect(JSON.parse(String((after.structuredContent as { stdout: string }).stdout))).toEqual([
+      '--',
+      'still',
+      'here',
+    ]);
+  });
+
   it('kills running commands and their children when the server exits', async () => {
     const pidFile = join(work.path, 'e2e-pids');
     {

@@ -182,6 +182,12 @@ describe('git tools on a real repository', () => {
         /refused pattern/,
       ],
       [
+        'an ssh URL whose host is an option',
+        'git_ls_remote',
+        { args: [`ssh://-oProxyCommand=touch% ${join(outside.path, 'pwned')}/x`] },
+        /refused pattern/,
+      ],
+      [
         'an exec option of rebase',
         'git_rebase',
         { exec: `touch ${join(outside.path, 'pwned')}` },
