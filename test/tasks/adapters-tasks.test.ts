@@ -24,6 +24,7 @@ describe('OpenAPI and GraphQL tools as tasks', () => {
       script: BRIDGE_BIN,
       args: ['serve', upstreams.configFile],
       cwd: upstreams.dir.path,
+      env: { BRIDGE_CACHE_DIR: upstreams.dir.file('.cache') },
     });
     const { tools } = await client.listTools();
     const support = Object.fromEntries(tools.map((tool) => [tool.name, tool.execution]));
@@ -54,6 +55,7 @@ describe('OpenAPI and GraphQL tools as tasks', () => {
       script: BRIDGE_BIN,
       args: ['serve', upstreams.configFile],
       cwd: upstreams.dir.path,
+      env: { BRIDGE_CACHE_DIR: upstreams.dir.file('.cache') },
     });
     const rpc = async (method: string, params: Record<string, unknown>) => {
       const name = params.name ?? params.taskId;

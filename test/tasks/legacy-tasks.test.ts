@@ -149,12 +149,12 @@ describe.each(['stdio', 'http'] as const)('2025-11-25 tasks with the v1 client o
     // Unknown ids and cursors.
     const tasks = client.v1.experimental.tasks;
     for (const attempt of [
-      tasks.getTask('no-such-task'),
-      tasks.getTaskResult('no-such-task', CallToolResultSchema),
-      tasks.cancelTask('no-such-task'),
-      tasks.listTasks('bogus-cursor'),
+      () => tasks.getTask('no-such-task'),
+      () => tasks.getTaskResult('no-such-task', CallToolResultSchema),
+      () => tasks.cancelTask('no-such-task'),
+      () => tasks.listTasks('bogus-cursor'),
     ]) {
-      await expect(attempt).rejects.toMatchObject({ code: -32602 });
+      await expect(attempt()).rejects.toMatchObject({ code: -32602 });
     }
     // Nothing was created by the refused calls; the server still runs tasks.
     expect((await tasks.listTasks()).tasks).toEqual([]);
