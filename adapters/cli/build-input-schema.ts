@@ -35,13 +35,13 @@ export function buildInputSchema(
   }
   properties.cwd = {
     type: 'string',
-    description: `Working directory, absolute or relative to ${limits.roots[0]}; must stay inside the allowed roots (${limits.roots.join(', ')}).`,
+    description: `Working directory inside ${limits.roots.join(', ')} (default ${limits.roots[0]}).`,
   };
   properties.timeout = {
     type: 'integer',
     minimum: 1,
     maximum: limits.maxTimeoutMs,
-    description: `Time limit in milliseconds (default ${limits.defaultTimeoutMs}); the command and its children are killed after it.`,
+    description: `Milliseconds before the command and its children are killed (default ${limits.defaultTimeoutMs}).`,
   };
   if (command.stdin) properties.stdin = { type: 'string', description: 'Text fed to the standard input.' };
   return {
@@ -53,16 +53,18 @@ export function buildInputSchema(
 }
 
 function optionSchema(option: OptionSpec): JsonSchema {
-  const description = describe(option);
+  // Descriptions stay short: a git tool list carries thousands of them.
+  const notes: string[] = [];
+  if (option.description) notes.push(option.description);
+  if (option.flag !== `--${option.name}`) notes.push(`(${option.flag})`);
+  if (option.kind === 'boolean' && option.negatable) notes.push(`(false: --no-${option.name})`);
+  if (option.optionalValue) notes.push(`("" for ${option.flag} alone)`);
+  const described = (schema: JsonSchema): JsonSchema =>
+    notes.length > 0 ? { ...schema, description: notes.join(' ') } : schema;
   let value: JsonSchema;
   switch (option.kind) {
     case 'boolean':
-      return {
-        type: 'boolean',
-        description: option.negatable
-          ? `${description} (true: ${option.flag}, false: --no-${option.name})`
-          : `${description} (true: ${option.flag})`,
-      };
+      return described({ type: 'boolean' });
     case 'integer':
       value = { type: 'integer' };
       break;
@@ -72,16 +74,5 @@ function optionSchema(option: OptionSpec): JsonSchema {
     default:
       value = { type: 'string' };
   }
-  if (option.optionalValue) {
-    value.description = 'An empty string passes the flag without a value.';
-  }
-  if (option.repeatable) return { type: 'array', items: value, description: `${description} (repeatable)` };
-  return {
-    ...value,
-    description: option.optionalValue ? `${description} (empty string: ${option.flag} alone)` : description,
-  };
-}
-
-function describe(option: OptionSpec): string {
-  return option.description ? `${option.flag}: ${option.description}` : option.flag;
+  return described(option.repeatable ? { type: 'array', items: value } : value);
 }

@@ -12,11 +12,11 @@ import type { RunOutcome } from './run-command.js';
 export const OUTPUT_SCHEMA: JsonSchema = {
   type: 'object',
   properties: {
-    exitCode: { type: ['integer', 'null'], description: 'The exit code; null when killed by a signal.' },
-    signal: { type: ['string', 'null'], description: 'The signal that ended the process, if any.' },
-    stdout: { type: 'string', description: 'Standard output (its first page when paged; ANSI removed).' },
-    stderr: { type: 'string', description: 'Standard error (its first page when paged; ANSI removed).' },
-    truncated: { type: 'boolean', description: 'Output was cut into pages or stopped at the size cap.' },
+    exitCode: { type: ['integer', 'null'] },
+    signal: { type: ['string', 'null'] },
+    stdout: { type: 'string', description: 'First page when paged' },
+    stderr: { type: 'string', description: 'First page when paged' },
+    truncated: { type: 'boolean', description: 'Paged or stopped at the size cap' },
     durationMs: { type: 'number' },
   },
   required: ['exitCode', 'signal', 'stdout', 'stderr', 'truncated', 'durationMs'],

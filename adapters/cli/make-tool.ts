@@ -39,9 +39,7 @@ export function makeTool(command: CommandSpec, settings: ToolSettings): ToolDefi
     ...(command.annotations ? { overrides: command.annotations } : {}),
   });
   const label = [program, ...command.path].join(' ');
-  const notes = [
-    `Runs \`${label}\` (argv only, no shell). Exit code 0 is a result; anything else is an error.`,
-  ];
+  const notes = [`Runs \`${label}\`; a non-zero exit is an error.`];
   if (removed.length > 0) notes.push(`Not offered for safety: ${removed.join(', ')}.`);
   const tool: ToolDefinition = {
     name: toolNameOf(program, command.path),
