@@ -153,6 +153,7 @@ describe.each(['stdio', 'http'] as const)('2025-11-25 tasks with the v1 client o
       () => tasks.getTaskResult('no-such-task', CallToolResultSchema),
       () => tasks.cancelTask('no-such-task'),
       () => tasks.listTasks('bogus-cursor'),
+      () => client.v1.request({ method: 'tasks/get', params: {} } as never, CallToolResultSchema),
     ]) {
       await expect(attempt()).rejects.toMatchObject({ code: -32602 });
     }

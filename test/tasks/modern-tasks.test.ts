@@ -163,6 +163,8 @@ describe('2026-07-28 tasks extension over HTTP', () => {
     for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel']) {
       const reply = await rpc(method, { taskId: 'no-such-task' });
       expect(reply.error).toMatchObject({ code: -32602, message: expect.stringContaining('no-such-task') });
+      // A taskId that is missing or not a string.
+      expect((await rpc(method, { taskId: 42 })).error?.code).toBe(-32602);
     }
   });
 
