@@ -1,4 +1,3 @@
-import { request } from 'undici';
 import { BridgeError, describeError } from '../../src/index.js';
 import type { HttpRequest } from './build-request.js';
 import { isObject, type Json } from './resolve-ref.js';
@@ -181,6 +180,7 @@ export class Authenticator {
     const form = new URLSearchParams({ grant_type: 'client_credentials' });
     if (scope) form.set('scope', scope);
     try {
+      const { request } = await import('undici');
       const response = await request(tokenUrl, {
         method: 'POST',
         headers: {

@@ -36,13 +36,17 @@ export async function loadDocument(
 ): Promise<LoadedDocument> {
   const remote = /^https?:\/\//i.test(spec);
   const location = remote || isAbsolute(spec) ? spec : resolve(baseDir, spec);
-  const text = remote ? await fetchText(location, options.signal) : await readText(location);
-  if (!text.trimStart().startsWith('{')) await preloadYaml();
-  let document = parseText(text, location);
+  // The text is never held in a local of this async function, so it can be collected while the
+  // tools are built (13 MB for GitHub's spec, twice that as a two-byte string).
+  const parsed = await parseSource(
+    remote ? fetchText(location, options.signal) : readText(location),
+    location,
+  );
+  let document = parsed.document;
   const version = detectVersion(document, location);
   const files = remote ? [] : [location];
 
-  if (hasExternalRefs(text)) {
+  if (parsed.external) {
     if (remote && !options.allowRemoteRefs) {
       throw new BridgeError(
         'load_failed',
@@ -53,6 +57,16 @@ export async function loadDocument(
   }
   if (options.validate) await validate(location, document);
   return { document, version, location, files };
+}
+
+// Reads and parses in a frame of its own: once it returns, nothing holds the text.
+async function parseSource(
+  pending: Promise<string>,
+  location: string,
+): Promise<{ document: Record<string, unknown>; external: boolean }> {
+  const text = await pending;
+  if (!text.trimStart().startsWith('{')) await preloadYaml();
+  return { external: hasExternalRefs(text), document: parseText(text, location) };
 }
 
 async function readText(path: string): Promise<string> {

@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { BridgeError, describeError } from '../../src/index.js';
 import type { HttpRequest } from './build-request.js';
 
@@ -39,7 +39,15 @@ const DEFAULT_MAX_BODY = 64 * 1024 * 1024;
 
 /** Sends requests over one keep-alive pool, with timeouts and retries. One per source. */
 export class HttpSender {
-  readonly #agent: Dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: 64 });
+  // undici costs more to import than most specs cost to load: it is loaded on the first call.
+  #agent: Promise<Dispatcher> | undefined;
+
+  #dispatcher(): Promise<Dispatcher> {
+    this.#agent ??= import('undici').then(
+      ({ Agent }) => new Agent({ keepAliveTimeout: 10_000, connections: 64 }),
+    );
+    return this.#agent;
+  }
 
   /**
    * Sends `request`. Retries only idempotent methods, on 429/502/503/504 and connection failures,
@@ -108,11 +116,12 @@ export class HttpSender {
   }
 
   async close(): Promise<void> {
-    await this.#agent.close();
+    if (this.#agent) await (await this.#agent).close();
   }
 
   async #once(request: HttpRequest, signal: AbortSignal, maxBody: number): Promise<HttpResponse> {
-    const answer = await this.#agent.request({
+    const agent = await this.#dispatcher();
+    const answer = await agent.request({
       origin: request.origin,
       path: request.path,
       method: request.method as Dispatcher.HttpMethod,
