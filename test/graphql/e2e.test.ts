@@ -71,23 +71,24 @@ describe.each(MATRIX)('bridge graphql with the $kind client over $wire', ({ kind
   it('maps GraphQL errors, invalid selections and large results', async () => {
     await using client = await connect(kind, wire, bridge);
     const fragile = await client.callTool('fragile');
-    expect(fragile.isError).toBe(true);
+    // Messages carry the whole result, so a failure on one transport explains itself.
+    expect(fragile.isError, JSON.stringify(fragile)).toBe(true);
     expect(at(fragile.structuredContent, 'errors.0.path')).toEqual(['fragile', 1, 'name']);
     expect(at(fragile.structuredContent, 'errors.0.extensions.code')).toBe('FLAKY');
     expect(at(fragile.structuredContent, 'data.fragile.0.name')).toBe('Anvil');
 
     const select = await client.callTool('product', { id: 'p1', select: '{ nope }' });
-    expect(select.isError).toBe(true);
+    expect(select.isError, JSON.stringify(select)).toBe(true);
     expect(String(select.content[0]?.text)).toContain('Cannot query field "nope" on type "Product".');
 
     const refused = await client.callTool('graphql_query', { query: 'mutation { deleteProduct(id: "p1") }' });
-    expect(refused.isError).toBe(true);
+    expect(refused.isError, JSON.stringify(refused)).toBe(true);
 
     const large = await client.callTool('catalogue', { size: 1500 });
-    expect(large.isError).toBeFalsy();
+    expect(large.isError, JSON.stringify(large.content.slice(1))).toBeFalsy();
     const link = large.content.find((block) => block.type === 'resource_link') as { uri: string } | undefined;
-    expect(link?.uri).toMatch(/\/page\/2$/);
+    expect(link?.uri, JSON.stringify(large.content.slice(1))).toMatch(/\/page\/2$/);
     const page = await client.readResource(String(link?.uri));
-    expect(String(page.contents[0]?.text).length).toBeGreaterThan(1000);
+    expect(String(page.contents[0]?.text).length, JSON.stringify(page).slice(0, 500)).toBeGreaterThan(1000);
   });
 });
