@@ -57,13 +57,7 @@ async function loadTools(
     isCommandOffered(command.path, policy),
   );
   if (commands.length === 0) {
-    throw new BridgeError(
-      'load_failed',
-      `no subcommand of ${program} is offered` +
-        (options.allow
-          ? ` (--allow ${options.allow.join(',')} matched none of: ${spec.commands.map((c) => c.path.join(' ')).join(', ') || 'nothing'})`
-          : ''),
-    );
+    throw new BridgeError('load_failed', noneOffered(program, options, spec));
   }
   const defaultTimeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const settings = {
@@ -170,4 +164,14 @@ async function discover(
     }
   }
   return spec;
+}
+
+function noneOffered(program: string, options: CliOptions, spec: CliSpec): string {
+  const found = spec.commands.map((command) => command.path.join(' '));
+  if (!options.allow) return `no subcommand of ${program} is offered (discovery found ${found.length})`;
+  const allow = options.allow.join(',');
+  if (found.length === 0) {
+    return `--allow ${allow}: ${program} has no such subcommand (or its help could not be read; see the warnings above)`;
+  }
+  return `--allow ${allow}${options.deny ? ` with --deny ${options.deny.join(',')}` : ''} leaves nothing to offer; found: ${found.join(', ')}`;
 }

@@ -98,6 +98,18 @@ describe('bridge cli process behaviour', () => {
     expect(result.stderr).toContain('"no-such-program-here" was not found on PATH');
   });
 
+  it('exits non-zero naming the flag when --allow names no subcommand', () => {
+    const result = spawnSync(process.execPath, [BRIDGE_BIN, 'cli', 'git', '--allow', 'no-such-command'], {
+      encoding: 'utf8',
+      input: '',
+      cwd: repo,
+      env: { ...process.env, ...env },
+      timeout: 20_000,
+    });
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain('--allow no-such-command: git has no such subcommand');
+  });
+
   it('reports progress and kills a cancelled command with its children, and keeps serving', async () => {
     const pidFile = join(work.path, 'e2e-cancel-pids');
     await using client = await connect('v1', 'stdio', {
