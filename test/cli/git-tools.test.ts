@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git, type LoadedCli, loadCli, makeRepo, tempDir, textOf } from './helpers.js';
@@ -239,6 +239,14 @@ describe('git tools on a real repository', () => {
     expect(textOf(escaped)).toContain(repo);
     const dotdot = await cli.call('git_status', { cwd: '../..' });
     expect(dotdot.isError).toBe(true);
+    symlinkSync(outside.path, join(repo, 'escape-link'));
+    try {
+      const linked = await cli.call('git_status', { cwd: 'escape-link' });
+      expect(linked.isError).toBe(true);
+      expect(textOf(linked)).toContain('outside the allowed roots');
+    } finally {
+      unlinkSync(join(repo, 'escape-link'));
+    }
   });
 
   it('rejects arguments that fail the schema, naming them', async () => {
