@@ -16,7 +16,7 @@ export interface GraphqlOptions {
   operations?: string;
   /** Headers sent with every request (introspection included); `${VAR}` reads the environment. */
   headers?: Record<string, string>;
-  /** Also offer `graphql_query` (and `graphql_mutate` unless mutations are `none`). */
+  /** Also offer `graphql_schema`, `graphql_query` (and `graphql_mutate` unless mutations are `none`). */
   generic?: boolean;
   /** Whether root Mutation fields become tools. Default `all`. */
   mutations?: 'none' | 'all';
@@ -64,7 +64,7 @@ export const graphqlFlags = {
 export const graphqlUsage = `Usage: bridge graphql <endpoint-url> [flags]
 
 Serves a GraphQL API as MCP tools: one per root Query and Mutation field (with a generated
-selection set), one per operation in --operations, and optionally generic query/mutate tools.
+selection set), one per operation in --operations, and optionally generic schema/query/mutate tools.
 
 Arguments:
   <endpoint-url>           the GraphQL endpoint (http or https); requests are POSTed as JSON
@@ -76,8 +76,9 @@ GraphQL flags:
                            (the comment lines above an operation become its description)
   --header 'Name: value'   send this header with every request, introspection included
                            (repeatable; \${VAR} in the value reads the environment variable VAR)
-  --generic                also offer graphql_query (read-only, refuses mutations) and
-                           graphql_mutate (unless --mutations none)
+  --generic                also offer graphql_schema (reads one type or searches names),
+                           graphql_query (read-only, refuses mutations) and graphql_mutate
+                           (unless --mutations none)
   --mutations none|all     whether root Mutation fields become tools (default all)
   --scalar Name=TYPE       how the custom scalar Name is described: a JSON Schema type
                            (string, integer, number, boolean, object, array), "any" for any
