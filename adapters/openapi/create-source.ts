@@ -5,7 +5,7 @@ import { AUTO_DYNAMIC_THRESHOLD, dynamicTools } from './dynamic-tools.js';
 import { filterOperations } from './filter-operations.js';
 import { listOperations } from './list-operations.js';
 import { loadDocument } from './load-document.js';
-import { operationsToTools, serverFields } from './operations-to-tools.js';
+import { buildAll, operationsToTools, serverFields } from './operations-to-tools.js';
 import type { OpenApiOptions } from './options.js';
 import { isObject } from './resolve-ref.js';
 import { HttpSender } from './send-request.js';
@@ -49,25 +49,21 @@ export function createOpenApiSource(options: OpenApiOptions, baseDir: string): S
           `${loaded.location} has no operations${options.include?.length || options.exclude?.length ? ' left after --include/--exclude' : ''}.`,
         );
       }
-      const tools = operationsToTools(
-        operations,
-        {
-          loaded,
-          servers: serverFields(loaded),
-          sender,
-          auth: new Authenticator(isObject(schemes) ? schemes : {}, process.env, timeoutMs),
-          ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
-          headers: expandHeaders(options.headers ?? {}),
-          timeoutMs,
-          retries: options.retries ?? DEFAULT_RETRIES,
-          relaxOutput: options.relaxOutput ?? false,
-          forwardAuth: options.forwardAuth ?? false,
-        },
-        context.log,
-      );
+      const tools = operationsToTools(operations, {
+        loaded,
+        servers: serverFields(loaded),
+        sender,
+        auth: new Authenticator(isObject(schemes) ? schemes : {}, process.env, timeoutMs),
+        ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+        headers: expandHeaders(options.headers ?? {}),
+        timeoutMs,
+        retries: options.retries ?? DEFAULT_RETRIES,
+        relaxOutput: options.relaxOutput ?? false,
+        forwardAuth: options.forwardAuth ?? false,
+      });
       const mode = options.tools ?? 'auto';
       const dynamic = mode === 'dynamic' || (mode === 'auto' && tools.length > AUTO_DYNAMIC_THRESHOLD);
-      if (!dynamic) return tools.map((tool) => tool.definition);
+      if (!dynamic) return buildAll(tools, context.log);
       const info = isObject(document.info) ? document.info : {};
       const title = typeof info.title === 'string' ? info.title : options.spec;
       context.log.info(

@@ -1,8 +1,10 @@
 import {
   compileValidator,
+  describeError,
   formatViolations,
   READ_ONLY_LOCAL,
   type ToolDefinition,
+  type ToolResult,
   textResult,
 } from '../../src/index.js';
 import type { OperationTool } from './operations-to-tools.js';
@@ -24,12 +26,12 @@ interface Indexed {
  * else through `call_operation`.
  */
 export function dynamicTools(tools: OperationTool[], label: string): ToolDefinition[] {
-  const byName = new Map(tools.map((tool) => [tool.definition.name, tool]));
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const index: Indexed[] = tools.map((tool) => ({
     tool,
-    name: tool.definition.name.toLowerCase(),
+    name: tool.name.toLowerCase(),
     fields: [
-      { words: words(tool.definition.name), weight: 3 },
+      { words: words(tool.name), weight: 3 },
       { words: words(tool.operation.summary ?? ''), weight: 2 },
       { words: words(tool.operation.tags.join(' ')), weight: 2 },
       { words: words(tool.operation.path), weight: 1.5 },
@@ -37,7 +39,9 @@ export function dynamicTools(tools: OperationTool[], label: string): ToolDefinit
     ],
   }));
   const validators = new Map<string, ReturnType<typeof compileValidator>>();
-  const lookup = (name: unknown) => {
+  const lookup = (
+    name: unknown,
+  ): { definition: ToolDefinition; operation: OperationTool['operation'] } | ToolResult => {
     const tool = typeof name === 'string' ? byName.get(name) : undefined;
     if (!tool) {
       return textResult(
@@ -45,7 +49,11 @@ export function dynamicTools(tools: OperationTool[], label: string): ToolDefinit
         true,
       );
     }
-    return tool;
+    try {
+      return { definition: tool.definition(), operation: tool.operation };
+    } catch (error) {
+      return textResult(describeError(error), true);
+    }
   };
   const call =
     (readOnly: boolean): ToolDefinition['invoke'] =>
@@ -110,10 +118,10 @@ export function dynamicTools(tools: OperationTool[], label: string): ToolDefinit
         const results = search(index, String(args.query ?? ''), limit);
         if (results.length === 0) return textResult('No operation matches; try other or fewer words.');
         const lines = results.map((tool) => {
-          const { operation, definition } = tool;
+          const { operation } = tool;
           const summary = operation.summary ? ` — ${operation.summary}` : '';
-          const ro = definition.annotations.readOnlyHint ? ' (read-only)' : '';
-          return `${definition.name}: ${operation.method.toUpperCase()} ${operation.path}${summary}${ro}`;
+          const ro = tool.readOnly ? ' (read-only)' : '';
+          return `${tool.name}: ${operation.method.toUpperCase()} ${operation.path}${summary}${ro}`;
         });
         return textResult(lines.join('\n'));
       },
@@ -179,7 +187,7 @@ function search(index: Indexed[], query: string, limit: number): OperationTool[]
     }
     if (score > 0) scored.push({ tool: entry.tool, score });
   }
-  scored.sort((a, b) => b.score - a.score || (a.tool.definition.name < b.tool.definition.name ? -1 : 1));
+  scored.sort((a, b) => b.score - a.score || (a.tool.name < b.tool.name ? -1 : 1));
   return scored.slice(0, limit).map((entry) => entry.tool);
 }
 

@@ -1,4 +1,5 @@
 import {
+  BridgeError,
   compileValidator,
   describeError,
   type Logger,
@@ -39,36 +40,66 @@ export interface CallSetup {
   forwardAuth: boolean;
 }
 
-/** An operation turned into a tool, with what dynamic mode needs to search it. */
+/**
+ * An operation on its way to becoming a tool: named and annotated at once, converted on the first
+ * `definition()` call. Dynamic mode converts only the operations a model describes or calls, so a
+ * 1,000-operation spec starts about as fast as it parses.
+ */
 export interface OperationTool {
-  definition: ToolDefinition;
+  name: string;
   operation: OperationInfo;
+  readOnly: boolean;
+  /** The tool; throws a `BridgeError` saying why when the operation cannot be converted. */
+  definition(): ToolDefinition;
 }
 
-/**
- * One tool per operation. An operation that cannot be converted is skipped with a warning that
- * names it; the others are served.
- */
-export function operationsToTools(
-  operations: OperationInfo[],
-  setup: CallSetup,
-  log: Logger,
-): OperationTool[] {
+/** Names every operation; conversion waits for `definition()`. */
+export function operationsToTools(operations: OperationInfo[], setup: CallSetup): OperationTool[] {
   const { loaded, ...calls } = setup;
   const converter = new SchemaConverter(loaded.document, loaded.version);
   const names = nameTools(operations);
-  const tools: OperationTool[] = [];
-  operations.forEach((operation, index) => {
+  return operations.map((operation, index) => {
     const name = names[index] as string;
-    try {
-      tools.push({ definition: toTool(name, operation, converter, loaded, calls), operation });
-    } catch (error) {
-      log.warn(
-        `skipped operation ${operation.method.toUpperCase()} ${operation.path} (${name}): ${describeError(error)}`,
-      );
-    }
+    let built: ToolDefinition | undefined;
+    let failure: unknown;
+    return {
+      name,
+      operation,
+      readOnly: inferAnnotations(operation).readOnlyHint,
+      definition() {
+        if (built) return built;
+        if (failure === undefined) {
+          try {
+            built = toTool(name, operation, converter, loaded, calls);
+            return built;
+          } catch (error) {
+            failure = error;
+          }
+        }
+        const where = `${operation.method.toUpperCase()} ${operation.path} (${name})`;
+        throw new BridgeError(
+          'invalid_input',
+          `operation ${where} cannot be served: ${describeError(failure)}`,
+          {
+            cause: failure,
+          },
+        );
+      },
+    };
   });
-  return tools;
+}
+
+/** Every tool, converted now; an operation that cannot be converted is skipped with a warning naming it. */
+export function buildAll(tools: OperationTool[], log: Logger): ToolDefinition[] {
+  const definitions: ToolDefinition[] = [];
+  for (const tool of tools) {
+    try {
+      definitions.push(tool.definition());
+    } catch (error) {
+      log.warn(`skipped ${describeError(error)}`);
+    }
+  }
+  return definitions;
 }
 
 /** The few top-level fields of a spec that `resolveBaseUrl` reads. */

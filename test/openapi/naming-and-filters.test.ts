@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { FIXTURES, type LoadedTools, loadTools } from './helpers/in-process.js';
+import { FIXTURES, firstText, type LoadedTools, loadTools } from './helpers/in-process.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -62,6 +62,29 @@ describe('--include and --exclude', () => {
     await expect(loadTools({ spec: 'api-3.0.yaml', include: ['tag:nothing'] })).rejects.toThrow(
       /no operations left after --include\/--exclude/,
     );
+  });
+});
+
+describe('dynamic mode', () => {
+  it('converts operations when described, and says why one cannot be served', async () => {
+    const tools = await loadTools({
+      spec: 'broken-operation.json',
+      baseUrl: 'http://127.0.0.1:9',
+      tools: 'dynamic',
+    });
+    try {
+      expect(tools.warnings).toEqual([]);
+      const found = firstText(await tools.call('search_operations', { query: 'get' }));
+      expect(found).toContain('get_a: GET /a');
+      expect(found).toContain('get_b: GET /b');
+      const broken = await tools.call('describe_operation', { operation: 'get_b' });
+      expect(broken.isError).toBe(true);
+      expect(firstText(broken)).toMatch(/operation GET \/b \(get_b\) cannot be served: .*Missing/);
+      const fine = JSON.parse(firstText(await tools.call('describe_operation', { operation: 'get_a' })));
+      expect(fine.annotations.readOnlyHint).toBe(true);
+    } finally {
+      await tools.close();
+    }
   });
 });
 
