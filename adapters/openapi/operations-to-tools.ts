@@ -217,7 +217,6 @@ async function callOperation(
     response,
     {
       toolName: name,
-      relaxed: setup.relaxOutput,
       missingCredentials: applied.missing,
       ...(checkOutput ? { checkOutput } : {}),
     },

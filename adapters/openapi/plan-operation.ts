@@ -401,7 +401,6 @@ function summarize(schema: JsonSchema, defs: Lookup, depth: number): JsonSchema 
     }
     out.type = [...types];
   } else if (resolved.allOf !== undefined || resolved.properties !== undefined) out.type = 'object';
-  if (typeof resolved.description === 'string') out.description = resolved.description;
   if (resolved.enum !== undefined) out.enum = resolved.enum;
   if (resolved.format !== undefined) out.format = resolved.format;
   const isArray = out.type === 'array' || (Array.isArray(out.type) && out.type.includes('array'));

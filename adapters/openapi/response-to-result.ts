@@ -11,10 +11,12 @@ const EMBED_BYTES = 1024 * 1024;
 
 export interface ResultOptions {
   toolName: string;
-  /** Checks a JSON body against the declared output schema: violations, or `[]`. Absent: not declared. */
+  /**
+   * Checks a JSON body against the declared output schema: violations, or `[]`. Absent when no
+   * schema is declared (a non-object response, or `--relax-output`); JSON objects still come back
+   * as `structuredContent`.
+   */
   checkOutput?: (value: unknown) => string[];
-  /** `--relax-output`: structured content without a declared schema, never checked. */
-  relaxed: boolean;
   /** Credential variables that were not set, for a 401/403 hint. */
   missingCredentials: string[];
 }
@@ -67,7 +69,7 @@ export function responseToResult(
         return { content: [{ type: 'text', text: note }, ...result.content], isError: true };
       }
       result.structuredContent = value as Record<string, unknown>;
-    } else if (options.relaxed && isObjectValue) {
+    } else if (isObjectValue) {
       result.structuredContent = value as Record<string, unknown>;
     }
     return result;

@@ -85,6 +85,9 @@ describe('Swagger 2.0', () => {
     expect(pet.headers.authorization).toBe(`Basic ${Buffer.from('u:p').toString('base64')}`);
     const oauth = await swagger.call('withApplicationFlow');
     expect(oauth.isError).toBeFalsy();
+    // No declared output schema: a JSON object still comes back as structured content.
+    expect(swagger.registry.get('withApplicationFlow')?.definition.outputSchema).toBeUndefined();
+    expect(oauth.structuredContent).toMatchObject({ method: 'GET', url: '/v1/auth/oauth' });
     expect(upstream.tokens.at(-1)).toBe('token-1-pets');
   });
 
