@@ -322,6 +322,16 @@ describe('retries and time limits', () => {
     }
   });
 
+  it("calls the spec's first server, its variables at their defaults, without --base-url", async () => {
+    const tools = await loadTools({ spec: 'api-3.0.yaml', tools: 'all', retries: 0 });
+    try {
+      const result = await tools.call('getItem', { itemId: '1' });
+      expect(firstText(result)).toMatch(/connection refused by http:\/\/127\.0\.0\.1:9:/);
+    } finally {
+      await tools.close();
+    }
+  });
+
   it('stops the upstream call when the client cancels', async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
