@@ -30,7 +30,10 @@ async function callWithClientToken(kind: 'v1' | 'v2', flags: string[]): Promise<
     kind === 'v1' ? new HttpV1(bridge.url, { requestInit }) : new HttpV2(bridge.url, { requestInit });
   await (client as ClientV1).connect(transport as HttpV1);
   try {
-    const result = (await (client as ClientV1).callTool({ name: 'getItem', arguments: { itemId: '1' } })) as {
+    const result = (await (client as ClientV1).callTool({
+      name: 'getItem',
+      arguments: { itemId: '1' },
+    })) as unknown as {
       structuredContent: { headers: Record<string, string> };
     };
     return result.structuredContent.headers;
