@@ -1,6 +1,7 @@
 import type { JsonSchema } from '../../src/index.js';
 import type { SpecVersion } from './load-document.js';
 import { isObject, type Json, resolvePointer } from './resolve-ref.js';
+import { trimText } from './trim-text.js';
 
 /** Requests leave out `readOnly` properties; responses leave out `writeOnly` ones. */
 export type Direction = 'request' | 'response';
@@ -384,13 +385,9 @@ function makeNullable(out: JsonSchema): void {
   if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
 }
 
-// Same rule as the tool descriptions: markdown links keep their words, not their URLs.
+// Same rule as the tool descriptions, with a smaller budget.
 function trim(text: string): string {
-  if (text.length <= MAX_SCHEMA_DESCRIPTION && !text.includes('](')) return text.trim();
-  const clean = text.replace(/\[([^\]]+)\]\((?:https?:\/\/|\/)[^)\s]*\)/g, '$1').trim();
-  return clean.length <= MAX_SCHEMA_DESCRIPTION
-    ? clean
-    : `${clean.slice(0, MAX_SCHEMA_DESCRIPTION - 1).trimEnd()}…`;
+  return trimText(text, MAX_SCHEMA_DESCRIPTION);
 }
 
 function sortKeys<T>(record: Record<string, T>): Record<string, T> {

@@ -15,10 +15,11 @@ import { inferAnnotations } from './infer-annotations.js';
 import type { OperationInfo } from './list-operations.js';
 import type { LoadedDocument } from './load-document.js';
 import { nameTools } from './name-tools.js';
-import { type OperationPlan, planOperation, trimText } from './plan-operation.js';
+import { type OperationPlan, planOperation } from './plan-operation.js';
 import { isObject } from './resolve-ref.js';
 import { responseToResult } from './response-to-result.js';
 import type { HttpSender } from './send-request.js';
+import { trimText } from './trim-text.js';
 
 /** Longest tool description: summary, description and notes together. */
 const DESCRIPTION_BUDGET = 1_200;

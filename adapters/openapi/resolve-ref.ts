@@ -52,3 +52,14 @@ export function deref<T = Json>(document: Json, value: unknown): T {
   }
   return current as T;
 }
+
+/** Finds a converted `$defs` entry by name. */
+export type Lookup = (name: string) => Record<string, unknown> | undefined;
+
+/** A converted schema with its top-level `#/$defs/Name` reference followed once. */
+export function resolveLocal<T extends Record<string, unknown>>(schema: T, defs: Lookup): T {
+  if (typeof schema.$ref === 'string' && schema.$ref.startsWith('#/$defs/')) {
+    return (defs(schema.$ref.slice('#/$defs/'.length)) as T | undefined) ?? schema;
+  }
+  return schema;
+}
