@@ -4,20 +4,44 @@ import { BridgeError, type FlagValues } from '../../src/index.js';
 /** The adapter's options: the same object from flags and from a config-file source entry. */
 export const openApiOptionsSchema = z
   .object({
-    /** Path (relative to the config file) or http(s) URL of the spec, JSON or YAML. */
-    spec: z.string().min(1),
-    baseUrl: z.string().url().optional(),
-    /** Static headers; `${VAR}` in a value is read from the environment. */
-    headers: z.record(z.string(), z.string()).optional(),
-    validate: z.boolean().optional(),
-    allowRemoteRefs: z.boolean().optional(),
-    tools: z.enum(['all', 'dynamic', 'auto']).optional(),
-    include: z.array(z.string()).optional(),
-    exclude: z.array(z.string()).optional(),
-    timeoutMs: z.number().int().positive().optional(),
-    retries: z.number().int().min(0).max(10).optional(),
-    relaxOutput: z.boolean().optional(),
-    forwardAuth: z.boolean().optional(),
+    spec: z
+      .string()
+      .min(1)
+      .describe('Path (relative to this file) or http(s) URL of the spec, JSON or YAML.'),
+    baseUrl: z.string().url().optional().describe("Call this base URL instead of the spec's servers / host."),
+    headers: z
+      .record(z.string(), z.string())
+      .optional()
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: documents the ${VAR} syntax the adapter expands
+      .describe('Headers sent on every call; ${VAR} in a value is read from the environment.'),
+    validate: z.boolean().optional().describe('Validate the spec strictly before serving.'),
+    allowRemoteRefs: z.boolean().optional().describe('Follow $refs to http(s) URLs.'),
+    tools: z
+      .enum(['all', 'dynamic', 'auto'])
+      .optional()
+      .describe(
+        'One tool per operation, four search/describe/call meta-tools, or dynamic above 100 operations (default).',
+      ),
+    include: z
+      .array(z.string())
+      .optional()
+      .describe('Serve only operations matching one of: tag:NAME, method:GET, path:/glob, an operationId.'),
+    exclude: z.array(z.string()).optional().describe('Leave out operations matching one of these filters.'),
+    timeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe('Upstream time limit per call (default 30000).'),
+    retries: z
+      .number()
+      .int()
+      .min(0)
+      .max(10)
+      .optional()
+      .describe('Retries of idempotent calls on 429/502/503/504 and connection errors (default 2).'),
+    relaxOutput: z.boolean().optional().describe('Declare no outputSchema and never check responses.'),
+    forwardAuth: z.boolean().optional().describe("Pass the MCP client's Authorization header upstream."),
   })
   .strict();
 
