@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { BridgeError, type LoadContext, type Source, type ToolDefinition } from '../../src/index.js';
+import { applyOverrides } from './apply-overrides.js';
 import { Authenticator } from './authenticate.js';
 import { AUTO_DYNAMIC_THRESHOLD, dynamicTools } from './dynamic-tools.js';
 import { filterOperations } from './filter-operations.js';
@@ -38,11 +39,8 @@ export function createOpenApiSource(options: OpenApiOptions, baseDir: string): S
       const components = isObject(document.components) ? document.components : {};
       const schemes = version === 'swagger2' ? document.securityDefinitions : components.securitySchemes;
       const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-      const operations = filterOperations(
-        listOperations(document, version),
-        options.include,
-        options.exclude,
-      );
+      const listed = applyOverrides(listOperations(document, version), options.overrides, context.log);
+      const operations = filterOperations(listed, options.include, options.exclude);
       if (operations.length === 0) {
         throw new BridgeError(
           'load_failed',

@@ -42,6 +42,32 @@ export const openApiOptionsSchema = z
       .describe('Retries of idempotent calls on 429/502/503/504 and connection errors (default 2).'),
     relaxOutput: z.boolean().optional().describe('Declare no outputSchema and never check responses.'),
     forwardAuth: z.boolean().optional().describe("Pass the MCP client's Authorization header upstream."),
+    overrides: z
+      .record(
+        z.string(),
+        z
+          .object({
+            name: z.string().min(1).optional(),
+            title: z.string().optional(),
+            description: z.string().optional(),
+            annotations: z
+              .object({
+                readOnlyHint: z.boolean().optional(),
+                destructiveHint: z.boolean().optional(),
+                idempotentHint: z.boolean().optional(),
+                openWorldHint: z.boolean().optional(),
+              })
+              .strict()
+              .optional(),
+            timeoutMs: z.number().int().positive().optional(),
+            exclude: z.boolean().optional(),
+          })
+          .strict(),
+      )
+      .optional()
+      .describe(
+        'Per operation (operationId or "GET /path"): the fields of the x-mcp extension, winning over the spec.',
+      ),
   })
   .strict();
 

@@ -65,6 +65,39 @@ describe('--include and --exclude', () => {
   });
 });
 
+describe('overrides from the config file', () => {
+  it('win over the spec and x-mcp, by operationId or "METHOD /path", and name typos', async () => {
+    const tools = await loadTools({
+      spec: 'api-3.0.yaml',
+      baseUrl: 'http://127.0.0.1:9',
+      tools: 'all',
+      overrides: {
+        createItem: { name: 'add_item', annotations: { idempotentHint: true } },
+        searchItems: { title: 'Find items' },
+        'DELETE /items/{itemId}': { exclude: true },
+        getItme: { title: 'typo' },
+      },
+    });
+    await tools.close();
+    const added = tools.registry.get('add_item')?.definition;
+    expect(added?.annotations).toEqual({
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: true,
+    });
+    // The spec's own x-mcp name and annotations stay; the override only changes the title.
+    const search = tools.registry.get('search_items')?.definition;
+    expect(search?.title).toBe('Find items');
+    expect(search?.annotations.readOnlyHint).toBe(true);
+    expect(tools.registry.get('deleteItem')).toBeUndefined();
+    expect(tools.registry.get('createItem')).toBeUndefined();
+    expect(tools.warnings).toEqual([
+      'override "getItme" matches no operation (use an operationId or "GET /path")',
+    ]);
+  });
+});
+
 describe('dynamic mode', () => {
   it('converts operations when described, and says why one cannot be served', async () => {
     const tools = await loadTools({
