@@ -8,21 +8,22 @@ import type { AddressInfo } from 'node:net';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { HttpHandler } from './http-handler.js';
 
+// A body over the limit is refused with 413 but still read (and dropped) up to a few times the
+// limit, so that the client finishes sending and reads the answer instead of a broken pipe.
 function readBody(req: IncomingMessage, limit: number): Promise<string> {
   return new Promise((resolve, reject) => {
-    if (Number(req.headers['content-length'] ?? 0) > limit) {
-      reject(new Error('too large'));
-      req.resume();
-      return;
-    }
     const chunks: Buffer[] = [];
     let size = 0;
+    let refused = Number(req.headers['content-length'] ?? 0) > limit;
+    if (refused) reject(new Error('too large'));
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
+      if (size > limit * 4) req.destroy();
+      if (refused) return;
       if (size > limit) {
+        refused = true;
+        chunks.length = 0;
         reject(new Error('too large'));
-        req.removeAllListeners('data');
-        req.resume();
         return;
       }
       chunks.push(chunk);
@@ -34,10 +35,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<string> {
 
 function writeError(res: ServerResponse, status: number, code: number, message: string): void {
   const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    ...(status === 413 ? { connection: 'close' } : {}),
-  });
+  res.writeHead(status, { 'content-type': 'application/json' });
   res.end(body);
 }
 
