@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { AdapterCommand, LoadContext, Source, ToolDefinition } from '../../src/index.js';
-import { BridgeError } from '../../src/index.js';
+import { expandHeaders } from '../../src/index.js';
 import { fieldsToTools, type ToolFactoryContext } from './fields-to-tools.js';
 import { genericTools } from './generic-tools.js';
 import { loadSchema } from './load-schema.js';
@@ -80,23 +80,4 @@ export function createGraphqlSource(options: GraphqlOptions, baseDir: string): S
     },
     watchedFiles: () => watched,
   };
-}
-
-/** `${VAR}` in a header value reads the environment, so secrets stay out of config files. */
-function expandHeaders(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(headers).map(([name, value]) => [
-      name,
-      value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, variable: string) => {
-        const found = process.env[variable];
-        if (found === undefined) {
-          throw new BridgeError(
-            'invalid_input',
-            `header ${name} uses \${${variable}}, which is not set in the environment`,
-          );
-        }
-        return found;
-      }),
-    ]),
-  );
 }

@@ -1,5 +1,11 @@
 import { isAbsolute, resolve } from 'node:path';
-import { BridgeError, type LoadContext, type Source, type ToolDefinition } from '../../src/index.js';
+import {
+  BridgeError,
+  expandHeaders,
+  type LoadContext,
+  type Source,
+  type ToolDefinition,
+} from '../../src/index.js';
 import { applyOverrides } from './apply-overrides.js';
 import { Authenticator } from './authenticate.js';
 import { AUTO_DYNAMIC_THRESHOLD, dynamicTools } from './dynamic-tools.js';
@@ -72,22 +78,4 @@ export function createOpenApiSource(options: OpenApiOptions, baseDir: string): S
     watchedFiles: () => files,
     close: () => sender.close(),
   };
-}
-
-// `${NAME}` in a static header value is read from the environment, so secrets stay out of configs.
-function expandHeaders(headers: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    out[name.toLowerCase()] = value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, variable: string) => {
-      const found = process.env[variable];
-      if (found === undefined) {
-        throw new BridgeError(
-          'invalid_input',
-          `header ${name} uses \${${variable}}, which is not set in the environment`,
-        );
-      }
-      return found;
-    });
-  }
-  return out;
 }
