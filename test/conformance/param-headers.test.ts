@@ -1,13 +1,8 @@
 // SEP-2243 `Mcp-Param-*` headers (2026-07-28 over HTTP): a call to a tool whose input schema
 // marks an argument with `x-mcp-header` must repeat that argument in a header, or get 400 / -32020.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { modernRequest } from '../helpers/modern-request.js';
 import { distPath, type HttpBridge, startHttpBridge } from '../helpers/start-bridge.js';
-
-const ENVELOPE = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientCapabilities': {},
-  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
-};
 
 let bridge: HttpBridge;
 beforeAll(async () => {
@@ -17,31 +12,15 @@ afterAll(async () => {
   await bridge?.[Symbol.asyncDispose]();
 });
 
-/** A 2026-07-28 tools/call with the standard headers and `extra` ones; the JSON answer, or the status. */
+/** A 2026-07-28 tools/call with the standard headers and `extra` ones. */
 async function call(name: string, args: Record<string, unknown>, extra: Record<string, string> = {}) {
-  const response = await fetch(bridge.url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': name,
-      ...extra,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 9,
-      method: 'tools/call',
-      params: { name, arguments: args, _meta: ENVELOPE },
-    }),
-  });
-  const text = await response.text();
-  // A streamed answer carries the JSON-RPC response in its last `data:` line.
-  const json = text.startsWith('{')
-    ? JSON.parse(text)
-    : JSON.parse(text.trim().split('data: ').at(-1) ?? '{}');
-  return { status: response.status, json };
+  const reply = await modernRequest(
+    bridge.url,
+    'tools/call',
+    { name, arguments: args },
+    { headers: extra, id: 9 },
+  );
+  return { status: reply.status, json: reply.json ?? {} };
 }
 
 const base64 = (text: string) => `=?base64?${Buffer.from(text).toString('base64')}?=`;
@@ -54,13 +33,13 @@ describe('Mcp-Param-* headers against x-mcp-header declarations', () => {
       { 'mcp-param-region': 'eu-west-1' },
     );
     expect(plain.status).toBe(200);
-    expect(plain.json.result.content[0].text).toBe('region: eu-west-1');
+    expect(plain.json.result?.content?.[0]?.text).toBe('region: eu-west-1');
     const encoded = await call(
       'test_custom_header',
       { region: 'Zürich' },
       { 'Mcp-Param-Region': base64('Zürich') },
     );
-    expect(encoded.json.result.content[0].text).toBe('region: Zürich');
+    expect(encoded.json.result?.content?.[0]?.text).toBe('region: Zürich');
   });
 
   it.each([
@@ -73,7 +52,7 @@ describe('Mcp-Param-* headers against x-mcp-header declarations', () => {
     const answer = await call('test_custom_header', { region }, headers);
     expect(answer.status).toBe(400);
     expect(answer.json).toMatchObject({ id: 9, error: { code: -32020 } });
-    expect(answer.json.error.message).toContain('Mcp-Param-Region');
+    expect(answer.json.error?.message).toContain('Mcp-Param-Region');
   });
 
   it('takes a value without both Base64 sentinels literally, and checks nothing for other tools', async () => {
@@ -84,6 +63,6 @@ describe('Mcp-Param-* headers against x-mcp-header declarations', () => {
     );
     expect(literal.status).toBe(200);
     const other = await call('echo', { text: 'hi' }, { 'mcp-param-region': 'ignored' });
-    expect(other.json.result.content[0].text).toBe('hi');
+    expect(other.json.result?.content?.[0]?.text).toBe('hi');
   });
 });

@@ -1,12 +1,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { envelope, modernRequest } from '../helpers/modern-request.js';
 import { distPath, type HttpBridge, startHttpBridge } from '../helpers/start-bridge.js';
-
-const ENVELOPE = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientCapabilities': {},
-  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
-};
 
 let bridge: HttpBridge;
 beforeAll(async () => {
@@ -46,10 +41,13 @@ function rawStatus(headers: Record<string, string>, body: string): Promise<numbe
 }
 
 /** A 2026-07-28 request with its envelope and the headers the revision requires. */
-function modern(method: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 7, method, params: { ...params, _meta: ENVELOPE } });
-  const name: Record<string, string> = typeof params.name === 'string' ? { 'mcp-name': params.name } : {};
-  return post(body, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...name, ...headers });
+async function modern(
+  method: string,
+  params: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+) {
+  const reply = await modernRequest(bridge.url, method, params, { headers, id: 7 });
+  return { status: reply.status, json: reply.json, text: reply.text };
 }
 
 describe('Streamable HTTP rejects bad input with the spec’s codes and keeps serving', () => {
@@ -111,7 +109,7 @@ describe('Streamable HTTP rejects bad input with the spec’s codes and keeps se
         jsonrpc: '2.0',
         id: 1,
         method: 'tools/call',
-        params: { name: 'echo', _meta: ENVELOPE },
+        params: { name: 'echo', _meta: envelope() },
       }),
       { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call' },
     );
@@ -124,7 +122,7 @@ describe('Streamable HTTP rejects bad input with the spec’s codes and keeps se
         jsonrpc: '2.0',
         id: 1,
         method: 'tools/list',
-        params: { _meta: { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } },
+        params: { _meta: { ...envelope(), 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } },
       }),
       { 'mcp-protocol-version': '2099-01-01', 'mcp-method': 'tools/list' },
     );

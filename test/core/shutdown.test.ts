@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connect, MATRIX } from '../helpers/connect.js';
+import { modernRequest } from '../helpers/modern-request.js';
 import { distPath, startHttpBridge } from '../helpers/start-bridge.js';
 
 const echoServer = { script: distPath('test/servers/echo-server.js'), args: [] };
@@ -41,29 +42,9 @@ describe('shutdown', () => {
     await using client = await connect('v1', 'http', echoServer);
     void client; // a second server, only to be sure two can run side by side
     const marker = join(dir, 'sigterm');
-    const call = fetch(bridge.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'tools/call',
-        'mcp-name': 'wait_for_abort',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: {
-          name: 'wait_for_abort',
-          arguments: { marker },
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-            'io.modelcontextprotocol/clientCapabilities': {},
-            'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
-          },
-        },
-      }),
+    const call = modernRequest(bridge.url, 'tools/call', {
+      name: 'wait_for_abort',
+      arguments: { marker },
     }).catch((error: unknown) => error);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const exited = once(bridge.child, 'exit');

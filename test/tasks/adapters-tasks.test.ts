@@ -6,8 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { writeYaml } from '../config/helpers.js';
 import { startUpstreams } from '../config/upstreams.js';
 import { connect } from '../helpers/connect.js';
+import { modernRequest } from '../helpers/modern-request.js';
 import { BRIDGE_BIN, startHttpBridge } from '../helpers/start-bridge.js';
 import { eventually } from './helpers.js';
+
+const TASKS = 'io.modelcontextprotocol/tasks';
 
 async function taskConfig() {
   const upstreams = await startUpstreams();
@@ -57,35 +60,9 @@ describe('OpenAPI and GraphQL tools as tasks', () => {
       cwd: upstreams.dir.path,
       env: { BRIDGE_CACHE_DIR: upstreams.dir.file('.cache') },
     });
-    const rpc = async (method: string, params: Record<string, unknown>) => {
-      const name = params.name ?? params.taskId;
-      const response = await fetch(bridge.url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2026-07-28',
-          'mcp-method': method,
-          'mcp-name': String(name),
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method,
-          params: {
-            ...params,
-            _meta: {
-              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-              'io.modelcontextprotocol/clientCapabilities': {
-                extensions: { 'io.modelcontextprotocol/tasks': {} },
-              },
-              'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
-            },
-          },
-        }),
-      });
-      return (await response.json()) as { result?: Record<string, unknown>; error?: unknown };
-    };
+    const rpc = async (method: string, params: Record<string, unknown>) =>
+      (await modernRequest(bridge.url, method, params, { capabilities: { extensions: { [TASKS]: {} } } }))
+        .json ?? {};
     const created = await rpc('tools/call', { name: 'gql_titles', arguments: {} });
     expect(created.result).toMatchObject({ resultType: 'task' });
     const done = await eventually(async () => {

@@ -2,6 +2,7 @@
 // and the headers the revision requires, against a real server whose tools run real processes.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { modernRequest } from '../helpers/modern-request.js';
 import { distPath, type HttpBridge, startHttpBridge } from '../helpers/start-bridge.js';
 import { eventually, isAlive, pidDirectory } from './helpers.js';
 
@@ -35,34 +36,8 @@ async function rpc(
   params: Record<string, unknown> = {},
   capabilities: object = WITH_TASKS,
 ): Promise<Reply> {
-  const name = params.name ?? params.taskId;
-  const response = await fetch(bridge.url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method,
-      ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: ++nextId,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientCapabilities': capabilities,
-          'io.modelcontextprotocol/clientInfo': { name: 'raw-2026', version: '1' },
-        },
-      },
-    }),
-  });
-  const text = await response.text();
-  // A result may come as JSON or as one SSE event.
-  const json = JSON.parse(text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? '{}'));
-  return { status: response.status, ...json };
+  const reply = await modernRequest(bridge.url, method, params, { capabilities, id: ++nextId });
+  return { status: reply.status, ...reply.json };
 }
 
 async function createTask(name: string, args: Record<string, unknown>) {
