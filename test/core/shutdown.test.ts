@@ -26,7 +26,7 @@ describe.each(MATRIX)('cancellation with the $kind client over $wire', ({ kind, 
     const marker = join(dir, `cancel-${kind}-${wire}`);
     const controller = new AbortController();
     const call = client.callTool('wait_for_abort', { marker }, { signal: controller.signal });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitFor(() => existsSync(`${marker}.started`), 'the call to start');
     controller.abort();
     await expect(call).rejects.toThrow();
     await waitFor(() => existsSync(marker), 'the tool to see the abort');
@@ -46,7 +46,7 @@ describe('shutdown', () => {
       name: 'wait_for_abort',
       arguments: { marker },
     }).catch((error: unknown) => error);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitFor(() => existsSync(`${marker}.started`), 'the call to start');
     const exited = once(bridge.child, 'exit');
     bridge.child.kill('SIGTERM');
     await exited;
@@ -75,7 +75,7 @@ describe('shutdown', () => {
       method: 'tools/call',
       params: { name: 'wait_for_abort', arguments: { marker } },
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitFor(() => existsSync(`${marker}.started`), 'the call to start');
     const exited = once(child, 'exit');
     child.stdin.end();
     const [code] = await exited;

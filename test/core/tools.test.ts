@@ -1,5 +1,8 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { connect, MATRIX } from '../helpers/connect.js';
+import { envelope } from '../helpers/modern-request.js';
 import { distPath } from '../helpers/start-bridge.js';
 
 const echoServer = { script: distPath('test/servers/echo-server.js'), args: [] };
@@ -56,7 +59,17 @@ describe.each(MATRIX)('tools with the $kind client over $wire', ({ kind, wire })
       { onprogress: (update) => seen.push((update as { progress: number }).progress) },
     );
     expect(result.content[0]?.text).toBe('done');
-    expect(seen).toEqual([1, 2, 3, 4]);
+    if (kind === 'v2' && wire === 'stdio') {
+      // The v2 client runs notification handlers a microtask late but settles responses at once:
+      // when the last progress and the result arrive in one read it drops that progress. The
+      // server's own order is checked on the raw wire below.
+      expect([
+        [1, 2, 3],
+        [1, 2, 3, 4],
+      ]).toContainEqual(seen);
+    } else {
+      expect(seen).toEqual([1, 2, 3, 4]);
+    }
   });
 
   it('pages a long output into resources that rebuild it exactly', async () => {
@@ -70,5 +83,33 @@ describe.each(MATRIX)('tools with the $kind client over $wire', ({ kind, wire })
       text += String(page.contents[0]?.text);
     }
     expect(text).toBe(Array.from({ length: 8000 }, (_, i) => `line ${i + 1}`).join('\n'));
+  });
+});
+
+describe('progress on the raw stdio wire', () => {
+  it('writes every progress notification before the result', async () => {
+    const child = spawn(process.execPath, [echoServer.script], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const lines: string[] = [];
+    child.stdout.on('data', (chunk: Buffer) => lines.push(...chunk.toString().split('\n').filter(Boolean)));
+    const params = {
+      name: 'slow',
+      arguments: { ms: 100, steps: 4 },
+      _meta: { progressToken: 'p', ...envelope() },
+    };
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params })}\n`);
+    while (!lines.some((line) => line.includes('"id":1')))
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    child.stdin.end();
+    await once(child, 'exit');
+    const order = lines.map(
+      (line) => JSON.parse(line) as { method?: string; params?: { progress?: number } },
+    );
+    expect(order.map((message) => message.params?.progress ?? message.method ?? 'result')).toEqual([
+      1,
+      2,
+      3,
+      4,
+      'result',
+    ]);
   });
 });

@@ -75,10 +75,11 @@ export const echoTools: ToolDefinition[] = [
   },
   {
     name: 'wait_for_abort',
-    description: 'Waits until the call is aborted, then writes "aborted" to the marker file.',
+    description: 'Writes MARKER.started, waits until the call is aborted, then writes "aborted" to MARKER.',
     inputSchema: { type: 'object', properties: { marker: { type: 'string' } }, required: ['marker'] },
     annotations,
     async invoke(args, context) {
+      writeFileSync(`${String(args.marker)}.started`, 'started');
       await new Promise<void>((resolve) =>
         context.signal.addEventListener('abort', () => resolve(), { once: true }),
       );
