@@ -1,4 +1,6 @@
+import { dirname } from 'node:path';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { authFlagsFromConfig } from '../auth/auth-config.js';
 import type { AdapterCommand, FlagValues } from '../command.js';
 import { BridgeError, describeError } from '../errors.js';
 import { createStderrLogger, type Logger, type LogLevel } from '../logger.js';
@@ -69,7 +71,10 @@ export async function runConfig(
 ): Promise<number> {
   const level = values['log-level'] ?? config.server.logLevel;
   const log = createStderrLogger(common.parseLogLevel(level));
-  const server = common.serverFrom(values, log, transportFromSettings(config.server));
+  // The config's `server.auth` reads as flags, so one function checks both; given flags win.
+  const baseDir = config.file ? dirname(config.file) : process.cwd();
+  const flags = authFlagsFromConfig(config.server.auth, values, baseDir);
+  const server = common.serverFrom(flags, log, transportFromSettings(config.server));
   const running = await serveConfig({
     config,
     ...(reread ? { reread } : {}),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { authConfigSchema } from '../auth/auth-config.js';
 import type { AdapterCommand } from '../command.js';
 
 /**
@@ -82,6 +83,9 @@ export const serverSchema = z
     maxBodyBytes: z.number().int().positive().optional().describe('Largest HTTP request body.'),
     logLevel: z.enum(['debug', 'info', 'warning', 'error']).optional(),
     instructions: z.string().optional().describe('Text telling the client model how to use this server.'),
+    auth: authConfigSchema
+      .optional()
+      .describe('Bearer-token protection of the HTTP endpoint; command-line --auth flags win.'),
   })
   .strict();
 
