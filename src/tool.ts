@@ -86,6 +86,12 @@ export interface ToolContext {
    * Adapters must not forward it upstream unless the user opted in (e.g. `--forward-auth`).
    */
   authorization?: string;
+  /**
+   * The client's MCP roots as absolute directories, when the client offers them (initialize era,
+   * `roots` capability); `undefined` otherwise. Tools that take paths confine them to these as
+   * well as to the roots the user configured.
+   */
+  roots?(): Promise<string[] | undefined>;
 }
 
 /**

@@ -85,13 +85,24 @@ export function refuseValue(
 }
 
 /**
- * Resolves the `cwd` argument against the first root and checks it stays inside one of the roots,
- * after following symbolic links (a link inside a root pointing outside it is refused).
+ * Resolves the `cwd` argument and checks it stays inside one of the allowed roots, after following
+ * symbolic links (a link inside a root pointing outside it is refused). When the client offers MCP
+ * roots, `cwd` must also be inside one of them, and it defaults to the first client root that lies
+ * inside the allowed roots; otherwise it defaults to the first allowed root.
  */
-export function resolveCwd(cwd: string | undefined, policy: Policy): string {
-  const first = policy.roots[0] as string;
-  if (cwd === undefined || cwd === '') return first;
-  const wanted = isAbsolute(cwd) ? cwd : resolve(first, cwd);
+export function resolveCwd(cwd: string | undefined, policy: Policy, clientRoots?: readonly string[]): string {
+  const client = clientRoots && clientRoots.length > 0 ? clientRoots.map(realOrSelf) : undefined;
+  const base = client
+    ? client.find((root) => policy.roots.some((allowed) => inside(root, allowed)))
+    : policy.roots[0];
+  if (base === undefined) {
+    throw new BridgeError(
+      'invalid_arguments',
+      `none of the client's roots (${client?.join(', ')}) is inside the allowed roots: ${policy.roots.join(', ')} (set with --root)`,
+    );
+  }
+  if (cwd === undefined || cwd === '') return base;
+  const wanted = isAbsolute(cwd) ? cwd : resolve(base, cwd);
   let real: string;
   try {
     real = realpathSync(wanted);
@@ -104,7 +115,21 @@ export function resolveCwd(cwd: string | undefined, policy: Policy): string {
       `cwd "${cwd}" is outside the allowed roots; allowed: ${policy.roots.join(', ')} (set with --root)`,
     );
   }
+  if (client && !client.some((root) => inside(real, root))) {
+    throw new BridgeError(
+      'invalid_arguments',
+      `cwd "${cwd}" is outside the client's roots; allowed: ${client.join(', ')}`,
+    );
+  }
   return real;
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 function inside(path: string, root: string): boolean {

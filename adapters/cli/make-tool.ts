@@ -68,7 +68,8 @@ async function invokeCommand(
   label: string,
 ): Promise<ToolResult> {
   const argv = buildArgv(settings.spec, command, options, args, settings.policy, settings.globalArgs);
-  const cwd = resolveCwd(typeof args.cwd === 'string' ? args.cwd : undefined, settings.policy);
+  const clientRoots = await context.roots?.();
+  const cwd = resolveCwd(typeof args.cwd === 'string' ? args.cwd : undefined, settings.policy, clientRoots);
   const timeoutMs = typeof args.timeout === 'number' ? args.timeout : settings.defaultTimeoutMs;
   const outcome = await runCommand({
     file: settings.spec.binary,

@@ -18,7 +18,13 @@ export function callerOf(ctx: ServerContext): string {
  */
 export function createCallContext(
   ctx: ServerContext,
-  options: { log: Logger; resources: ResourceStore; shutdown: AbortSignal; toolName: string },
+  options: {
+    log: Logger;
+    resources: ResourceStore;
+    shutdown: AbortSignal;
+    toolName: string;
+    roots?: () => Promise<string[] | undefined>;
+  },
 ): { context: ToolContext; settled: () => Promise<void> } {
   // Notifications are sent in order and awaited before the result, so none arrives after it.
   let pending: Promise<void> = Promise.resolve();
@@ -41,6 +47,7 @@ export function createCallContext(
     resources: options.resources,
     caller: callerOf(ctx),
   };
+  if (options.roots) context.roots = options.roots;
   const authorization = ctx.http?.req?.headers.get('authorization');
   if (authorization) context.authorization = authorization;
   // The v2 SDK client dispatches notifications a tick later than responses: when the last

@@ -13,6 +13,7 @@ import type { ResourceStore } from '../resource-store.js';
 import { createTaskSupport } from '../tasks/install-tasks.js';
 import type { TaskOptions } from '../tasks/task-runner.js';
 import { createCallContext } from './call-context.js';
+import { trackClientRoots } from './client-roots.js';
 import { promptHandlers, registerCompletionHandler } from './handle-prompts.js';
 import { resourceHandlers } from './handle-resources.js';
 import { paginate } from './paginate.js';
@@ -79,6 +80,8 @@ export function createServerFactory(setup: ServerSetup): (context: McpRequestCon
       },
     });
 
+    const clientRoots = trackClientRoots(server);
+
     server.setRequestHandler('tools/list', (request) => {
       const { items, nextCursor } = paginate(
         describeTools(setup.registry()),
@@ -94,7 +97,7 @@ export function createServerFactory(setup: ServerSetup): (context: McpRequestCon
       if (!tool) {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: "${request.params.name}"`);
       }
-      const call = createCallContext(ctx, { ...setup, toolName: tool.name });
+      const call = createCallContext(ctx, { ...setup, toolName: tool.name, roots: () => clientRoots(ctx) });
       const result = await registry.call(tool, request.params.arguments ?? {}, call.context);
       await call.settled();
       return server.projectCallToolResult(result as CallToolResult, tool.definition.outputSchema);

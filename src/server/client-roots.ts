@@ -1,0 +1,29 @@
+import { fileURLToPath } from 'node:url';
+import type { Server, ServerContext } from '@modelcontextprotocol/server';
+
+/**
+ * The client's MCP roots as local directories, for tools that confine paths to them. Asked with
+ * `roots/list` the first time a tool needs them, kept for the connection, and asked again after
+ * `notifications/roots/list_changed`. `undefined` when the client offers no roots: it did not
+ * declare the capability, or the request is of the 2026-07-28 era, which has no server→client
+ * requests.
+ */
+export function trackClientRoots(server: Server): (ctx: ServerContext) => Promise<string[] | undefined> {
+  let cached: Promise<string[] | undefined> | undefined;
+  server.setNotificationHandler('notifications/roots/list_changed', () => {
+    cached = undefined;
+  });
+  return (ctx) => {
+    if (!server.getClientCapabilities()?.roots) return Promise.resolve(undefined);
+    cached ??= ctx.mcpReq
+      .send({ method: 'roots/list' })
+      .then((result) =>
+        result.roots.filter((root) => root.uri.startsWith('file://')).map((root) => fileURLToPath(root.uri)),
+      )
+      .catch(() => {
+        cached = undefined;
+        return undefined;
+      });
+    return cached;
+  };
+}

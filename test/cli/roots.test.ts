@@ -1,0 +1,70 @@
+// The client's MCP roots confine `cwd` on top of --root: a real `bridge cli git` process, the v1
+// SDK client declaring roots and answering roots/list.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it } from 'vitest';
+import { BRIDGE_BIN } from '../helpers/start-bridge.js';
+import { makeRepo, tempDir } from './helpers.js';
+
+type Result = {
+  content: Array<{ type: string; text?: string }>;
+  isError?: boolean;
+  structuredContent?: unknown;
+};
+
+describe('MCP roots from the client', () => {
+  it('confine cwd to the client’s roots inside --root, and follow roots/list_changed', async () => {
+    using dir = tempDir();
+    using cache = tempDir('bridge-cli-cache-');
+    mkdirSync(join(dir.path, 'alpha'));
+    mkdirSync(join(dir.path, 'beta'));
+    const alpha = makeRepo(join(dir.path, 'alpha'));
+    const beta = makeRepo(join(dir.path, 'beta'));
+    let roots = [alpha];
+
+    const client = new Client(
+      { name: 'roots-test', version: '1' },
+      { capabilities: { roots: { listChanged: true } } },
+    );
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({
+      roots: roots.map((root) => ({ uri: pathToFileURL(root).href, name: root })),
+    }));
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [BRIDGE_BIN, 'cli', 'git', '--root', dir.path, '--allow', 'rev-parse', '--no-watch'],
+        env: { ...(process.env as Record<string, string>), BRIDGE_CACHE_DIR: cache.path },
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      const call = (args: Record<string, unknown>) =>
+        client.callTool({ name: 'git_rev_parse', arguments: { ...args } }) as Promise<Result>;
+
+      // No cwd: the first client root, not the first --root.
+      const here = await call({ 'show-toplevel': true });
+      expect(here.isError).toBeFalsy();
+      expect(here.content[0]?.text?.trim()).toBe(alpha);
+
+      // Inside --root but outside the client's roots: refused, saying why.
+      const refused = await call({ 'show-toplevel': true, cwd: beta });
+      expect(refused.isError).toBe(true);
+      expect(refused.content[0]?.text).toContain("outside the client's roots");
+
+      // The client moves its root; after list_changed the bridge asks again.
+      roots = [beta];
+      await client.sendRootsListChanged();
+      await expect
+        .poll(async () => (await call({ 'show-toplevel': true })).content[0]?.text?.trim(), {
+          timeout: 5_000,
+        })
+        .toBe(beta);
+    } finally {
+      await client.close();
+    }
+  });
+});
