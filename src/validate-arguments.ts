@@ -1,12 +1,11 @@
+import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { JsonSchema } from './tool.js';
 
-// ajv-formats is CommonJS; under ESM its function arrives as the `default` of the default export.
-type AddFormats = (instance: Ajv2020) => unknown;
-const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
-  addFormatsModule) as unknown as AddFormats;
+// Ajv and its formats are CommonJS and take ~50 ms to load: required on the first compile, not at
+// start-up, so a server answers `initialize` and `tools/list` sooner.
+const require = createRequire(import.meta.url);
 
 /** One reason why arguments do not fit a schema, located by a JSON pointer into the arguments. */
 export interface Violation {
@@ -18,23 +17,32 @@ export interface Violation {
 /** Checks arguments against a tool's input schema: `[]` when they fit. */
 export type ArgumentValidator = (args: unknown) => Violation[];
 
-const ajv = new Ajv2020({
-  allErrors: true,
-  strict: false,
-  // Compiled schemas stay out of Ajv's shared registry, so two tools may use the same `$id`.
-  addUsedSchema: false,
-  validateSchema: false,
-  // Real specs use vendor formats (`int32`, `repo.nwo`); unknown formats are accepted, not logged.
-  logger: false,
-});
-addFormats(ajv);
+let shared: Ajv2020 | undefined;
+
+function ajv(): Ajv2020 {
+  if (!shared) {
+    const { Ajv2020: Ajv } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
+    const formats = require('ajv-formats') as { default: (instance: Ajv2020) => unknown };
+    shared = new Ajv({
+      allErrors: true,
+      strict: false,
+      // Compiled schemas stay out of Ajv's shared registry, so two tools may use the same `$id`.
+      addUsedSchema: false,
+      validateSchema: false,
+      // Real specs use vendor formats (`int32`, `repo.nwo`); unknown formats are accepted, not logged.
+      logger: false,
+    });
+    formats.default(shared);
+  }
+  return shared;
+}
 
 /**
  * Compiles `schema` into a validator (Ajv, JSON Schema 2020-12). Throws when the schema does not
  * compile; callers compile lazily, on a tool's first call, so one bad schema costs nothing up front.
  */
 export function compileValidator(schema: JsonSchema): ArgumentValidator {
-  const validate: ValidateFunction = ajv.compile(schema);
+  const validate: ValidateFunction = ajv().compile(schema);
   return (args) => (validate(args) ? [] : (validate.errors ?? []).map(toViolation));
 }
 
