@@ -13,6 +13,7 @@ export type {
   ResourceTemplateDefinition,
 } from './catalog.js';
 export type { AdapterCommand, FlagValues } from './command.js';
+export { annotationsOverrideSchema } from './config/config-schema.js';
 export { BridgeError, type BridgeErrorCode, describeError, toBridgeError } from './errors.js';
 export { expandHeaders } from './expand-headers.js';
 export { createStderrLogger, type Logger, type LogLevel, silentLogger } from './logger.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BridgeError, type FlagValues } from '../../src/index.js';
+import { annotationsOverrideSchema, BridgeError, type FlagValues } from '../../src/index.js';
 
 /** The adapter's options: the same object from flags and from a config-file source entry. */
 export const openApiOptionsSchema = z
@@ -50,15 +50,7 @@ export const openApiOptionsSchema = z
             name: z.string().min(1).optional(),
             title: z.string().optional(),
             description: z.string().optional(),
-            annotations: z
-              .object({
-                readOnlyHint: z.boolean().optional(),
-                destructiveHint: z.boolean().optional(),
-                idempotentHint: z.boolean().optional(),
-                openWorldHint: z.boolean().optional(),
-              })
-              .strict()
-              .optional(),
+            annotations: annotationsOverrideSchema.optional(),
             timeoutMs: z.number().int().positive().optional(),
             exclude: z.boolean().optional(),
           })
