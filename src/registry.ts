@@ -29,8 +29,12 @@ export class ToolRegistry {
   readonly tools: readonly RegisteredTool[];
   readonly #byName = new Map<string, RegisteredTool>();
   readonly #validators = new Map<string, ArgumentValidator | null>();
+  readonly #explainers: Array<(toolName: string) => string | undefined> = [];
 
-  constructor(groups: readonly SourceTools[]) {
+  constructor(groups: readonly SourceTools[], sources: readonly Source[] = []) {
+    for (const source of sources) {
+      if (source.explainMissing) this.#explainers.push((name) => source.explainMissing?.(name));
+    }
     const flat = groups.flatMap((group) =>
       group.tools.map((definition) => ({ definition, source: group.source })),
     );
@@ -53,7 +57,16 @@ export class ToolRegistry {
         }
       }),
     );
-    return new ToolRegistry(groups);
+    return new ToolRegistry(groups, sources);
+  }
+
+  /** Why `name` is not served, when one of the sources can say (see `Source.explainMissing`). */
+  explainMissing(name: string): string | undefined {
+    for (const explain of this.#explainers) {
+      const reason = explain(name);
+      if (reason) return reason;
+    }
+    return undefined;
   }
 
   get(name: string): RegisteredTool | undefined {

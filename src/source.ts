@@ -28,6 +28,12 @@ export interface Source {
    * converted and serves the rest.
    */
   load(context: LoadContext): Promise<ToolDefinition[]>;
+  /**
+   * Says why a tool this source does not serve is missing, when the source knows (a subcommand
+   * refused by policy, with what is allowed); `undefined` otherwise. The client then gets an
+   * `isError` result with the sentence instead of an unknown-tool error. Optional.
+   */
+  explainMissing?(toolName: string): string | undefined;
   /** Paths of the local files the tools were built from, for hot reload. Optional. */
   watchedFiles?(): string[];
   /** Releases connections, caches and child processes. Optional. */

@@ -1,7 +1,13 @@
 import { setMaxListeners } from 'node:events';
 import { realpathSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import { BridgeError, type LoadContext, type Source, type ToolDefinition } from '../../src/index.js';
+import {
+  BridgeError,
+  type LoadContext,
+  type Source,
+  sanitizeToolName,
+  type ToolDefinition,
+} from '../../src/index.js';
 import { applyOverlay } from './apply-overlay.js';
 import { cacheFile, readCachedSpec, writeCachedSpec } from './cache-discovery.js';
 import { isCommandOffered, type Policy } from './check-policy.js';
@@ -23,9 +29,15 @@ const DEFAULT_TIMEOUT_MS = 60_000;
  * apply the overlay → keep the offered subcommands → one tool each.
  */
 export function createCliSource(options: CliOptions, baseDir: string): Source {
+  let offered: string[] = [];
   return {
     label: `cli ${options.program}`,
-    load: (context) => loadTools(options, baseDir, context),
+    async load(context) {
+      const tools = await loadTools(options, baseDir, context);
+      offered = tools.map((tool) => tool.name);
+      return tools;
+    },
+    explainMissing: (name) => explainMissing(name, options, offered),
     async close() {
       killAllGroups('SIGKILL');
     },
@@ -174,4 +186,15 @@ function noneOffered(program: string, options: CliOptions, spec: CliSpec): strin
     return `--allow ${allow}: ${program} has no such subcommand (or its help could not be read; see the warnings above)`;
   }
   return `--allow ${allow}${options.deny ? ` with --deny ${options.deny.join(',')}` : ''} leaves nothing to offer; found: ${found.join(', ')}`;
+}
+
+// A subcommand tool that is not served was refused by --allow/--deny or is outside the default set.
+function explainMissing(name: string, options: CliOptions, offered: readonly string[]): string | undefined {
+  const program = basename(options.program);
+  if (offered.length === 0 || !name.startsWith(`${sanitizeToolName(program)}_`)) return undefined;
+  const limit = options.allow
+    ? `--allow ${options.allow.join(',')}`
+    : `its default set of subcommands (name another with --allow to offer it)`;
+  const deny = options.deny?.length ? ` and --deny ${options.deny.join(',')}` : '';
+  return `"${name}" is not offered: this server limits ${program} to ${limit}${deny}. Offered tools: ${offered.join(', ')}.`;
 }

@@ -46,6 +46,12 @@ export function decorateSource(source: Source, decoration: SourceDecoration): So
       return kept.map((tool) => applyOverride(tool, namespace, overrides[tool.name]));
     },
   };
+  if (source.explainMissing) {
+    decorated.explainMissing = (name) => {
+      if (namespace && !name.startsWith(`${namespace}_`)) return undefined;
+      return source.explainMissing?.(namespace ? name.slice(namespace.length + 1) : name);
+    };
+  }
   if (source.watchedFiles) decorated.watchedFiles = () => source.watchedFiles?.() ?? [];
   if (source.close) decorated.close = () => source.close?.() ?? Promise.resolve();
   return decorated;

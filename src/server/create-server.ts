@@ -95,6 +95,9 @@ export function createServerFactory(setup: ServerSetup): (context: McpRequestCon
       const registry = setup.registry();
       const tool = registry.get(request.params.name);
       if (!tool) {
+        // A tool refused by policy is the model's to hear about, with what it may use instead.
+        const reason = registry.explainMissing(request.params.name);
+        if (reason) return { content: [{ type: 'text', text: reason }], isError: true };
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: "${request.params.name}"`);
       }
       const call = createCallContext(ctx, { ...setup, toolName: tool.name, roots: () => clientRoots(ctx) });
