@@ -9,6 +9,18 @@ import type { Server, ServerContext } from '@modelcontextprotocol/server';
  * requests.
  */
 export function trackClientRoots(server: Server): (ctx: ServerContext) => Promise<string[] | undefined> {
+  let tracker = trackers.get(server);
+  if (!tracker) {
+    tracker = newTracker(server);
+    trackers.set(server, tracker);
+  }
+  return tracker;
+}
+
+// One tracker per server instance, whoever asks first (plain calls and task calls share it).
+const trackers = new WeakMap<Server, (ctx: ServerContext) => Promise<string[] | undefined>>();
+
+function newTracker(server: Server): (ctx: ServerContext) => Promise<string[] | undefined> {
   let cached: Promise<string[] | undefined> | undefined;
   server.setNotificationHandler('notifications/roots/list_changed', () => {
     cached = undefined;

@@ -8,6 +8,7 @@ import {
 import { z } from 'zod';
 import type { ToolRegistry } from '../registry.js';
 import { callerOf } from '../server/call-context.js';
+import { trackClientRoots } from '../server/client-roots.js';
 import { interceptToolsCall } from './intercept-tools-call.js';
 import { startTaskCall, toolCallTarget, wireError } from './task-call.js';
 import type { TaskRunner } from './task-runner.js';
@@ -56,16 +57,22 @@ export function installLegacyTasks(server: Server, runner: TaskRunner, registry:
         ),
       );
     }
-    return startTaskCall(runner, target, {
-      caller: callerOf(ctx),
-      requestedTtl: (taskParam as { ttl?: unknown }).ttl,
-      // Best effort: stdio always carries it; HTTP only while the client keeps its GET stream open.
-      notify: (task) => {
-        server
-          .notification({ method: 'notifications/tasks/status', params: legacyTask(task) })
-          .catch(() => {});
-      },
-    }).then((task) => ({ task: legacyTask(task) }));
+    // Roots are read now, while the request can still carry a server-to-client request.
+    return trackClientRoots(server)(ctx)
+      .then((roots) =>
+        startTaskCall(runner, target, {
+          caller: callerOf(ctx),
+          ...(roots ? { roots } : {}),
+          requestedTtl: (taskParam as { ttl?: unknown }).ttl,
+          // Best effort: stdio always carries it; HTTP only while the client keeps its GET stream open.
+          notify: (task) => {
+            server
+              .notification({ method: 'notifications/tasks/status', params: legacyTask(task) })
+              .catch(() => {});
+          },
+        }),
+      )
+      .then((task) => ({ task: legacyTask(task) }));
   });
 
   server.setRequestHandler('tasks/get', { params: taskIdParams }, async ({ taskId }, ctx) =>

@@ -29,6 +29,7 @@ interface TaskCallOptions {
   caller: string;
   requestedTtl?: unknown;
   notify?: (task: Readonly<TaskRecord>) => void;
+  roots?: string[];
 }
 
 /** Starts `target` as a task of `caller`; store and TTL refusals become JSON-RPC errors. */
@@ -56,6 +57,7 @@ function taskCall(runner: TaskRunner, target: ToolCallTarget, options: TaskCallO
     caller: options.caller,
     ttlMs: runner.resolveTtl(options.requestedTtl),
     ...(options.notify ? { notify: options.notify } : {}),
+    ...(options.roots ? { roots: options.roots } : {}),
   };
 }
 

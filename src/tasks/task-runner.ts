@@ -46,6 +46,8 @@ export interface TaskCall {
   ttlMs: number;
   /** Hears the task's transitions (the connection that created it), when anyone can. */
   notify?: (task: Readonly<TaskRecord>) => void;
+  /** The client's MCP roots as read when the task was created, when it offers them. */
+  roots?: string[];
 }
 
 /** A TTL outside the configured bounds, or not a number of milliseconds. */
@@ -188,6 +190,8 @@ export class TaskRunner {
       resources: this.#setup.resources,
       caller: call.caller,
     };
+    const { roots } = call;
+    if (roots) context.roots = async () => roots;
     return { task, work: call.registry.call(call.tool, call.args, context) };
   }
 

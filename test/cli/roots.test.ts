@@ -5,7 +5,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  CreateTaskResultSchema,
+  ListRootsRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { BRIDGE_BIN } from '../helpers/start-bridge.js';
 import { makeRepo, tempDir } from './helpers.js';
@@ -36,7 +40,7 @@ describe('MCP roots from the client', () => {
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: [BRIDGE_BIN, 'cli', 'git', '--root', dir.path, '--allow', 'rev-parse', '--no-watch'],
+        args: [BRIDGE_BIN, 'cli', 'git', '--root', dir.path, '--allow', 'rev-parse,log', '--no-watch'],
         env: { ...(process.env as Record<string, string>), BRIDGE_CACHE_DIR: cache.path },
         stderr: 'pipe',
       }),
@@ -54,6 +58,18 @@ describe('MCP roots from the client', () => {
       const refused = await call({ 'show-toplevel': true, cwd: beta });
       expect(refused.isError).toBe(true);
       expect(refused.content[0]?.text).toContain("outside the client's roots");
+
+      // A task is held to the same roots (read when the task is created).
+      const created = await client.request(
+        { method: 'tools/call', params: { name: 'git_log', arguments: { cwd: beta }, task: {} } },
+        CreateTaskResultSchema,
+      );
+      const taskResult = await client.experimental.tasks.getTaskResult(
+        created.task.taskId,
+        CallToolResultSchema,
+      );
+      expect(taskResult.isError).toBe(true);
+      expect(JSON.stringify(taskResult.content)).toContain("outside the client's roots");
 
       // The client moves its root; after list_changed the bridge asks again.
       roots = [beta];
