@@ -1,4 +1,12 @@
-import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from 'jose';
+import type { createRemoteJWKSet, JWTPayload } from 'jose';
+
+// jose takes ~50 ms to load: only servers that verify JWTs pay for it, on the first token.
+let joseModule: Promise<typeof import('jose')> | undefined;
+const loadJose = () => {
+  joseModule ??= import('jose');
+  return joseModule;
+};
+
 import { BridgeError, describeError } from '../errors.js';
 import { discoverJwksUrl } from './discover-jwks.js';
 import type { TokenVerifier, Verification } from './token-verifier.js';
@@ -45,8 +53,8 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
     if (keySet) return keySet;
     const pending = (
       options.jwksUrl ? Promise.resolve(options.jwksUrl) : discoverJwksUrl(options.issuer)
-    ).then((url) =>
-      createRemoteJWKSet(url, {
+    ).then(async (url) =>
+      (await loadJose()).createRemoteJWKSet(url, {
         cacheMaxAge: options.cacheMaxAgeMs ?? 600_000,
         cooldownDuration: options.cooldownMs ?? 30_000,
         timeoutDuration: 5_000,
@@ -62,6 +70,7 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
     async verify(token, resource): Promise<Verification> {
       // Throws when the keys cannot be found: the server's problem (503), not the token's.
       const keys = await resolveKeys();
+      const { jwtVerify, errors } = await loadJose();
       // Accept the resource with and without a trailing slash: authorization servers differ.
       const audience = [resource.replace(/\/$/, ''), `${resource.replace(/\/$/, '')}/`];
       let payload: JWTPayload;
@@ -74,7 +83,7 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
           clockTolerance: options.clockToleranceSeconds ?? 30,
         }));
       } catch (error) {
-        return { ok: false, description: rejection(error, resource) };
+        return { ok: false, description: rejection(error, resource, errors) };
       }
       const subject = String(payload.sub);
       const clientId = stringClaim(payload.client_id) ?? stringClaim(payload.azp) ?? subject;
@@ -95,7 +104,7 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
 
 // A token problem becomes a 401 reason; anything else (keys unreachable, a broken JWKS) means the
 // server cannot decide and is thrown, to become a 503 rather than send the client to re-authorize.
-function rejection(error: unknown, resource: string): string {
+function rejection(error: unknown, resource: string, errors: typeof import('jose').errors): string {
   if (error instanceof errors.JWTExpired) return 'The token has expired.';
   if (error instanceof errors.JWTClaimValidationFailed) {
     if (error.claim === 'aud')

@@ -7,7 +7,6 @@ import { createStderrLogger, type Logger, type LogLevel } from '../logger.js';
 import type { RunningBridge, TransportOptions } from '../serve.js';
 import { buildSources, shorthandConfig } from './build-sources.js';
 import { configJsonSchema } from './config-schema.js';
-import { formatInspectTable, inspectSources } from './inspect-tools.js';
 import { type AdapterLoaders, type BridgeConfig, loadConfigFile } from './load-config.js';
 import { serveConfig, transportFromSettings } from './serve-config.js';
 
@@ -129,6 +128,8 @@ export async function inspectCommand(args: string[], adapters: AdapterLoaders, c
     const config = command
       ? shorthandConfig(command, command.parseFlags(positionals, values), process.cwd())
       : await loadConfigFile(positionals[0]!, adapters);
+    // Loaded here: inspecting compiles every schema with Ajv, which serving does not need up front.
+    const { formatInspectTable, inspectSources } = await import('./inspect-tools.js');
     const result = await inspectSources(buildSources(config), log);
     process.stdout.write(values.json ? `${JSON.stringify(result, null, 2)}\n` : formatInspectTable(result));
     return result.valid ? 0 : 1;
