@@ -136,6 +136,7 @@ describe('bridge cli process behaviour', () => {
     controller.abort();
     await expect(call).rejects.toThrow();
     const children = readFileSync(pidFile, 'utf8').split('\n').filter(Boolean).map(Number);
+    expect(children).toHaveLength(2);
     const end = Date.now() + 6_000;
     while (children.some(alive) && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(children.filter(alive)).toEqual([]);
@@ -164,6 +165,7 @@ describe('bridge cli process behaviour', () => {
       void call;
     }
     const children = readFileSync(pidFile, 'utf8').split('\n').filter(Boolean).map(Number);
+    expect(children).toHaveLength(2);
     expect(children).toHaveLength(2);
     const deadline = Date.now() + 6_000;
     while (children.some(alive) && Date.now() < deadline)

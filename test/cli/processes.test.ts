@@ -83,6 +83,7 @@ describe('processes: timeouts, cancellation, progress, output', () => {
     expect(existsSync(pidFile)).toBe(true);
     const children = pidsIn(pidFile);
     expect(children).toHaveLength(2);
+    expect(children).toHaveLength(2);
     expect(await waitFor(() => children.every((pid) => !alive(pid)), 5_000)).toBe(true);
   });
 
@@ -96,6 +97,7 @@ describe('processes: timeouts, cancellation, progress, output', () => {
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain('cancelled');
     const children = pidsIn(pidFile);
+    expect(children).toHaveLength(2);
     expect(await waitFor(() => children.every((pid) => !alive(pid)), 5_000)).toBe(true);
   });
 
