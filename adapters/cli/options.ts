@@ -30,16 +30,23 @@ const list = z.array(z.string().min(1));
 /** The same options as a config-file entry (`kind: cli`). */
 export const cliConfigSchema: z.ZodType<CliOptions> = z
   .object({
-    program: z.string().min(1),
-    allow: list.optional(),
-    deny: list.optional(),
-    roots: list.optional(),
-    timeoutMs: z.number().int().positive().optional(),
-    allowOptions: list.optional(),
-    cache: z.boolean().optional(),
-    pageSize: z.number().int().min(1_000).optional(),
-    overlay: z.string().min(1).optional(),
-    probeTimeoutMs: z.number().int().positive().optional(),
+    program: z.string().min(1).describe('A program on PATH or a path to an executable, e.g. git.'),
+    allow: list.optional().describe('Offer only these subcommands (e.g. "cherry-pick", "config view").'),
+    deny: list.optional().describe('Never offer these subcommands.'),
+    roots: list
+      .optional()
+      .describe("Directories a call's cwd may point into (relative to the config); default: its directory."),
+    timeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe('Default time limit of a call (default 60000).'),
+    allowOptions: list.optional().describe('Dangerous options to offer anyway, e.g. "exec".'),
+    cache: z.boolean().optional().describe('Read and write the discovery cache (default true).'),
+    pageSize: z.number().int().min(1_000).optional().describe('Characters of output inline before paging.'),
+    overlay: z.string().min(1).optional().describe('A YAML/JSON overlay instead of the bundled one.'),
+    probeTimeoutMs: z.number().int().positive().optional().describe('Time limit of each discovery command.'),
   })
   .strict();
 

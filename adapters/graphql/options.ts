@@ -36,16 +36,40 @@ export const DEFAULT_TIMEOUT = 30_000;
 
 export const graphqlConfigSchema = z
   .object({
-    endpoint: z.string().url(),
-    schema: z.string().min(1).optional(),
-    operations: z.string().min(1).optional(),
-    headers: z.record(z.string(), z.string()).optional(),
-    generic: z.boolean().optional(),
-    mutations: z.enum(['none', 'all']).optional(),
-    scalars: z.record(z.string(), z.union([z.string(), z.record(z.string(), z.unknown())])).optional(),
-    depth: z.number().int().min(0).max(10).optional(),
-    breadth: z.number().int().min(1).max(200).optional(),
-    timeout: z.number().int().positive().optional(),
+    endpoint: z.string().url().describe('The GraphQL endpoint URL; calls go there.'),
+    schema: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('An SDL or introspection-JSON file instead of introspecting the endpoint.'),
+    operations: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('A directory of .graphql files: one tool per operation.'),
+    headers: z
+      .record(z.string(), z.string())
+      .optional()
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: ${VAR} is the literal syntax users write
+      .describe('Headers for introspection and calls; write secrets as ${VAR}.'),
+    generic: z.boolean().optional().describe('Also offer graphql_schema, graphql_query and graphql_mutate.'),
+    mutations: z
+      .enum(['none', 'all'])
+      .optional()
+      .describe('Whether mutation fields become tools (default all).'),
+    scalars: z
+      .record(z.string(), z.union([z.string(), z.record(z.string(), z.unknown())]))
+      .optional()
+      .describe('Custom scalar → JSON Schema type, format or schema (e.g. DateTime: date-time).'),
+    depth: z.number().int().min(0).max(10).optional().describe('Nesting depth of generated selections.'),
+    breadth: z
+      .number()
+      .int()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('Fields per object in generated selections.'),
+    timeout: z.number().int().positive().optional().describe('Time limit of a call, in milliseconds.'),
   })
   .strict() as z.ZodType<GraphqlOptions>;
 
