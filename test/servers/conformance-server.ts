@@ -4,15 +4,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type Catalog,
-  createStderrLogger,
-  parseListenAddress,
   READ_ONLY_LOCAL,
   type RunningBridge,
   type Source,
-  serve,
   type ToolDefinition,
   textResult,
 } from '../../src/index.js';
+import { isEntryPoint, serveFromArgv } from './serve-from-argv.js';
 
 /** A 1x1 red PNG. */
 const PNG_BASE64 =
@@ -405,20 +403,11 @@ export const conformanceSource: Source = {
   },
 };
 
-const isMain = process.argv[1]?.endsWith('conformance-server.js');
-if (isMain) {
-  const httpFlag = process.argv.indexOf('--http');
-  const http = httpFlag >= 0 ? process.argv[httpFlag + 1] : undefined;
-  const bridge = await serve({
+if (isEntryPoint('conformance-server.js')) {
+  running = await serveFromArgv({
     sources: [conformanceSource],
     catalog: conformanceCatalog,
-    log: createStderrLogger('warning'),
     info: { name: 'bridge-conformance-fixture', version: '0.1.0' },
-    transport: http ? { kind: 'http', address: parseListenAddress(http) } : { kind: 'stdio' },
   });
-  running = bridge;
-  if (bridge.url) process.stderr.write(`listening ${bridge.url}\n`);
-  process.once('SIGTERM', () => void bridge.close());
-  process.once('SIGINT', () => void bridge.close());
-  await bridge.closed;
+  await running.closed;
 }

@@ -1,14 +1,8 @@
 // A bridge serving a few in-memory tools, started by the tests as a real process (stdio or HTTP).
 import { writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  createStderrLogger,
-  pageOutput,
-  parseListenAddress,
-  type Source,
-  serve,
-  type ToolDefinition,
-} from '../../src/index.js';
+import { pageOutput, type Source, type ToolDefinition } from '../../src/index.js';
+import { isEntryPoint, serveFromArgv } from './serve-from-argv.js';
 
 const annotations = {
   readOnlyHint: true,
@@ -107,18 +101,7 @@ export const echoTools: ToolDefinition[] = [
 
 export const echoSource: Source = { label: 'echo', load: async () => echoTools };
 
-const isMain = process.argv[1]?.endsWith('echo-server.js');
-if (isMain) {
-  const httpFlag = process.argv.indexOf('--http');
-  const log = createStderrLogger('warning');
-  const http = httpFlag >= 0 ? process.argv[httpFlag + 1] : undefined;
-  const bridge = await serve({
-    sources: [echoSource],
-    log,
-    transport: http ? { kind: 'http', address: parseListenAddress(http) } : { kind: 'stdio' },
-  });
-  if (bridge.url) process.stderr.write(`listening ${bridge.url}\n`);
-  process.once('SIGTERM', () => void bridge.close());
-  process.once('SIGINT', () => void bridge.close());
+if (isEntryPoint('echo-server.js')) {
+  const bridge = await serveFromArgv({ sources: [echoSource] });
   await bridge.closed;
 }

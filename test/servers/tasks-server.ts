@@ -5,16 +5,14 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  createStderrLogger,
   pageOutput,
-  parseListenAddress,
   type Source,
-  serve,
   type TaskSupport,
   type ToolContext,
   type ToolDefinition,
   type ToolResult,
 } from '../../src/index.js';
+import { isEntryPoint, serveFromArgv } from './serve-from-argv.js';
 
 const annotations = {
   readOnlyHint: true,
@@ -117,20 +115,12 @@ export const taskTools: ToolDefinition[] = [
 
 export const taskSource: Source = { label: 'tasks', load: async () => taskTools };
 
-const isMain = process.argv[1]?.endsWith('tasks-server.js');
-if (isMain) {
-  const httpFlag = process.argv.indexOf('--http');
-  const http = httpFlag >= 0 ? process.argv[httpFlag + 1] : undefined;
-  const bridge = await serve({
+if (isEntryPoint('tasks-server.js')) {
+  const bridge = await serveFromArgv({
     sources: [taskSource],
-    log: createStderrLogger('warning'),
     // Short TTLs allowed, so that the expiry test need not wait long; in the 2026-07-28 era, calls
     // done within 150 ms are answered directly.
     tasks: { minTtlMs: 200, answerWithinMs: 150 },
-    transport: http ? { kind: 'http', address: parseListenAddress(http) } : { kind: 'stdio' },
   });
-  if (bridge.url) process.stderr.write(`listening ${bridge.url}\n`);
-  process.once('SIGTERM', () => void bridge.close());
-  process.once('SIGINT', () => void bridge.close());
   await bridge.closed;
 }
