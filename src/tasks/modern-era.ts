@@ -11,6 +11,7 @@ import { z } from 'zod';
 import type { ToolRegistry } from '../registry.js';
 import { callerOf } from '../server/call-context.js';
 import { interceptToolsCall } from './intercept-tools-call.js';
+import { legacyTask } from './legacy-era.js';
 import { startOrAnswerCall, toolCallTarget, wireError } from './task-call.js';
 import { TaskAlreadyFinishedError, type TaskRunner } from './task-runner.js';
 import type { TaskRecord } from './task-store.js';
@@ -80,17 +81,10 @@ export function installModernTasks(server: Server, runner: TaskRunner, registry:
   });
 }
 
-/** A task as the 2026-07-28 wire shows it (`Task`). */
+/** A task as the 2026-07-28 wire shows it (`Task`): the 2025-11-25 shape with `…Ms` field names. */
 export function modernTask(task: Readonly<TaskRecord>) {
-  return {
-    taskId: task.taskId,
-    status: task.status,
-    ...(task.statusMessage === undefined ? {} : { statusMessage: task.statusMessage }),
-    createdAt: new Date(task.createdAt).toISOString(),
-    lastUpdatedAt: new Date(task.lastUpdatedAt).toISOString(),
-    ttlMs: task.ttlMs,
-    pollIntervalMs: task.pollIntervalMs,
-  };
+  const { ttl, pollInterval, ...rest } = legacyTask(task);
+  return { ...rest, ttlMs: ttl, pollIntervalMs: pollInterval };
 }
 
 /** `DetailedTask`: the task with its result (completed) or JSON-RPC error (failed) inlined. */
