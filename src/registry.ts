@@ -1,6 +1,6 @@
 import { BridgeError, describeError, toBridgeError } from './errors.js';
 import type { LoadContext, Source } from './source.js';
-import type { ToolContext, ToolDefinition, ToolResult } from './tool.js';
+import { type ToolContext, type ToolDefinition, type ToolResult, textResult } from './tool.js';
 import { uniqueToolNames } from './tool-names.js';
 import { type ArgumentValidator, compileValidator, formatViolations } from './validate-arguments.js';
 
@@ -80,7 +80,7 @@ export class ToolRegistry {
   async call(tool: RegisteredTool, args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
     const violations = this.#validator(tool, context)?.(args) ?? [];
     if (violations.length > 0) {
-      return { content: [{ type: 'text', text: formatViolations(tool.name, violations) }], isError: true };
+      return textResult(formatViolations(tool.name, violations), true);
     }
     try {
       return await tool.definition.invoke(args, context);
@@ -88,7 +88,7 @@ export class ToolRegistry {
       const failure = toBridgeError(error);
       if (failure.code === 'internal') context.log.error(`tool ${tool.name} failed`, error);
       const text = failure.code === 'aborted' ? 'The call was cancelled.' : describeError(failure);
-      return { content: [{ type: 'text', text: `${tool.name}: ${text}` }], isError: true };
+      return textResult(`${tool.name}: ${text}`, true);
     }
   }
 

@@ -171,18 +171,14 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
   };
 }
 
-// Loopback binds accept only localhost names; other binds accept what the user lists.
+// Loopback binds accept only localhost names; other binds accept what the user lists. Browsers on
+// this machine may always call.
+const LOCAL_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+
 function hostGuards(transport: Extract<TransportOptions, { kind: 'http' }>) {
-  const loopbackHosts = ['localhost', '127.0.0.1', '[::1]'];
-  const loopbackOrigins = ['localhost', '127.0.0.1', '[::1]'];
+  const allowedOrigins = [...LOCAL_NAMES, ...(transport.allowedOrigins ?? [])];
   if (isLoopback(transport.address.host)) {
-    return {
-      allowedHosts: [...loopbackHosts, ...(transport.allowedHosts ?? [])],
-      allowedOrigins: [...loopbackOrigins, ...(transport.allowedOrigins ?? [])],
-    };
+    return { allowedHosts: [...LOCAL_NAMES, ...(transport.allowedHosts ?? [])], allowedOrigins };
   }
-  return {
-    ...(transport.allowedHosts ? { allowedHosts: transport.allowedHosts } : {}),
-    allowedOrigins: [...loopbackOrigins, ...(transport.allowedOrigins ?? [])],
-  };
+  return { ...(transport.allowedHosts ? { allowedHosts: transport.allowedHosts } : {}), allowedOrigins };
 }

@@ -4,6 +4,7 @@ import {
   ProtocolError,
   ProtocolErrorCode,
   Server,
+  type ServerOptions,
   type Tool,
 } from '@modelcontextprotocol/server';
 import type { Catalog } from '../catalog.js';
@@ -12,11 +13,12 @@ import type { RegisteredTool, ToolRegistry } from '../registry.js';
 import type { ResourceStore } from '../resource-store.js';
 import { createTaskSupport } from '../tasks/install-tasks.js';
 import type { TaskOptions } from '../tasks/task-runner.js';
+import { textResult } from '../tool.js';
 import { createCallContext } from './call-context.js';
 import { trackClientRoots } from './client-roots.js';
 import { promptHandlers, registerCompletionHandler } from './handle-prompts.js';
 import { resourceHandlers } from './handle-resources.js';
-import { paginate } from './paginate.js';
+import { listPage } from './paginate.js';
 import type { ResourceSubscriptions } from './resource-subscriptions.js';
 
 /** Everything one protocol server instance needs; shared by every instance the factory makes. */
@@ -35,8 +37,6 @@ export interface ServerSetup {
   log: Logger;
   /** Aborted at shutdown: aborts every call in flight. */
   shutdown: AbortSignal;
-  /** Tools per `tools/list` page. Default 500. */
-  pageSize?: number;
   /** Lets later features (tasks, auth scopes) add handlers; called on every new instance. */
   extend?: (server: Server, context: McpRequestContext) => void;
   /** Lifetime bounds, polling pace and store of tasks (tools with `taskSupport`). */
@@ -63,33 +63,28 @@ export function createServerFactory(setup: ServerSetup): (context: McpRequestCon
   // One task layer for every instance, so a task created on one request is found by the next.
   const tasks = createTaskSupport(setup, setup.tasks);
 
+  // The same for every instance; a 2026-07-28 HTTP server builds one instance per request.
+  const serverOptions = {
+    capabilities: { tools: { listChanged: true }, resources: {}, logging: {} },
+    ...(setup.instructions === undefined ? {} : { instructions: setup.instructions }),
+    cacheHints: {
+      'tools/list': { ttlMs: 60_000, cacheScope: 'public' },
+      'resources/templates/list': { ttlMs: 3_600_000, cacheScope: 'public' },
+      'resources/list': { ttlMs: 0, cacheScope: 'private' },
+      'resources/read': { ttlMs: 0, cacheScope: 'private' },
+      'prompts/list': { ttlMs: 3_600_000, cacheScope: 'public' },
+    },
+  } satisfies ServerOptions;
+
   return (context) => {
-    const server = new Server(setup.info, {
-      capabilities: {
-        tools: { listChanged: true },
-        resources: {},
-        logging: {},
-      },
-      ...(setup.instructions === undefined ? {} : { instructions: setup.instructions }),
-      cacheHints: {
-        'tools/list': { ttlMs: 60_000, cacheScope: 'public' },
-        'resources/templates/list': { ttlMs: 3_600_000, cacheScope: 'public' },
-        'resources/list': { ttlMs: 0, cacheScope: 'private' },
-        'resources/read': { ttlMs: 0, cacheScope: 'private' },
-        'prompts/list': { ttlMs: 3_600_000, cacheScope: 'public' },
-      },
-    });
+    const server = new Server(setup.info, serverOptions);
 
-    const clientRoots = trackClientRoots(server);
+    // The 2026-07-28 era has no server-to-client requests, so only the initialize era has roots.
+    const clientRoots = context.era === 'modern' ? async () => undefined : trackClientRoots(server);
 
-    server.setRequestHandler('tools/list', (request) => {
-      const { items, nextCursor } = paginate(
-        describeTools(setup.registry()),
-        request.params?.cursor,
-        setup.pageSize ?? 500,
-      );
-      return nextCursor === undefined ? { tools: items } : { tools: items, nextCursor };
-    });
+    server.setRequestHandler('tools/list', (request) =>
+      listPage('tools', describeTools(setup.registry()), request.params?.cursor),
+    );
 
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const registry = setup.registry();
@@ -97,7 +92,7 @@ export function createServerFactory(setup: ServerSetup): (context: McpRequestCon
       if (!tool) {
         // A tool refused by policy is the model's to hear about, with what it may use instead.
         const reason = registry.explainMissing(request.params.name);
-        if (reason) return { content: [{ type: 'text', text: reason }], isError: true };
+        if (reason) return textResult(reason, true) as CallToolResult;
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: "${request.params.name}"`);
       }
       const call = createCallContext(ctx, { ...setup, toolName: tool.name, roots: () => clientRoots(ctx) });

@@ -9,7 +9,7 @@ import {
 import type { PromptDefinition, ResourceTemplateDefinition } from '../catalog.js';
 import { PAGE_URI_TEMPLATE } from '../page-output.js';
 import { catalogContext } from './handle-resources.js';
-import { paginate } from './paginate.js';
+import { listPage } from './paginate.js';
 
 /** The spec caps one completion answer at 100 values. */
 const MAX_COMPLETIONS = 100;
@@ -26,8 +26,7 @@ export function promptHandlers(prompts: PromptDefinition[], shutdown: AbortSigna
     server.registerCapabilities({ prompts: {} });
 
     server.setRequestHandler('prompts/list', (request) => {
-      const { items, nextCursor } = paginate(listed, request.params?.cursor, 500);
-      return nextCursor === undefined ? { prompts: items } : { prompts: items, nextCursor };
+      return listPage('prompts', listed, request.params?.cursor);
     });
 
     server.setRequestHandler('prompts/get', async (request, ctx): Promise<GetPromptResult> => {

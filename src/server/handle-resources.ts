@@ -11,7 +11,7 @@ import type { CatalogContext, ResourceDefinition, ResourceTemplateDefinition } f
 import { PAGE_URI_TEMPLATE } from '../page-output.js';
 import type { ResourceStore } from '../resource-store.js';
 import { callerOf } from './call-context.js';
-import { paginate } from './paginate.js';
+import { listPage } from './paginate.js';
 
 /** What the resource handlers serve: the fixed resources and templates, then the caller's stored outputs. */
 export interface ResourceSources {
@@ -71,8 +71,7 @@ export function resourceHandlers(sources: ResourceSources): ResourceHandlers {
   const register = (server: Server) => {
     server.setRequestHandler('resources/list', (request, ctx) => {
       const all: Resource[] = [...listedFixed, ...sources.store.list(callerOf(ctx))];
-      const { items, nextCursor } = paginate(all, request.params?.cursor, 500);
-      return nextCursor === undefined ? { resources: items } : { resources: items, nextCursor };
+      return listPage('resources', all, request.params?.cursor);
     });
 
     server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: listedTemplates }));

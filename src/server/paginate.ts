@@ -17,3 +17,14 @@ export function paginate<T>(all: readonly T[], cursor: string | undefined, pageS
   const nextCursor = end < all.length ? Buffer.from(String(end), 'utf8').toString('base64url') : undefined;
   return { items, nextCursor };
 }
+
+/** One page as a list result: `{[key]: items}`, plus `nextCursor` when more follow. */
+export function listPage<K extends string, T>(key: K, all: readonly T[], cursor: string | undefined) {
+  const { items, nextCursor } = paginate(all, cursor, PAGE_SIZE);
+  return { [key]: items, ...(nextCursor === undefined ? {} : { nextCursor }) } as { [P in K]: T[] } & {
+    nextCursor?: string;
+  };
+}
+
+/** Entries per page of every list the server answers. */
+export const PAGE_SIZE = 500;

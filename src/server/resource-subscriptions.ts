@@ -52,12 +52,6 @@ export class ResourceSubscriptions {
     }
   }
 
-  /** How many servers hold at least one subscription (for tests). */
-  get size(): number {
-    this.#prune();
-    return this.#byServer.size;
-  }
-
   // A server whose connection closed has no transport any more: forget its subscriptions.
   #prune(): void {
     for (const [server, uris] of this.#byServer) {

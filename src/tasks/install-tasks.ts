@@ -6,7 +6,6 @@ import { type TaskOptions, TaskRunner, type TaskRunnerSetup } from './task-runne
 
 /** Task support for a server factory: one runner and store shared by every server instance. */
 export interface TaskLayer {
-  readonly runner: TaskRunner;
   /** Adds the task capability and handlers of the instance's era. Call after `tools/call` is registered. */
   install(server: Server, context: McpRequestContext): void;
 }
@@ -21,7 +20,6 @@ export function createTaskSupport(
 ): TaskLayer {
   const runner = new TaskRunner(setup, options);
   return {
-    runner,
     install(server, context) {
       if (context.era === 'modern') installModernTasks(server, runner, setup.registry);
       else installLegacyTasks(server, runner, setup.registry);

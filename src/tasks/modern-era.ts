@@ -17,7 +17,7 @@ import { TaskAlreadyFinishedError, type TaskRunner } from './task-runner.js';
 import type { TaskRecord } from './task-store.js';
 
 /** The extension's identifier, in `server/discover` and in the client's per-request capabilities. */
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 const taskIdParams = z.object({ taskId: z.string() });
 const updateParams = z.object({
@@ -82,13 +82,13 @@ export function installModernTasks(server: Server, runner: TaskRunner, registry:
 }
 
 /** A task as the 2026-07-28 wire shows it (`Task`): the 2025-11-25 shape with `…Ms` field names. */
-export function modernTask(task: Readonly<TaskRecord>) {
+function modernTask(task: Readonly<TaskRecord>) {
   const { ttl, pollInterval, ...rest } = legacyTask(task);
   return { ...rest, ttlMs: ttl, pollIntervalMs: pollInterval };
 }
 
 /** `DetailedTask`: the task with its result (completed) or JSON-RPC error (failed) inlined. */
-export function detailedTask(task: Readonly<TaskRecord>) {
+function detailedTask(task: Readonly<TaskRecord>) {
   const base = modernTask(task);
   if (task.outcome?.kind === 'result') return { ...base, result: task.outcome.result };
   if (task.outcome?.kind === 'error') return { ...base, error: task.outcome.error };

@@ -15,7 +15,7 @@ export interface ParamHeader {
 }
 
 /** JSON-RPC code for a header that disagrees with the body (2026-07-28). */
-export const HEADER_MISMATCH = -32020;
+const HEADER_MISMATCH = -32020;
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const PRIMITIVE = new Set(['string', 'integer', 'number', 'boolean']);
@@ -31,7 +31,7 @@ const scanned = new WeakMap<object, ParamHeader[]>();
  * reachable through `properties` chains count, as the SEP says; a malformed declaration (not a
  * header token, not a primitive type) is ignored, like conforming clients ignore the tool's.
  */
-export function paramHeadersOf(schema: Record<string, unknown>): ParamHeader[] {
+function paramHeadersOf(schema: Record<string, unknown>): ParamHeader[] {
   let found = scanned.get(schema);
   if (!found) {
     found = [];
@@ -59,11 +59,7 @@ function collect(node: unknown, path: string[], into: ParamHeader[]): void {
  * wrong, or `undefined` when every argument present in the body has a matching header (an
  * absent or null argument needs no header).
  */
-export function checkParamHeaders(
-  declarations: ParamHeader[],
-  args: unknown,
-  headers: Headers,
-): string | undefined {
+function checkParamHeaders(declarations: ParamHeader[], args: unknown, headers: Headers): string | undefined {
   for (const declaration of declarations) {
     const value = valueAt(args, declaration.path);
     if (value === undefined || value === null || typeof value === 'object') continue;

@@ -38,10 +38,6 @@ export class LegacySessions {
     this.#sweeper.unref();
   }
 
-  get size(): number {
-    return this.#sessions.size;
-  }
-
   async handle(request: Request, parsedBody: unknown, authInfo?: AuthInfo): Promise<Response> {
     const options = authInfo ? { parsedBody, authInfo } : { parsedBody };
     const sessionId = request.headers.get('mcp-session-id');
