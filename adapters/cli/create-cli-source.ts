@@ -1,13 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { realpathSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import {
-  BridgeError,
-  type LoadContext,
-  type Source,
-  sanitizeToolName,
-  type ToolDefinition,
-} from '../../src/index.js';
+import { BridgeError, type LoadContext, type Source, type ToolDefinition } from '../../src/index.js';
 import { applyOverlay } from './apply-overlay.js';
 import { cacheFile, readCachedSpec, writeCachedSpec } from './cache-discovery.js';
 import { isCommandOffered, type Policy } from './check-policy.js';
@@ -17,7 +11,7 @@ import { discoverGeneric } from './discover-generic.js';
 import { type Discovered, discoverGit } from './discover-git.js';
 import { findProgram } from './find-program.js';
 import { findBundledOverlay, loadOverlay, type Overlay } from './load-overlay.js';
-import { makeTool } from './make-tool.js';
+import { makeTool, programNameOf, toolNameOf } from './make-tool.js';
 import type { CliOptions } from './options.js';
 import { probe } from './probe.js';
 import { killAllGroups } from './run-command.js';
@@ -29,17 +23,22 @@ const DEFAULT_TIMEOUT_MS = 60_000;
  * apply the overlay → keep the offered subcommands → one tool each.
  */
 export function createCliSource(options: CliOptions, baseDir: string): Source {
-  let offered: string[] = [];
+  // Only this source's commands: another CLI source, or this one's successor after a reload, goes on.
+  const groups = new Set<number>();
+  let offered: { prefix: string; names: string[] } | undefined;
   return {
     label: `cli ${options.program}`,
     async load(context) {
-      const tools = await loadTools(options, baseDir, context);
-      offered = tools.map((tool) => tool.name);
+      const { tools, binary } = await loadTools(options, baseDir, context, groups);
+      offered = {
+        prefix: `${toolNameOf(programNameOf(binary), [])}_`,
+        names: tools.map((tool) => tool.name),
+      };
       return tools;
     },
     explainMissing: (name) => explainMissing(name, options, offered),
     async close() {
-      killAllGroups('SIGKILL');
+      killAllGroups('SIGKILL', groups);
     },
   };
 }
@@ -48,7 +47,8 @@ async function loadTools(
   options: CliOptions,
   baseDir: string,
   outer: LoadContext,
-): Promise<ToolDefinition[]> {
+  groups: Set<number>,
+): Promise<{ tools: ToolDefinition[]; binary: string }> {
   // Discovery runs dozens of probes at once, each listening for the abort: one linked signal with
   // no listener limit keeps Node from warning about a leak that is not one.
   const controller = new AbortController();
@@ -81,8 +81,9 @@ async function loadTools(
     maxTimeoutMs: defaultTimeoutMs * 10,
     pageSize: options.pageSize ?? 20_000,
     openWorldByDefault: overlay?.openWorldByDefault ?? spec.flavor === 'cobra',
+    groups,
   };
-  return commands.map((command) => makeTool(command, settings));
+  return { tools: commands.map((command) => makeTool(command, settings)), binary };
 }
 
 function policyOf(options: CliOptions, overlay: Overlay | undefined, baseDir: string): Policy {
@@ -189,12 +190,16 @@ function noneOffered(program: string, options: CliOptions, spec: CliSpec): strin
 }
 
 // A subcommand tool that is not served was refused by --allow/--deny or is outside the default set.
-function explainMissing(name: string, options: CliOptions, offered: readonly string[]): string | undefined {
-  const program = basename(options.program);
-  if (offered.length === 0 || !name.startsWith(`${sanitizeToolName(program)}_`)) return undefined;
+function explainMissing(
+  name: string,
+  options: CliOptions,
+  offered: { prefix: string; names: string[] } | undefined,
+): string | undefined {
+  if (!offered || !name.startsWith(offered.prefix)) return undefined;
   const limit = options.allow
     ? `--allow ${options.allow.join(',')}`
     : `its default set of subcommands (name another with --allow to offer it)`;
   const deny = options.deny?.length ? ` and --deny ${options.deny.join(',')}` : '';
-  return `"${name}" is not offered: this server limits ${program} to ${limit}${deny}. Offered tools: ${offered.join(', ')}.`;
+  const program = basename(options.program);
+  return `"${name}" is not offered: this server limits ${program} to ${limit}${deny}. Offered tools: ${offered.names.join(', ')}.`;
 }

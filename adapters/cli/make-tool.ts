@@ -19,6 +19,8 @@ export interface ToolSettings {
   maxTimeoutMs: number;
   pageSize: number;
   openWorldByDefault: boolean;
+  /** The live process groups of this source, killed when it closes. */
+  groups: Set<number>;
 }
 
 /**
@@ -29,9 +31,14 @@ export function toolNameOf(program: string, path: readonly string[]): string {
   return [program, ...path].join('_').replace(/[^A-Za-z0-9_.]/g, '_');
 }
 
+/** The program's name in its tools: the binary's file name without a script extension. */
+export function programNameOf(binary: string): string {
+  return basename(binary).replace(/\.(mjs|cjs|js|sh|py|exe)$/i, '');
+}
+
 /** One subcommand as a tool: schema, annotations, and an invoke that runs it safely. */
 export function makeTool(command: CommandSpec, settings: ToolSettings): ToolDefinition {
-  const program = basename(settings.spec.binary).replace(/\.(mjs|cjs|js|sh|py|exe)$/i, '');
+  const program = programNameOf(settings.spec.binary);
   const { options, removed } = safeOptions(command, settings.policy);
   const annotations: ToolAnnotations = inferAnnotations(command.path, {
     program,
@@ -72,6 +79,7 @@ async function invokeCommand(
   const cwd = resolveCwd(typeof args.cwd === 'string' ? args.cwd : undefined, settings.policy, clientRoots);
   const timeoutMs = typeof args.timeout === 'number' ? args.timeout : settings.defaultTimeoutMs;
   const outcome = await runCommand({
+    groups: settings.groups,
     file: settings.spec.binary,
     args: argv,
     cwd,

@@ -19,6 +19,8 @@ export interface RunRequest {
   /** Called with the number of stdout lines so far (at most every `progressMs`). */
   onLines?: (lines: number) => void;
   progressMs?: number;
+  /** The caller's own set of live process groups (one per source), kept in step with the global one. */
+  groups?: Set<number>;
 }
 
 /** How a process ended. */
@@ -72,12 +74,15 @@ export async function runCommand(request: RunRequest): Promise<RunOutcome> {
     signalGroup(pid, 'SIGTERM');
     const timer = setTimeout(() => {
       signalGroup(pid, 'SIGKILL');
-      liveGroups.delete(pid);
+      untrack(pid, request.groups);
     }, graceMs);
     timer.unref();
     timers.push(timer);
   };
-  if (pid !== undefined) liveGroups.add(pid);
+  if (pid !== undefined) {
+    liveGroups.add(pid);
+    request.groups?.add(pid);
+  }
   const timeout = setTimeout(() => {
     timedOut = true;
     terminate();
@@ -103,7 +108,7 @@ export async function runCommand(request: RunRequest): Promise<RunOutcome> {
     if (groupAlive(pid)) terminate();
     else {
       for (const timer of timers) clearTimeout(timer);
-      liveGroups.delete(pid);
+      untrack(pid, request.groups);
     }
   }
   const outcome: RunOutcome = {
@@ -122,10 +127,17 @@ export async function runCommand(request: RunRequest): Promise<RunOutcome> {
   return outcome;
 }
 
-/** Kills every process group still running (server shutdown). */
-export function killAllGroups(signal: NodeJS.Signals = 'SIGKILL'): void {
-  for (const pid of liveGroups) signalGroup(pid, signal);
-  liveGroups.clear();
+/** Kills the process groups of `groups` still running (one source's), or all of them (bridge exit). */
+export function killAllGroups(signal: NodeJS.Signals = 'SIGKILL', groups: Set<number> = liveGroups): void {
+  for (const pid of [...groups]) {
+    signalGroup(pid, signal);
+    untrack(pid, groups);
+  }
+}
+
+function untrack(pid: number, groups: Set<number> | undefined): void {
+  liveGroups.delete(pid);
+  groups?.delete(pid);
 }
 
 function countLines(stream: NodeJS.ReadableStream | null, request: RunRequest): () => void {
