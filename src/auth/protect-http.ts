@@ -23,7 +23,7 @@ export interface ProtectHttpOptions {
 /** What `serve()` needs to protect its HTTP endpoint, plus the late binding to the running bridge. */
 export interface HttpProtection {
   /** The `authenticate` hook of the HTTP handler: a refusal, or the caller's `AuthInfo`. */
-  authenticate(request: Request): Promise<Response | { authInfo: AuthInfo }>;
+  authenticate(request: Request, parsedBody?: unknown): Promise<Response | { authInfo: AuthInfo }>;
   /** The `routes` hook: the protected-resource metadata documents. */
   routes(request: Request, url: URL): Response | undefined;
   /** Binds the running bridge: its tools (for per-tool scopes) and its URL (the default resource). */
@@ -52,7 +52,10 @@ export function protectHttp(options: ProtectHttpOptions): HttpProtection {
           ...(options.resourceName ? { resourceName: options.resourceName } : {}),
         };
 
-  const authenticate = async (request: Request): Promise<Response | { authInfo: AuthInfo }> => {
+  const authenticate = async (
+    request: Request,
+    parsedBody?: unknown,
+  ): Promise<Response | { authInfo: AuthInfo }> => {
     // Between listening and `attach` (a few microseconds with port 0) nothing can be checked.
     if (resource === undefined || registry === undefined)
       return unavailableResponse('The server is starting.');
@@ -103,7 +106,7 @@ export function protectHttp(options: ProtectHttpOptions): HttpProtection {
 
     const needed = new Set<string>();
     const refusedTools: string[] = [];
-    for (const name of await requestedTools(request)) {
+    for (const name of await requestedTools(request, parsedBody)) {
       const tool = registry().get(name);
       if (!tool) continue; // The handler answers an unknown tool; nothing runs.
       const required = scopes.required({ name: tool.name, annotations: tool.definition.annotations });

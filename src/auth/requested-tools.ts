@@ -1,5 +1,5 @@
 /**
- * The names of the tools a POST asks to call, read from a copy of its JSON-RPC body (one message
+ * The names of the tools a POST asks to call, read from its parsed JSON-RPC body (or a copy of it) (one message
  * or, in 2025-03-26, a batch). Scopes are checked here, at the HTTP layer, because the MCP
  * authorization spec answers a missing scope with an HTTP `403` challenge, not a JSON-RPC error.
  *
@@ -8,13 +8,16 @@
  * A body that does not parse is let through: the MCP handler answers it with a parse error and
  * runs nothing.
  */
-export async function requestedTools(request: Request): Promise<string[]> {
+export async function requestedTools(request: Request, parsedBody?: unknown): Promise<string[]> {
   if (request.method !== 'POST') return [];
-  let body: unknown;
-  try {
-    body = JSON.parse(await request.clone().text());
-  } catch {
-    return [];
+  // The Node wrapper parses every body once; only a request from elsewhere is read here.
+  let body = parsedBody;
+  if (body === undefined) {
+    try {
+      body = JSON.parse(await request.clone().text());
+    } catch {
+      return [];
+    }
   }
   const messages = Array.isArray(body) ? body : [body];
   const names: string[] = [];

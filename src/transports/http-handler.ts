@@ -23,10 +23,12 @@ export interface HttpHandlerOptions {
   log: Logger;
   /**
    * Runs before MCP handling, e.g. to authenticate: return a `Response` to answer the request
-   * yourself, or auth information to pass to the tool handlers.
+   * yourself, or auth information to pass to the tool handlers. `parsedBody` is the POST's JSON
+   * body when the Node wrapper already parsed it (read it from there, not from the request).
    */
   authenticate?: (
     request: Request,
+    parsedBody?: unknown,
   ) => Promise<Response | { authInfo?: import('@modelcontextprotocol/server').AuthInfo }>;
   /**
    * The input schema of a tool by name, for checking SEP-2243 `Mcp-Param-*` headers of
@@ -80,7 +82,7 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
 
     let authInfo: import('@modelcontextprotocol/server').AuthInfo | undefined;
     if (options.authenticate) {
-      const outcome = await options.authenticate(request);
+      const outcome = await options.authenticate(request, given);
       if (outcome instanceof Response) return outcome;
       authInfo = outcome.authInfo;
     }
