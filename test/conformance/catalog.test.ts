@@ -33,9 +33,7 @@ describe.each(MATRIX)('catalog with the $kind client over $wire', ({ kind, wire 
   it('declares prompts and completions and lists the prompts with their arguments', async () => {
     await using client = await connect(kind, wire, fixtureServer);
     const catalog = catalogOf(client);
-    if (kind === 'v1') {
-      expect(catalog.getServerCapabilities()).toMatchObject({ prompts: {}, completions: {}, resources: {} });
-    }
+    expect(catalog.getServerCapabilities()).toMatchObject({ prompts: {}, completions: {}, resources: {} });
     const { prompts } = await catalog.listPrompts();
     expect(prompts.map((prompt) => prompt.name)).toEqual([
       'test_simple_prompt',

@@ -21,7 +21,7 @@ export interface TestClient extends AsyncDisposable {
   readResource(uri: string): Promise<{ contents: Array<Record<string, unknown>> }>;
   /** The underlying SDK client, for anything else. */
   raw: ClientV1 | ClientV2;
-  /** The server's stderr (HTTP only). */
+  /** What the server wrote to stderr so far (its log), on either wire. */
   stderr(): string;
 }
 
@@ -38,6 +38,12 @@ export async function connect(kind: ClientKind, wire: Wire, command: ServerComma
   const env = { ...(process.env as Record<string, string>), ...command.env };
   const http = wire === 'http' ? await startHttpBridge(command) : undefined;
   let client: ClientV1 | ClientV2;
+  // Over stdio the server's log is the child's stderr, kept here for `stderr()`.
+  let stdioStderr = '';
+  const capture = (stream: import('node:stream').Stream | null | undefined) =>
+    stream?.on('data', (chunk: Buffer) => {
+      stdioStderr += chunk.toString();
+    });
   if (kind === 'v1') {
     const v1 = new ClientV1({ name: 'bridge-test-v1', version: '1.0.0' });
     const transport = http
@@ -49,6 +55,7 @@ export async function connect(kind: ClientKind, wire: Wire, command: ServerComma
           ...cwd(command),
           stderr: 'pipe',
         });
+    if (transport instanceof StdioV1) capture(transport.stderr);
     await v1.connect(transport);
     client = v1;
   } else {
@@ -65,6 +72,7 @@ export async function connect(kind: ClientKind, wire: Wire, command: ServerComma
           ...cwd(command),
           stderr: 'pipe',
         });
+    if (transport instanceof StdioV2) capture(transport.stderr);
     await v2.connect(transport);
     client = v2;
   }
@@ -80,7 +88,7 @@ export async function connect(kind: ClientKind, wire: Wire, command: ServerComma
     kind,
     wire,
     raw: client,
-    stderr: () => http?.stderr() ?? '',
+    stderr: () => http?.stderr() ?? stdioStderr,
     async listTools() {
       const tools: Array<Record<string, unknown> & { name: string }> = [];
       let cursor: string | undefined;
