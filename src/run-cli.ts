@@ -99,7 +99,7 @@ const COMMON_FLAGS: CommonFlags = {
   usage: COMMON_USAGE,
   parseLogLevel,
   serverFrom(values, log, configured) {
-    let transport = typeof values.http === 'string' ? transportFrom(values) : configured;
+    let transport = transportFrom(values, configured);
     const auth = authFromFlags(values, transport.kind === 'http' ? transport.address : undefined, {
       log,
       env: process.env,
@@ -112,11 +112,14 @@ const COMMON_FLAGS: CommonFlags = {
   },
 };
 
-function transportFrom(values: FlagValues): TransportOptions {
+// Flags override the configured transport field by field: `--http` the address, `--max-body-bytes`
+// the limit; `--allowed-host`/`--allowed-origin` add to the configured lists.
+function transportFrom(values: FlagValues, configured: TransportOptions): TransportOptions {
   const http = values.http;
-  if (typeof http !== 'string') return { kind: 'stdio' };
+  const base = configured.kind === 'http' ? configured : undefined;
+  if (typeof http !== 'string' && !base) return configured;
   const maxBody = values['max-body-bytes'];
-  let maxRequestBodySize: number | undefined;
+  let maxRequestBodySize = base?.maxRequestBodySize;
   if (typeof maxBody === 'string') {
     maxRequestBodySize = Number(maxBody);
     if (!Number.isSafeInteger(maxRequestBodySize) || maxRequestBodySize <= 0) {
@@ -125,22 +128,25 @@ function transportFrom(values: FlagValues): TransportOptions {
   }
   let address: ReturnType<typeof parseListenAddress>;
   try {
-    address = parseListenAddress(http);
+    // Without --http there is a configured HTTP transport (see the early return above).
+    address = typeof http === 'string' ? parseListenAddress(http) : base!.address;
   } catch (error) {
     throw new BridgeError('invalid_input', describeError(error));
   }
+  const hosts = [...(base?.allowedHosts ?? []), ...strings(values['allowed-host'])];
+  const origins = [...(base?.allowedOrigins ?? []), ...strings(values['allowed-origin'])];
   return {
+    ...base,
     kind: 'http',
     address,
-    ...stringList('allowedHosts', values['allowed-host']),
-    ...stringList('allowedOrigins', values['allowed-origin']),
+    ...(hosts.length > 0 ? { allowedHosts: hosts } : {}),
+    ...(origins.length > 0 ? { allowedOrigins: origins } : {}),
     ...(maxRequestBodySize === undefined ? {} : { maxRequestBodySize }),
   };
 }
 
-function stringList<K extends string>(key: K, value: FlagValues[string]): { [P in K]?: string[] } {
-  if (!Array.isArray(value)) return {};
-  return { [key]: value.map(String) } as { [P in K]?: string[] };
+function strings(value: FlagValues[string]): string[] {
+  return Array.isArray(value) ? value.map(String) : [];
 }
 
 function parseLogLevel(value: FlagValues[string]): LogLevel {

@@ -77,7 +77,7 @@ export async function runConfig(
   const running = await serveConfig({
     config,
     ...(reread ? { reread } : {}),
-    transport: typeof values.http === 'string' ? withConfigHosts(server.transport, config) : server.transport,
+    transport: server.transport,
     log,
     watch: values['no-watch'] !== true,
   });
@@ -92,18 +92,6 @@ export async function runConfig(
   // Anything still holding the event loop (a stuck socket) must not keep the process alive.
   setTimeout(() => process.exit(0), 2_000).unref();
   return 0;
-}
-
-// `--http` replaces the address; the config's allowed hosts and origins still apply.
-function withConfigHosts(transport: TransportOptions, config: BridgeConfig): TransportOptions {
-  if (transport.kind !== 'http') return transport;
-  const hosts = [...(config.server.allowedHosts ?? []), ...(transport.allowedHosts ?? [])];
-  const origins = [...(config.server.allowedOrigins ?? []), ...(transport.allowedOrigins ?? [])];
-  return {
-    ...transport,
-    ...(hosts.length > 0 ? { allowedHosts: hosts } : {}),
-    ...(origins.length > 0 ? { allowedOrigins: origins } : {}),
-  };
 }
 
 /** `bridge inspect <config | kind args>`. Returns the exit code. */
