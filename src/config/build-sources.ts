@@ -6,10 +6,16 @@ import type { BridgeConfig, ConfiguredSource } from './load-config.js';
 
 /**
  * A shorthand command (`bridge openapi spec.yaml …`) as the one-source config it stands for, so
- * that both paths serve, watch and inspect through the same code.
+ * that both paths serve, watch and inspect through the same code. The options from the flags pass
+ * the adapter's `configSchema` like a config file's, so both accept exactly the same values.
  */
 export function shorthandConfig(command: AdapterCommand, options: unknown, baseDir: string): BridgeConfig {
-  return { server: {}, sources: [{ kind: command.name, command, options, baseDir }] };
+  const checked = command.configSchema.safeParse(options);
+  if (!checked.success) {
+    const problems = checked.error.issues.map((issue) => `${issue.path.join('.') || 'options'}: ${issue.message}`);
+    throw new BridgeError('invalid_input', `invalid ${command.name} options: ${problems.join('; ')}`);
+  }
+  return { server: {}, sources: [{ kind: command.name, command, options: checked.data, baseDir }] };
 }
 
 /** Builds one decorated source per config entry (nothing is loaded yet). */
