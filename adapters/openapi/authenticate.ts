@@ -208,7 +208,7 @@ export class Authenticator {
 }
 
 /** The token URL of an OAuth2 scheme's client-credentials flow (OpenAPI 3 or Swagger 2 `application`). */
-export function clientCredentialsUrl(definition: Json): string | undefined {
+function clientCredentialsUrl(definition: Json): string | undefined {
   if (isObject(definition.flows) && isObject(definition.flows.clientCredentials)) {
     const url = definition.flows.clientCredentials.tokenUrl;
     return typeof url === 'string' ? url : undefined;

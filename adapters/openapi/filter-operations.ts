@@ -7,12 +7,12 @@ import { isObject } from './resolve-ref.js';
  * `tag:NAME`, `method:GET`, `path:/repos/**` (or any pattern starting with `/`), or an operationId
  * (`*` allowed). Path globs: `*` matches within one segment, `**` across segments.
  */
-export type OperationFilter = string;
+type OperationFilter = string;
 
 type Matcher = (operation: OperationInfo) => boolean;
 
 /** Parses one filter; throws `invalid_input` naming it when it is malformed. */
-export function parseFilter(filter: OperationFilter, flag = '--include'): Matcher {
+function parseFilter(filter: OperationFilter, flag = '--include'): Matcher {
   const colon = filter.indexOf(':');
   const kind = colon > 0 ? filter.slice(0, colon).toLowerCase() : '';
   const value = colon > 0 ? filter.slice(colon + 1) : filter;

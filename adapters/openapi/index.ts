@@ -3,7 +3,6 @@ import { createOpenApiSource, DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS } from './crea
 import { AUTO_DYNAMIC_THRESHOLD } from './dynamic-tools.js';
 import { flagOptions, type OpenApiOptions, openApiOptionsSchema, parseFlags } from './options.js';
 
-export { credentialVariables, envName } from './authenticate.js';
 export { createOpenApiSource } from './create-source.js';
 export type { OpenApiOptions } from './options.js';
 

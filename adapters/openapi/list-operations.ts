@@ -1,7 +1,7 @@
 import type { SpecVersion } from './load-document.js';
 import { deref, isObject, type Json } from './resolve-ref.js';
 
-export const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 export type HttpMethod = (typeof METHODS)[number];
 
 /** One operation of the spec, with what was inherited from its path item. */

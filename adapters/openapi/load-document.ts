@@ -101,7 +101,7 @@ async function fetchText(url: string, signal?: AbortSignal): Promise<string> {
 }
 
 /** JSON when it looks like JSON (fast path for the 13 MB specs), YAML otherwise. */
-export function parseText(text: string, location: string): Record<string, unknown> {
+function parseText(text: string, location: string): Record<string, unknown> {
   const trimmed = text.trimStart();
   let parsed: unknown;
   if (trimmed.startsWith('{')) {
@@ -142,7 +142,7 @@ function parseYaml(text: string, location: string): unknown {
 }
 
 /** Loads the YAML parser; called before `parseText` is given YAML. */
-export async function preloadYaml(): Promise<void> {
+async function preloadYaml(): Promise<void> {
   yamlModule ??= await import('yaml');
 }
 

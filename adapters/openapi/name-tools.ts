@@ -7,7 +7,7 @@ import { isObject } from './resolve-ref.js';
  * (`GET /pets/{petId}` → `get_pets_petId`). Words are never abbreviated; a name over 64 characters
  * keeps its leading whole words plus a short hash (see the core's `sanitizeToolName`).
  */
-export function rawToolName(operation: OperationInfo): string {
+function rawToolName(operation: OperationInfo): string {
   const extension = operation.operation['x-mcp'];
   if (isObject(extension) && typeof extension.name === 'string' && extension.name.trim() !== '') {
     return extension.name.trim();

@@ -3,7 +3,7 @@ import type { HttpRequest } from './build-request.js';
 import type { HttpResponse } from './send-request.js';
 
 /** Characters of a text body returned inline before the rest is paged (about 20,000 tokens). */
-export const PAGE_CHARS = 80_000;
+const PAGE_CHARS = 80_000;
 /** Characters of an error body kept in the error text. */
 const ERROR_BODY_CHARS = 4_000;
 /** Binary bodies above this size are linked, not embedded. */

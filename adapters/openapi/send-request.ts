@@ -192,7 +192,7 @@ function connectionError(request: HttpRequest, error: unknown, attempts: number)
 }
 
 /** `Retry-After` as seconds or an HTTP date, in milliseconds (RFC 9110 §10.2.3). */
-export function retryAfterMs(value: string | undefined): number | undefined {
+function retryAfterMs(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const seconds = Number(value);
   if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
