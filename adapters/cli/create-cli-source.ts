@@ -6,7 +6,7 @@ import { applyOverlay } from './apply-overlay.js';
 import { cacheFile, readCachedSpec, writeCachedSpec } from './cache-discovery.js';
 import { isCommandOffered, type Policy } from './check-policy.js';
 import type { CliSpec } from './cli-spec.js';
-import { discoverCobra, isCobra } from './discover-cobra.js';
+import { cobraCompletions, discoverCobra } from './discover-cobra.js';
 import { discoverGeneric } from './discover-generic.js';
 import { type Discovered, discoverGit } from './discover-git.js';
 import { findProgram } from './find-program.js';
@@ -145,12 +145,13 @@ async function discover(
   };
   let flavor: CliSpec['flavor'];
   let found: Discovered;
+  const completions = program === 'git' ? undefined : await cobraCompletions(binary, baseDir, context.signal);
   if (program === 'git') {
     flavor = 'git';
     found = await discoverGit(request);
-  } else if (await isCobra(binary, baseDir, context.signal)) {
+  } else if (completions !== undefined) {
     flavor = 'cobra';
-    found = await discoverCobra(request);
+    found = await discoverCobra({ ...request, completions });
   } else {
     flavor = 'generic';
     found = await discoverGeneric(request);

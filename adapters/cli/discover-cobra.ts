@@ -6,14 +6,21 @@ import { mapLimit, probe } from './probe.js';
 /** Subcommands that never make useful tools (shell completion scripts, help, completion internals). */
 const SKIPPED = new Set(['completion', 'help', '__complete', '__completeNoDesc']);
 
-/** Whether `binary` is a Cobra program: its hidden `__complete` command ends with a `:<directive>` line. */
-export async function isCobra(binary: string, cwd: string, signal?: AbortSignal): Promise<boolean> {
+/**
+ * The top-level completions of `binary` when it is a Cobra program (its hidden `__complete`
+ * command ends with a `:<directive>` line), else `undefined`. `discoverCobra` starts from them.
+ */
+export async function cobraCompletions(
+  binary: string,
+  cwd: string,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
   const result = await probe(binary, ['__complete', ''], {
     cwd,
     timeoutMs: 3_000,
     ...(signal ? { signal } : {}),
   });
-  return result.exitCode === 0 && /(^|\n):\d+\s*(\n|$)/.test(result.text);
+  return result.exitCode === 0 && /(^|\n):\d+\s*(\n|$)/.test(result.text) ? result.text : undefined;
 }
 
 /**
@@ -28,14 +35,15 @@ export async function discoverCobra(request: {
   maxDepth?: number;
   signal?: AbortSignal;
   timeoutMs?: number;
+  /** What `cobraCompletions` returned: the top level is not asked twice. */
+  completions: string;
 }): Promise<Discovered> {
   const options = {
     cwd: request.cwd,
     timeoutMs: request.timeoutMs ?? 5_000,
     ...(request.signal ? { signal: request.signal } : {}),
   };
-  const top = await probe(request.binary, ['__complete', ''], options);
-  const entries = parseCompletions(top.text).filter(
+  const entries = parseCompletions(request.completions).filter(
     (entry) => !SKIPPED.has(entry.name) && (!request.commands || request.commands.includes(entry.name)),
   );
   const commands: CommandSpec[] = [];
