@@ -22,7 +22,7 @@ export interface GraphqlOptions {
   mutations?: 'none' | 'all';
   /** Custom scalar name → JSON Schema type (`integer`, `any`, …), string format (`date-time`) or schema. */
   scalars?: Record<string, ScalarMapping>;
-  /** Object levels selected below a root field. Default 2. */
+  /** Object levels selected below a root field. Default 1. */
   depth?: number;
   /** Fields selected per object. Default 15. */
   breadth?: number;
