@@ -12,7 +12,9 @@ import type { BridgeConfig, ConfiguredSource } from './load-config.js';
 export function shorthandConfig(command: AdapterCommand, options: unknown, baseDir: string): BridgeConfig {
   const checked = command.configSchema.safeParse(options);
   if (!checked.success) {
-    const problems = checked.error.issues.map((issue) => `${issue.path.join('.') || 'options'}: ${issue.message}`);
+    const problems = checked.error.issues.map(
+      (issue) => `${issue.path.join('.') || 'options'}: ${issue.message}`,
+    );
     throw new BridgeError('invalid_input', `invalid ${command.name} options: ${problems.join('; ')}`);
   }
   return { server: {}, sources: [{ kind: command.name, command, options: checked.data, baseDir }] };
