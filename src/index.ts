@@ -2,6 +2,19 @@
  * The core's public surface: everything an adapter may import. Adapters import from here only.
  */
 
+export {
+  AskInterrupt,
+  type AskKind,
+  type ClientAsk,
+  ClientCannotAnswerError,
+  type ClientRoot,
+  type FormAnswer,
+  type FormQuestion,
+  type SamplingAnswer,
+  type SamplingQuestion,
+  type UrlAnswer,
+  type UrlQuestion,
+} from './ask/client-ask.js';
 export type {
   Catalog,
   CatalogContext,

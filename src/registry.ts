@@ -1,3 +1,4 @@
+import { AskInterrupt } from './ask/client-ask.js';
 import { BridgeError, describeError, toBridgeError } from './errors.js';
 import type { LoadContext, Source } from './source.js';
 import { type ToolContext, type ToolDefinition, type ToolResult, textResult } from './tool.js';
@@ -74,8 +75,9 @@ export class ToolRegistry {
   }
 
   /**
-   * Validates `args` and runs the tool. Never throws: invalid arguments, a throwing invoke and a
-   * cancelled call all come back as `isError` results whose text says what happened.
+   * Validates `args` and runs the tool. Throws only an `AskInterrupt` (a question to the client
+   * that ends this run): invalid arguments, a throwing invoke and a cancelled call all come back as
+   * `isError` results whose text says what happened.
    */
   async call(tool: RegisteredTool, args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
     const violations = this.#validator(tool, context)?.(args) ?? [];
@@ -85,6 +87,8 @@ export class ToolRegistry {
     try {
       return await tool.definition.invoke(args, context);
     } catch (error) {
+      // A question to the client ends the run here; the server answers it (see `ClientAsk`).
+      if (error instanceof AskInterrupt) throw error;
       const failure = toBridgeError(error);
       if (failure.code === 'internal') context.log.error(`tool ${tool.name} failed`, error);
       const text = failure.code === 'aborted' ? 'The call was cancelled.' : describeError(failure);

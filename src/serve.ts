@@ -38,6 +38,8 @@ export interface ServeOptions {
   extend?: ServerSetup['extend'];
   /** Task lifetime bounds (TTL default, min, max), polling pace, memory cap, or another store. */
   tasks?: ServerSetup['tasks'];
+  /** Asking the client: the 2026-07-28 request-state key, the initialize-era answer timeout. */
+  ask?: ServerSetup['ask'];
 }
 
 /** How long a source replaced by a reload keeps serving the calls that started before it. */
@@ -91,6 +93,7 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
     shutdown: shutdown.signal,
     ...(options.extend ? { extend: options.extend } : {}),
     ...(options.tasks ? { tasks: options.tasks } : {}),
+    ...(options.ask ? { ask: options.ask } : {}),
   });
 
   let stopTransport: () => Promise<void>;

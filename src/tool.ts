@@ -1,3 +1,4 @@
+import type { ClientAsk } from './ask/client-ask.js';
 import type { Logger } from './logger.js';
 import type { ResourceStore } from './resource-store.js';
 
@@ -92,6 +93,13 @@ export interface ToolContext {
    * well as to the roots the user configured.
    */
   roots?(): Promise<string[] | undefined>;
+  /**
+   * Asks the client: the user (form or URL elicitation), its model (sampling), its roots. Present
+   * for calls that can reach the client; read `ClientAsk` before using it — in the 2026-07-28 era a
+   * question ends the run and the tool runs again from the start with the answer, so ask before
+   * doing anything that must not happen twice.
+   */
+  ask?: ClientAsk;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { LoggingLevel, ServerContext } from '@modelcontextprotocol/server';
+import type { ClientAsk } from '../ask/client-ask.js';
 import type { Logger } from '../logger.js';
 import type { ResourceStore } from '../resource-store.js';
 import type { Progress, ToolContext } from '../tool.js';
@@ -24,6 +25,8 @@ export function createCallContext(
     shutdown: AbortSignal;
     toolName: string;
     roots?: () => Promise<string[] | undefined>;
+    /** Builds the call's `ClientAsk` from its signal (see `prepareAsking`). */
+    ask?: (signal: AbortSignal) => ClientAsk;
   },
 ): { context: ToolContext; settled: () => Promise<void> } {
   // Notifications are sent in order and awaited before the result, so none arrives after it.
@@ -48,6 +51,7 @@ export function createCallContext(
     caller: callerOf(ctx),
   };
   if (options.roots) context.roots = options.roots;
+  if (options.ask) context.ask = options.ask(context.signal);
   const authorization = ctx.http?.req?.headers.get('authorization');
   if (authorization) context.authorization = authorization;
   // The v2 SDK client dispatches notifications a tick later than responses: when the last

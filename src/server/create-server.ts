@@ -7,14 +7,16 @@ import {
   type ServerOptions,
   type Tool,
 } from '@modelcontextprotocol/server';
+import { type AskSettings, prepareAsking } from '../ask/call-asking.js';
+import { RequestStateKeeper } from '../ask/request-state.js';
 import type { Catalog } from '../catalog.js';
 import type { Logger } from '../logger.js';
 import type { RegisteredTool, ToolRegistry } from '../registry.js';
 import type { ResourceStore } from '../resource-store.js';
 import { createTaskSupport } from '../tasks/install-tasks.js';
 import type { TaskOptions } from '../tasks/task-runner.js';
-import { textResult } from '../tool.js';
-import { createCallContext } from './call-context.js';
+import { type ToolResult, textResult } from '../tool.js';
+import { callerOf, createCallContext } from './call-context.js';
 import { trackClientRoots } from './client-roots.js';
 import { promptHandlers, registerCompletionHandler } from './handle-prompts.js';
 import { resourceHandlers } from './handle-resources.js';
@@ -41,6 +43,19 @@ export interface ServerSetup {
   extend?: (server: Server, context: McpRequestContext) => void;
   /** Lifetime bounds, polling pace and store of tasks (tools with `taskSupport`). */
   tasks?: TaskOptions;
+  /** How tools ask the client (see `ClientAsk`): the request-state key, the answer timeout. */
+  ask?: AskOptions;
+}
+
+/** Settings of asking the client. */
+export interface AskOptions {
+  /**
+   * HMAC key (at least 32 bytes) of the 2026-07-28 request states. Give every instance behind one
+   * endpoint the same key; default: random per process.
+   */
+  stateKey?: string;
+  /** How long an initialize-era question waits for the client's answer. Default 5 minutes. */
+  timeoutMs?: number;
 }
 
 /**
@@ -59,6 +74,12 @@ export function createServerFactory(setup: ServerSetup): (context: McpRequestCon
   };
 
   const registerCatalog = catalogHandlers(setup);
+
+  // One keeper per factory: a round's state must open on the instance that serves the retry.
+  const askSettings: AskSettings = {
+    keeper: new RequestStateKeeper(setup.ask?.stateKey === undefined ? {} : { key: setup.ask.stateKey }),
+    ...(setup.ask?.timeoutMs === undefined ? {} : { timeoutMs: setup.ask.timeoutMs }),
+  };
 
   // One task layer for every instance, so a task created on one request is found by the next.
   const tasks = createTaskSupport(setup, setup.tasks);
@@ -79,8 +100,8 @@ export function createServerFactory(setup: ServerSetup): (context: McpRequestCon
   return (context) => {
     const server = new Server(setup.info, serverOptions);
 
-    // The 2026-07-28 era has no server-to-client requests, so only the initialize era has roots.
-    const clientRoots = context.era === 'modern' ? async () => undefined : trackClientRoots(server);
+    // Initialize era: roots by a `roots/list` request, kept per connection. (2026-07-28: by `prepareAsking`.)
+    const clientRoots = trackClientRoots(server);
 
     server.setRequestHandler('tools/list', (request) =>
       listPage('tools', describeTools(setup.registry()), request.params?.cursor),
@@ -95,8 +116,32 @@ export function createServerFactory(setup: ServerSetup): (context: McpRequestCon
         if (reason) return textResult(reason, true) as CallToolResult;
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: "${request.params.name}"`);
       }
-      const call = createCallContext(ctx, { ...setup, toolName: tool.name, roots: () => clientRoots(ctx) });
-      const result = await registry.call(tool, request.params.arguments ?? {}, call.context);
+      const args = request.params.arguments ?? {};
+      const modern = context.era === 'modern';
+      const asking = prepareAsking(ctx, {
+        modern,
+        capabilities: server.getClientCapabilities(),
+        settings: askSettings,
+        caller: callerOf(ctx),
+        tool: tool.name,
+        args,
+      });
+      const call = createCallContext(ctx, {
+        ...setup,
+        toolName: tool.name,
+        roots: asking.roots ?? (() => clientRoots(ctx)),
+        ask: asking.ask,
+      });
+      let result: ToolResult;
+      try {
+        result = await registry.call(tool, args, call.context);
+      } catch (error) {
+        const answer = asking.settle({ error });
+        if (answer) return answer;
+        throw error;
+      }
+      const pending = asking.settle({ result });
+      if (pending) return pending;
       await call.settled();
       return server.projectCallToolResult(result as CallToolResult, tool.definition.outputSchema);
     });

@@ -3,6 +3,11 @@ import { StdioClientTransport as StdioV2 } from '@modelcontextprotocol/client/st
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { type ServerCommand, startHttpBridge, type Wire } from './start-bridge.js';
 
 /** The SDK client generations the bridge must serve: v1 (initialize era), v2 pinned to 2026-07-28. */
@@ -33,8 +38,28 @@ export const MATRIX: Array<{ kind: ClientKind; wire: Wire }> = [
   { kind: 'v2', wire: 'http' },
 ];
 
+/**
+ * What the client offers the server: capabilities, and one era-neutral answerer for the server's
+ * questions (`elicitation/create`, `sampling/createMessage`, `roots/list`). The v1 client answers
+ * them as server→client requests; the v2 client pinned to 2026-07-28 answers the same questions
+ * when they arrive as `input_required` rounds.
+ */
+export interface ClientOffer {
+  capabilities: Record<string, unknown>;
+  answer?: (
+    method: string,
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+  ) => Promise<Record<string, unknown>>;
+}
+
 /** Starts the server `command` and connects a `kind` client to it over `wire`. */
-export async function connect(kind: ClientKind, wire: Wire, command: ServerCommand): Promise<TestClient> {
+export async function connect(
+  kind: ClientKind,
+  wire: Wire,
+  command: ServerCommand,
+  offer?: ClientOffer,
+): Promise<TestClient> {
   const env = { ...(process.env as Record<string, string>), ...command.env };
   const http = wire === 'http' ? await startHttpBridge(command) : undefined;
   let client: ClientV1 | ClientV2;
@@ -45,7 +70,11 @@ export async function connect(kind: ClientKind, wire: Wire, command: ServerComma
       stdioStderr += chunk.toString();
     });
   if (kind === 'v1') {
-    const v1 = new ClientV1({ name: 'bridge-test-v1', version: '1.0.0' });
+    const v1 = new ClientV1(
+      { name: 'bridge-test-v1', version: '1.0.0' },
+      offer ? { capabilities: offer.capabilities } : undefined,
+    );
+    if (offer?.answer) answerV1(v1, offer);
     const transport = http
       ? new HttpV1(http.url)
       : new StdioV1({
@@ -61,8 +90,12 @@ export async function connect(kind: ClientKind, wire: Wire, command: ServerComma
   } else {
     const v2 = new ClientV2(
       { name: 'bridge-test-v2', version: '2.0.0' },
-      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+      {
+        versionNegotiation: { mode: { pin: '2026-07-28' } },
+        ...(offer ? { capabilities: offer.capabilities } : {}),
+      },
     );
+    if (offer?.answer) answerV2(v2, offer.answer);
     const transport = http
       ? new HttpV2(http.url)
       : new StdioV2({
@@ -114,4 +147,39 @@ export async function connect(kind: ClientKind, wire: Wire, command: ServerComma
 
 function cwd(command: ServerCommand) {
   return command.cwd ? { cwd: command.cwd } : {};
+}
+
+type Answer = NonNullable<ClientOffer['answer']>;
+const ASKED = ['elicitation/create', 'sampling/createMessage', 'roots/list'] as const;
+
+// The v1 client refuses a handler for a capability it did not declare.
+function answerV1(client: ClientV1, offer: ClientOffer): void {
+  const answer = offer.answer as Answer;
+  const declared = {
+    'elicitation/create': 'elicitation',
+    'sampling/createMessage': 'sampling',
+    'roots/list': 'roots',
+  } as const;
+  const schemas = {
+    'elicitation/create': ElicitRequestSchema,
+    'sampling/createMessage': CreateMessageRequestSchema,
+    'roots/list': ListRootsRequestSchema,
+  };
+  for (const method of ASKED) {
+    if (!offer.capabilities[declared[method]]) continue;
+    client.setRequestHandler(
+      schemas[method] as typeof ElicitRequestSchema,
+      ((request: { params?: unknown }, extra: { signal: AbortSignal }) =>
+        answer(method, (request.params ?? {}) as Record<string, unknown>, extra.signal)) as never,
+    );
+  }
+}
+
+function answerV2(client: ClientV2, answer: Answer): void {
+  for (const method of ASKED) {
+    client.setRequestHandler(method, ((
+      request: { params?: unknown },
+      ctx: { mcpReq: { signal: AbortSignal } },
+    ) => answer(method, (request.params ?? {}) as Record<string, unknown>, ctx.mcpReq.signal)) as never);
+  }
 }

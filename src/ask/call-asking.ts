@@ -1,0 +1,116 @@
+import { fileURLToPath } from 'node:url';
+import {
+  type CallToolResult,
+  CLIENT_CAPABILITIES_META_KEY,
+  type InputRequiredResult,
+  MissingRequiredClientCapabilityError,
+  ProtocolError,
+  ProtocolErrorCode,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { textResult } from '../tool.js';
+import { type LiveAskOptions, liveAsk } from './ask-live.js';
+import type { AskCapabilities } from './ask-params.js';
+import { InputRequiredInterrupt, InputRound } from './ask-rounds.js';
+import { InvalidAnswerError } from './check-answer.js';
+import { AskInterrupt, type ClientAsk, ClientCannotAnswerError } from './client-ask.js';
+import { InvalidRequestStateError, RequestStateKeeper, type RoundState } from './request-state.js';
+
+/** How the server asks clients: one per server factory. */
+export interface AskSettings {
+  /** Seals the 2026-07-28 round states. */
+  keeper: RequestStateKeeper;
+  /** How long an initialize-era question waits for its answer. */
+  timeoutMs?: number;
+}
+
+/** Asking, wired for one `tools/call` in its era. */
+export interface CallAsking {
+  /** The tool's `ClientAsk`, cancelled with `signal` (the call's). */
+  ask(signal: AbortSignal): ClientAsk;
+  /** 2026-07-28 only: the client's `file://` roots through an `input_required` round, when it offers roots. */
+  roots?: () => Promise<string[] | undefined>;
+  /** What the call answers once the tool returned or threw: `undefined` to send the tool's result. */
+  settle(outcome: { error: unknown } | { result: unknown }): CallToolResult | InputRequiredResult | undefined;
+}
+
+/**
+ * Prepares asking for one call. In the 2026-07-28 era this opens the retry's request state (a bad
+ * one is refused here, before anything runs) and collects its `inputResponses`.
+ */
+export function prepareAsking(
+  ctx: ServerContext,
+  options: {
+    modern: boolean;
+    /** Initialize era: what the client declared at `initialize`. */
+    capabilities?: AskCapabilities;
+    settings: AskSettings;
+    caller: string;
+    tool: string;
+    args: Record<string, unknown>;
+  },
+): CallAsking {
+  if (!options.modern) {
+    const live: Omit<LiveAskOptions, 'signal'> = { capabilities: options.capabilities };
+    if (options.settings.timeoutMs !== undefined) live.timeoutMs = options.settings.timeoutMs;
+    return {
+      ask: (signal) => liveAsk(ctx, { ...live, signal }),
+      settle: (outcome) => ('error' in outcome ? legacyAnswer(outcome.error) : undefined),
+    };
+  }
+  const { keeper } = options.settings;
+  const bind = RequestStateKeeper.bind(options.caller, options.tool, options.args);
+  const wire = ctx.mcpReq.requestState();
+  let prior: RoundState | undefined;
+  if (wire !== undefined) {
+    try {
+      prior = keeper.open(String(wire), bind);
+    } catch (error) {
+      throw modernError(error);
+    }
+  }
+  const round = new InputRound({
+    capabilities: (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[
+      CLIENT_CAPABILITIES_META_KEY
+    ] as AskCapabilities | undefined,
+    bind,
+    ...(prior ? { prior } : {}),
+    ...(ctx.mcpReq.inputResponses ? { responses: ctx.mcpReq.inputResponses } : {}),
+  });
+  return {
+    ask: () => round.ask,
+    roots: async () => {
+      if (!round.ask.can('roots')) return undefined;
+      const roots = await round.ask.roots();
+      return roots.filter((root) => root.uri.startsWith('file://')).map((root) => fileURLToPath(root.uri));
+    },
+    settle(outcome) {
+      // A tool that swallowed the interrupt still waits for its answers: its result is not final.
+      if (round.waiting) return round.result(keeper);
+      if ('error' in outcome) {
+        if (outcome.error instanceof InputRequiredInterrupt) return round.result(keeper);
+        throw modernError(outcome.error);
+      }
+      return undefined;
+    },
+  };
+}
+
+// Initialize era: the model hears why its call could not go on.
+function legacyAnswer(error: unknown): CallToolResult {
+  if (error instanceof AskInterrupt) return textResult(error.message, true) as CallToolResult;
+  throw error;
+}
+
+function modernError(error: unknown): unknown {
+  if (error instanceof ClientCannotAnswerError) {
+    return new MissingRequiredClientCapabilityError(
+      { requiredCapabilities: error.requiredCapabilities },
+      error.message,
+    );
+  }
+  if (error instanceof InvalidAnswerError || error instanceof InvalidRequestStateError) {
+    return new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
+  }
+  return error;
+}

@@ -1,0 +1,105 @@
+// A bridge whose tools ask the client (elicitation, sampling, roots), started by the tests as a
+// real process. Tools that act write MARKER files, so tests can check what ran and how often.
+import { appendFileSync } from 'node:fs';
+import { type Source, type ToolDefinition, textResult } from '../../src/index.js';
+import { isEntryPoint, serveFromArgv } from './serve-from-argv.js';
+
+const annotations = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: false,
+};
+const nameForm = {
+  type: 'object' as const,
+  properties: { name: { type: 'string', minLength: 1 } },
+  required: ['name'],
+};
+
+export const askTools: ToolDefinition[] = [
+  {
+    name: 'greet',
+    description: 'Asks the user for a name, then appends "hello NAME" to MARKER.',
+    inputSchema: { type: 'object', properties: { marker: { type: 'string' } }, required: ['marker'] },
+    annotations,
+    async invoke(args, context) {
+      if (!context.ask) return textResult('no ask', true);
+      const answer = await context.ask.elicit({
+        key: 'who',
+        message: 'Who shall I greet?',
+        requestedSchema: nameForm,
+      });
+      if (answer.action !== 'accept') return textResult(`The user chose to ${answer.action}.`, true);
+      appendFileSync(String(args.marker), `hello ${answer.content.name}\n`);
+      return textResult(`Hello, ${answer.content.name}!`);
+    },
+  },
+  {
+    name: 'two_steps',
+    description: 'Asks a name, then a color (two rounds), then appends both to MARKER.',
+    inputSchema: { type: 'object', properties: { marker: { type: 'string' } }, required: ['marker'] },
+    annotations,
+    async invoke(args, context) {
+      if (!context.ask) return textResult('no ask', true);
+      const name = await context.ask.elicit({
+        key: 'name',
+        message: 'Your name?',
+        requestedSchema: nameForm,
+      });
+      const color = await context.ask.elicit({
+        key: 'color',
+        message: 'Your favourite color?',
+        requestedSchema: {
+          type: 'object',
+          properties: { color: { type: 'string', enum: ['red', 'blue'] } },
+          required: ['color'],
+        },
+      });
+      if (name.action !== 'accept' || color.action !== 'accept') return textResult('declined', true);
+      appendFileSync(String(args.marker), `${name.content.name} likes ${color.content.color}\n`);
+      return textResult(`${name.content.name} likes ${color.content.color}`);
+    },
+  },
+  {
+    name: 'all_at_once',
+    description: 'Asks a name, a completion and the roots in one round.',
+    inputSchema: { type: 'object', properties: {} },
+    annotations,
+    async invoke(_args, context) {
+      if (!context.ask) return textResult('no ask', true);
+      const [name, sample, roots] = await Promise.all([
+        context.ask.elicit({ key: 'name', message: 'Your name?', requestedSchema: nameForm }),
+        context.ask.sample({
+          key: 'poem',
+          messages: [{ role: 'user', content: { type: 'text', text: 'Say hi' } }],
+          maxTokens: 20,
+        }),
+        context.ask.roots({ key: 'roots' }),
+      ]);
+      const who = name.action === 'accept' ? name.content.name : '?';
+      const said = Array.isArray(sample.content) ? '' : String(sample.content.text);
+      return textResult(`${who} / ${said} / ${roots.map((root) => root.uri).join(',')}`);
+    },
+  },
+  {
+    name: 'client_roots',
+    description: "Returns the client's file roots as the core resolves them for path-confined tools.",
+    inputSchema: { type: 'object', properties: {} },
+    annotations,
+    async invoke(_args, context) {
+      const roots = await context.roots?.();
+      return textResult(roots === undefined ? 'no roots' : roots.join(','));
+    },
+  },
+];
+
+export const askSource: Source = { label: 'ask', load: async () => askTools };
+
+if (isEntryPoint('ask-server.js')) {
+  const timeout = process.env.ASK_TIMEOUT_MS;
+  const bridge = await serveFromArgv({
+    sources: [askSource],
+    ...(timeout ? { ask: { timeoutMs: Number(timeout) } } : {}),
+  });
+  await bridge.closed;
+}
