@@ -1,5 +1,7 @@
 import type { ContentBlock } from './tool.js';
 
+import type { ClientAsk } from './ask/client-ask.js';
+
 /**
  * Prompts and fixed resources a server offers beside its tools: the MCP `prompts/*`,
  * `resources/*` (static resources and URI templates) and `completion/complete` features.
@@ -13,6 +15,11 @@ export interface CatalogContext {
   signal: AbortSignal;
   /** Who is calling (see `ToolContext.caller`). */
   caller: string;
+  /**
+   * Asks the client (`prompts/get` only), as `ToolContext.ask` does for tools: in 2026-07-28 an
+   * unanswered question ends this run and the prompt is rendered again with the answer.
+   */
+  ask?: ClientAsk;
 }
 
 /** The contents of one resource: text, or binary as base64 (`blob`). */

@@ -30,7 +30,10 @@ export interface CallAsking {
   ask(signal: AbortSignal): ClientAsk;
   /** 2026-07-28 only: the client's `file://` roots through an `input_required` round, when it offers roots. */
   roots?: () => Promise<string[] | undefined>;
-  /** What the call answers once the tool returned or threw: `undefined` to send the tool's result. */
+  /**
+   * What the call answers once the tool returned or threw: `undefined` to send the tool's result
+   * (or rethrow its error). Throws the era's JSON-RPC error for a refused question.
+   */
   settle(outcome: { error: unknown } | { result: unknown }): CallToolResult | InputRequiredResult | undefined;
 }
 
@@ -48,6 +51,8 @@ export function prepareAsking(
     caller: string;
     tool: string;
     args: Record<string, unknown>;
+    /** Initialize era: `prompts/get` has no `isError` result, so an interrupt becomes a JSON-RPC error. */
+    legacyInterrupt?: 'result' | 'error';
   },
 ): CallAsking {
   if (!options.modern) {
@@ -55,7 +60,8 @@ export function prepareAsking(
     if (options.settings.timeoutMs !== undefined) live.timeoutMs = options.settings.timeoutMs;
     return {
       ask: (signal) => liveAsk(ctx, { ...live, signal }),
-      settle: (outcome) => ('error' in outcome ? legacyAnswer(outcome.error) : undefined),
+      settle: (outcome) =>
+        'error' in outcome ? legacyAnswer(outcome.error, options.legacyInterrupt ?? 'result') : undefined,
     };
   }
   const { keeper } = options.settings;
@@ -97,9 +103,10 @@ export function prepareAsking(
 }
 
 // Initialize era: the model hears why its call could not go on.
-function legacyAnswer(error: unknown): CallToolResult {
-  if (error instanceof AskInterrupt) return textResult(error.message, true) as CallToolResult;
-  throw error;
+function legacyAnswer(error: unknown, as: 'result' | 'error'): CallToolResult {
+  if (!(error instanceof AskInterrupt)) throw error;
+  if (as === 'error') throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
+  return textResult(error.message, true) as CallToolResult;
 }
 
 function modernError(error: unknown): unknown {

@@ -73,13 +73,14 @@ export function createServerFactory(setup: ServerSetup): (context: McpRequestCon
     return tools;
   };
 
-  const registerCatalog = catalogHandlers(setup);
-
+  
   // One keeper per factory: a round's state must open on the instance that serves the retry.
   const askSettings: AskSettings = {
     keeper: new RequestStateKeeper(setup.ask?.stateKey === undefined ? {} : { key: setup.ask.stateKey }),
     ...(setup.ask?.timeoutMs === undefined ? {} : { timeoutMs: setup.ask.timeoutMs }),
   };
+
+  const registerCatalog = catalogHandlers(setup, askSettings);
 
   // One task layer for every instance, so a task created on one request is found by the next.
   const tasks = createTaskSupport(setup, setup.tasks);
@@ -155,7 +156,10 @@ export function createServerFactory(setup: ServerSetup): (context: McpRequestCon
 }
 
 // Resources always (the store's outputs); prompts and completions only when there is something to serve.
-function catalogHandlers(setup: ServerSetup): (server: Server, context: McpRequestContext) => void {
+function catalogHandlers(
+  setup: ServerSetup,
+  ask: AskSettings,
+): (server: Server, context: McpRequestContext) => void {
   const prompts = setup.catalog?.prompts ?? [];
   const resources = setup.catalog?.resources ?? [];
   const resourceTemplates = setup.catalog?.resourceTemplates ?? [];
@@ -166,7 +170,7 @@ function catalogHandlers(setup: ServerSetup): (server: Server, context: McpReque
     resourceTemplates,
     shutdown,
   });
-  const registerPrompts = prompts.length > 0 ? promptHandlers(prompts, shutdown) : undefined;
+  const registerPrompts = prompts.length > 0 ? promptHandlers(prompts, shutdown, ask) : undefined;
   const completes = prompts.length > 0 || resourceTemplates.length > 0;
   // Only catalog resources can change, so only they make subscriptions worth declaring.
   const subscriptions =
@@ -174,7 +178,7 @@ function catalogHandlers(setup: ServerSetup): (server: Server, context: McpReque
   return (server, context) => {
     resourceHandling.register(server);
     subscriptions?.install(server, context, resourceHandling.exists);
-    registerPrompts?.(server);
+    registerPrompts?.(server, context.era === 'modern');
     if (completes) registerCompletionHandler(server, { prompts, resourceTemplates, shutdown });
   };
 }

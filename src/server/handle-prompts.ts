@@ -8,6 +8,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { PromptDefinition, ResourceTemplateDefinition } from '../catalog.js';
 import { PAGE_URI_TEMPLATE } from '../page-output.js';
+import { type AskSettings, prepareAsking } from '../ask/call-asking.js';
 import { catalogContext } from './handle-resources.js';
 import { listPage } from './paginate.js';
 
@@ -19,10 +20,14 @@ const MAX_COMPLETIONS = 100;
  * declares the `prompts` capability on a new server, before it connects (capabilities are fixed then).
  * Unknown prompts and missing required arguments are the client's error: -32602.
  */
-export function promptHandlers(prompts: PromptDefinition[], shutdown: AbortSignal): (server: Server) => void {
+export function promptHandlers(
+  prompts: PromptDefinition[],
+  shutdown: AbortSignal,
+  ask?: AskSettings,
+): (server: Server, modern: boolean) => void {
   const byName = new Map(prompts.map((prompt) => [prompt.name, prompt]));
   const listed: Prompt[] = prompts.map(({ get: _get, complete: _complete, ...prompt }) => prompt);
-  return (server) => {
+  return (server, modern) => {
     server.registerCapabilities({ prompts: {} });
 
     server.setRequestHandler('prompts/list', (request) => {
@@ -41,7 +46,27 @@ export function promptHandlers(prompts: PromptDefinition[], shutdown: AbortSigna
           `Prompt "${name}" needs the argument(s): ${missing.map((arg) => arg.name).join(', ')}`,
         );
       }
-      return await prompt.get(args, catalogContext(ctx, shutdown));
+      const context = catalogContext(ctx, shutdown);
+      if (!ask) return await prompt.get(args, context);
+      const asking = prepareAsking(ctx, {
+        modern,
+        capabilities: server.getClientCapabilities(),
+        settings: ask,
+        caller: context.caller,
+        tool: `prompt:${name}`,
+        args,
+        legacyInterrupt: 'error',
+      });
+      context.ask = asking.ask(context.signal);
+      let result: GetPromptResult;
+      try {
+        result = await prompt.get(args, context);
+      } catch (error) {
+        const answer = asking.settle({ error });
+        if (answer) return answer as unknown as GetPromptResult;
+        throw error;
+      }
+      return (asking.settle({ result }) as unknown as GetPromptResult | undefined) ?? result;
     });
   };
 }

@@ -133,3 +133,17 @@ describe.each(MATRIX)('asking the client, $kind client over $wire', ({ kind, wir
     expect(roots.content[0]?.text).toBe('no roots');
   });
 });
+
+describe.each(MATRIX)('a prompt asking the client, $kind client over $wire', ({ kind, wire }) => {
+  it('renders with the answer', async () => {
+    const fixture = { script: distPath('test/servers/conformance-server.js'), args: [] };
+    const offer = answering({ form: () => ({ action: 'accept', content: { context: 'tests' } }) });
+    await using client = await connect(kind, wire, fixture, offer);
+    const raw = client.raw as unknown as { getPrompt(params: unknown): Promise<{ messages: unknown[] }> };
+    const prompt = await raw.getPrompt({ name: 'test_input_required_result_prompt', arguments: {} });
+    expect(prompt.messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'Prompt with context: tests' } },
+    ]);
+    expect(offer.asked).toEqual(['What context should the prompt use?']);
+  });
+});

@@ -40,6 +40,7 @@ describe.each(MATRIX)('catalog with the $kind client over $wire', ({ kind, wire 
       'test_prompt_with_arguments',
       'test_prompt_with_embedded_resource',
       'test_prompt_with_image',
+      'test_input_required_result_prompt',
     ]);
     expect(prompts[1]?.arguments).toEqual([
       { name: 'arg1', description: 'First test argument', required: true },

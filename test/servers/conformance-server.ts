@@ -10,6 +10,7 @@ import {
   type ToolDefinition,
   textResult,
 } from '../../src/index.js';
+import { conformanceAskTools } from './conformance-ask-tools.js';
 import { isEntryPoint, serveFromArgv } from './serve-from-argv.js';
 
 /** A 1x1 red PNG. */
@@ -387,6 +388,26 @@ export const conformanceCatalog: Catalog = {
         ],
       }),
     },
+    {
+      name: 'test_input_required_result_prompt',
+      title: 'Prompt Asking For Context',
+      description: 'Asks the user what context to use (input_required in 2026-07-28)',
+      get: async (_args, { ask }) => {
+        const answer = await ask?.elicit({
+          key: 'user_context',
+          message: 'What context should the prompt use?',
+          requestedSchema: {
+            type: 'object',
+            properties: { context: { type: 'string' } },
+            required: ['context'],
+          },
+        });
+        const context = answer?.action === 'accept' ? String(answer.content.context) : 'none';
+        return {
+          messages: [{ role: 'user', content: { type: 'text', text: `Prompt with context: ${context}` } }],
+        };
+      },
+    },
   ],
 };
 
@@ -398,7 +419,13 @@ export const conformanceSource: Source = {
   label: 'conformance',
   load: async () => {
     loads += 1;
-    const tools = [...conformanceTools, ...statelessDiagnostics, ...taskFixtures, touchWatched];
+    const tools = [
+      ...conformanceTools,
+      ...conformanceAskTools,
+      ...statelessDiagnostics,
+      ...taskFixtures,
+      touchWatched,
+    ];
     return loads % 2 === 0 ? [...tools, dynamicTool] : tools;
   },
 };
