@@ -1,6 +1,5 @@
-import type { ContentBlock } from './tool.js';
-
 import type { ClientAsk } from './ask/client-ask.js';
+import type { ContentBlock } from './tool.js';
 
 /**
  * Prompts and fixed resources a server offers beside its tools: the MCP `prompts/*`,

@@ -73,7 +73,6 @@ export function createServerFactory(setup: ServerSetup): (context: McpRequestCon
     return tools;
   };
 
-  
   // One keeper per factory: a round's state must open on the instance that serves the retry.
   const askSettings: AskSettings = {
     keeper: new RequestStateKeeper(setup.ask?.stateKey === undefined ? {} : { key: setup.ask.stateKey }),

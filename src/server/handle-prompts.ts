@@ -6,9 +6,9 @@ import {
   ProtocolErrorCode,
   type Server,
 } from '@modelcontextprotocol/server';
+import { type AskSettings, prepareAsking } from '../ask/call-asking.js';
 import type { PromptDefinition, ResourceTemplateDefinition } from '../catalog.js';
 import { PAGE_URI_TEMPLATE } from '../page-output.js';
-import { type AskSettings, prepareAsking } from '../ask/call-asking.js';
 import { catalogContext } from './handle-resources.js';
 import { listPage } from './paginate.js';
 
