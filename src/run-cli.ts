@@ -22,6 +22,8 @@ const COMMON_OPTIONS = {
   'max-body-bytes': { type: 'string' },
   'log-level': { type: 'string' },
   'no-watch': { type: 'boolean' },
+  confirm: { type: 'string' },
+  'confirm-fallback': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
@@ -34,6 +36,9 @@ const COMMON_USAGE = `Server flags (every command):
   --max-body-bytes N       largest HTTP request body (default 4194304)
   --log-level LEVEL        debug | info | warning | error (default info; logs go to stderr)
   --no-watch               do not rebuild the tools when the spec or config file changes
+  --confirm MODE           ask the user before a call runs: never | destructive | always
+                           (default never; a source's or tool's "confirm" in a config wins)
+  --confirm-fallback WHAT  when the client cannot ask the user: refuse (default) | run
   -h, --help               show help
 
 ${AUTH_USAGE}`;

@@ -128,6 +128,12 @@ export interface ToolDefinition {
    * the core turns any throw into an `isError` result carrying the message.
    */
   invoke(args: Record<string, unknown>, context: ToolContext): Promise<ToolResult>;
+  /**
+   * The exact action a call would take, for the user to confirm before it runs (see the `confirm`
+   * setting): the command line of a process, the method and URL of a request. Must have no side
+   * effects; may throw for arguments the tool would refuse anyway.
+   */
+  preview?(args: Record<string, unknown>, context: ToolContext): string | Promise<string>;
 }
 
 /** A text-only result. */

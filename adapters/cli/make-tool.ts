@@ -62,8 +62,24 @@ export function makeTool(command: CommandSpec, settings: ToolSettings): ToolDefi
     // Commands that reach the network or walk whole histories may outlast a client's call timeout.
     taskSupport: command.longRunning || annotations.openWorldHint ? 'optional' : 'forbidden',
     invoke: (args, context) => invokeCommand(command, options, args, context, settings, label),
+    // What the user confirms is what runs: the same argv and cwd as invoke builds.
+    async preview(args, context) {
+      const argv = buildArgv(settings.spec, command, options, args, settings.policy, settings.globalArgs);
+      const clientRoots = await context.roots?.();
+      const cwd = resolveCwd(
+        typeof args.cwd === 'string' ? args.cwd : undefined,
+        settings.policy,
+        clientRoots,
+      );
+      return `${[settings.spec.binary, ...argv].map(shellQuote).join(' ')}  (in ${cwd})`;
+    },
   };
   return tool;
+}
+
+// For display only: the command never goes through a shell.
+function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 async function invokeCommand(

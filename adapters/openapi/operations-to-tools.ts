@@ -158,6 +158,11 @@ function toTool(
     annotations,
     invoke: (args, context) =>
       callOperation(name, planned.plan, args, context, setup, timeoutMs, outputChecker()),
+    // The request as it would be sent, for the user to confirm (credentials are added later, unshown).
+    preview: (args) => {
+      const request = buildRequest(planned.plan, args, baseUrlOf(planned.plan, setup));
+      return `${request.method.toUpperCase()} ${request.origin}${request.path}`;
+    },
   };
   if (outputSchema) definition.outputSchema = outputSchema;
   return definition;
@@ -178,6 +183,17 @@ function describeOperation(operation: OperationInfo): string {
 
 const baseUrls = new WeakMap<object, URL>();
 
+function baseUrlOf(plan: OperationPlan, setup: Omit<CallSetup, 'loaded'>): URL {
+  const key = plan.servers ?? setup.servers;
+  let baseUrl = baseUrls.get(key);
+  if (!baseUrl) {
+    const { document, version, location } = setup.servers;
+    baseUrl = resolveBaseUrl(document, version, location, setup.baseUrl, plan.servers);
+    baseUrls.set(key, baseUrl);
+  }
+  return baseUrl;
+}
+
 async function callOperation(
   name: string,
   plan: OperationPlan,
@@ -187,13 +203,7 @@ async function callOperation(
   timeoutMs: number,
   checkOutput: ((value: unknown) => string[]) | undefined,
 ): Promise<ToolResult> {
-  const key = plan.servers ?? setup.servers;
-  let baseUrl = baseUrls.get(key);
-  if (!baseUrl) {
-    const { document, version, location } = setup.servers;
-    baseUrl = resolveBaseUrl(document, version, location, setup.baseUrl, plan.servers);
-    baseUrls.set(key, baseUrl);
-  }
+  const baseUrl = baseUrlOf(plan, setup);
   const idempotent = IDEMPOTENT_METHODS.has(plan.method);
   let applied = { missing: [] as string[], refreshable: false };
   let request!: HttpRequest;

@@ -22,10 +22,13 @@ export function shorthandConfig(command: AdapterCommand, options: unknown, baseD
 
 /** Builds one decorated source per config entry (nothing is loaded yet). */
 export function buildSources(config: BridgeConfig): Source[] {
-  return config.sources.map((entry, index) => buildSource(entry, index, config.file));
+  return config.sources.map((entry, index) => buildSource(entry, index, config));
 }
 
-function buildSource(entry: ConfiguredSource, index: number, file: string | undefined): Source {
+function buildSource(entry: ConfiguredSource, index: number, config: BridgeConfig): Source {
+  const { file } = config;
+  const confirm = entry.confirm ?? config.server.confirm;
+  const confirmFallback = entry.confirmFallback ?? config.server.confirmFallback;
   let source: Source;
   try {
     source = entry.command.createSource(entry.options, entry.baseDir);
@@ -39,6 +42,8 @@ function buildSource(entry: ConfiguredSource, index: number, file: string | unde
     ...(entry.include === undefined ? {} : { include: entry.include }),
     ...(entry.exclude === undefined ? {} : { exclude: entry.exclude }),
     ...(entry.tools === undefined ? {} : { tools: entry.tools }),
+    ...(confirm === undefined ? {} : { confirm }),
+    ...(confirmFallback === undefined ? {} : { confirmFallback }),
   });
 }
 

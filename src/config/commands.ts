@@ -1,5 +1,6 @@
 import { dirname } from 'node:path';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { CONFIRM_FALLBACKS, CONFIRM_MODES } from '../ask/confirm-call.js';
 import { authFlagsFromConfig } from '../auth/auth-config.js';
 import type { AdapterCommand, FlagValues } from '../command.js';
 import { BridgeError, describeError } from '../errors.js';
@@ -68,6 +69,8 @@ export async function runConfig(
   common: CommonFlags,
   reread?: () => Promise<BridgeConfig>,
 ): Promise<number> {
+  const withFlags = confirmFlags(values);
+  withFlags(config);
   const level = values['log-level'] ?? config.server.logLevel;
   const log = createStderrLogger(common.parseLogLevel(level));
   // The config's `server.auth` reads as flags, so one function checks both; given flags win.
@@ -76,7 +79,7 @@ export async function runConfig(
   const server = common.serverFrom(flags, log, transportFromSettings(config.server));
   const running = await serveConfig({
     config,
-    ...(reread ? { reread } : {}),
+    ...(reread ? { reread: () => reread().then(withFlags) } : {}),
     transport: server.transport,
     log,
     watch: values['no-watch'] !== true,
@@ -172,4 +175,28 @@ async function report(name: string, run: () => Promise<number>): Promise<number>
     process.stderr.write(`bridge ${name}: ${describeError(error)}\n`);
     return code;
   }
+}
+
+/** `--confirm` and `--confirm-fallback`, checked once, as a function that puts them into a config's server settings. */
+function confirmFlags(values: FlagValues): (config: BridgeConfig) => BridgeConfig {
+  const confirm = oneOf(values.confirm, '--confirm', CONFIRM_MODES);
+  const fallback = oneOf(values['confirm-fallback'], '--confirm-fallback', CONFIRM_FALLBACKS);
+  return (config) => {
+    if (confirm) config.server.confirm = confirm;
+    if (fallback) config.server.confirmFallback = fallback;
+    return config;
+  };
+}
+
+function oneOf<T extends string>(
+  value: FlagValues[string],
+  flag: string,
+  allowed: readonly T[],
+): T | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) return value as T;
+  throw new BridgeError(
+    'invalid_input',
+    `${flag} must be one of ${allowed.join(', ')} (got ${JSON.stringify(value)})`,
+  );
 }

@@ -21,6 +21,17 @@ export const annotationsOverrideSchema = z
   .strict()
   .describe('Replaces the hints the adapter inferred; hints left out keep their inferred value.');
 
+const confirmSchema = z
+  .enum(['never', 'destructive', 'always'])
+  .describe(
+    'Ask the user (form elicitation) before a call runs, showing the tool, its hints and the exact arguments: never, for tools marked destructive, or always. Default never.',
+  );
+const confirmFallbackSchema = z
+  .enum(['refuse', 'run'])
+  .describe(
+    'When a call needs confirmation and the client cannot ask the user: refuse it (default) or run it.',
+  );
+
 export const toolOverrideSchema = z
   .object({
     name: z
@@ -41,6 +52,7 @@ export const toolOverrideSchema = z
       .positive()
       .optional()
       .describe('Milliseconds after which a call is abandoned and reported as timed out.'),
+    confirm: confirmSchema.optional(),
   })
   .strict();
 
@@ -65,6 +77,8 @@ export const commonSourceShape = {
     .record(z.string(), toolOverrideSchema)
     .optional()
     .describe('Per-tool overrides, keyed by the name the adapter gives the tool (before the namespace).'),
+  confirm: confirmSchema.optional(),
+  confirmFallback: confirmFallbackSchema.optional(),
 };
 
 export const serverSchema = z
@@ -83,6 +97,10 @@ export const serverSchema = z
     maxBodyBytes: z.number().int().positive().optional().describe('Largest HTTP request body.'),
     logLevel: z.enum(['debug', 'info', 'warning', 'error']).optional(),
     instructions: z.string().optional().describe('Text telling the client model how to use this server.'),
+    confirm: confirmSchema
+      .optional()
+      .describe("The confirm setting of sources that set none (see a source's confirm); --confirm wins."),
+    confirmFallback: confirmFallbackSchema.optional(),
     auth: authConfigSchema
       .optional()
       .describe('Bearer-token protection of the HTTP endpoint; command-line --auth flags win.'),

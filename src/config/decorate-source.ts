@@ -1,3 +1,4 @@
+import { type ConfirmFallback, type ConfirmMode, withConfirmation } from '../ask/confirm-call.js';
 import { BridgeError } from '../errors.js';
 import type { LoadContext, Source } from '../source.js';
 import type { ToolContext, ToolDefinition } from '../tool.js';
@@ -13,6 +14,9 @@ export interface SourceDecoration {
   exclude?: string[];
   /** Per-tool overrides keyed by the adapter-given name. */
   tools?: Record<string, ToolOverride>;
+  /** Which calls ask the user first (a tool's own `confirm` wins), and what if the client cannot ask. */
+  confirm?: ConfirmMode;
+  confirmFallback?: ConfirmFallback;
 }
 
 /**
@@ -21,9 +25,15 @@ export interface SourceDecoration {
  */
 export function decorateSource(source: Source, decoration: SourceDecoration): Source {
   const { namespace, tools: overrides = {} } = decoration;
+  const confirm = decoration.confirm ?? 'never';
+  const fallback = decoration.confirmFallback ?? 'refuse';
+  const confirming =
+    confirm !== 'never' || Object.values(overrides).some((o) => o.confirm && o.confirm !== 'never');
   const include = decoration.include?.map(globToRegExp);
   const exclude = decoration.exclude?.map(globToRegExp) ?? [];
-  if (!namespace && !include && exclude.length === 0 && Object.keys(overrides).length === 0) return source;
+  if (!namespace && !include && exclude.length === 0 && Object.keys(overrides).length === 0 && !confirming) {
+    return source;
+  }
 
   const label = namespace ? `${source.label} (${namespace})` : source.label;
   const decorated: Source = {
@@ -43,7 +53,15 @@ export function decorateSource(source: Source, decoration: SourceDecoration): So
       if (include && kept.length === 0) {
         context.log.warn(`${label}: include ${JSON.stringify(decoration.include)} matches none of its tools`);
       }
-      return kept.map((tool) => applyOverride(tool, namespace, overrides[tool.name]));
+      return kept.map((tool) => {
+        const override = overrides[tool.name];
+        // Outermost, after the timeout: the user's time to answer does not count against the tool.
+        return withConfirmation(
+          applyOverride(tool, namespace, override),
+          override?.confirm ?? confirm,
+          fallback,
+        );
+      });
     },
   };
   if (source.explainMissing) {

@@ -95,7 +95,7 @@ export async function connect(
         ...(offer ? { capabilities: offer.capabilities } : {}),
       },
     );
-    if (offer?.answer) answerV2(v2, offer.answer);
+    if (offer?.answer) answerV2(v2, offer);
     const transport = http
       ? new HttpV2(http.url)
       : new StdioV2({
@@ -151,22 +151,22 @@ function cwd(command: ServerCommand) {
 
 type Answer = NonNullable<ClientOffer['answer']>;
 const ASKED = ['elicitation/create', 'sampling/createMessage', 'roots/list'] as const;
+// The SDK clients refuse a handler for a capability they did not declare.
+const DECLARED = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+} as const;
 
-// The v1 client refuses a handler for a capability it did not declare.
 function answerV1(client: ClientV1, offer: ClientOffer): void {
   const answer = offer.answer as Answer;
-  const declared = {
-    'elicitation/create': 'elicitation',
-    'sampling/createMessage': 'sampling',
-    'roots/list': 'roots',
-  } as const;
   const schemas = {
     'elicitation/create': ElicitRequestSchema,
     'sampling/createMessage': CreateMessageRequestSchema,
     'roots/list': ListRootsRequestSchema,
   };
   for (const method of ASKED) {
-    if (!offer.capabilities[declared[method]]) continue;
+    if (!offer.capabilities[DECLARED[method]]) continue;
     client.setRequestHandler(
       schemas[method] as typeof ElicitRequestSchema,
       ((request: { params?: unknown }, extra: { signal: AbortSignal }) =>
@@ -175,8 +175,10 @@ function answerV1(client: ClientV1, offer: ClientOffer): void {
   }
 }
 
-function answerV2(client: ClientV2, answer: Answer): void {
+function answerV2(client: ClientV2, offer: ClientOffer): void {
+  const answer = offer.answer as Answer;
   for (const method of ASKED) {
+    if (!offer.capabilities[DECLARED[method]]) continue;
     client.setRequestHandler(method, ((
       request: { params?: unknown },
       ctx: { mcpReq: { signal: AbortSignal } },

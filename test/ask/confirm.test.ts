@@ -1,0 +1,107 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { makeRepo, tempDir } from '../cli/helpers.js';
+import { type ClientOffer, connect, MATRIX } from '../helpers/connect.js';
+import { BRIDGE_BIN } from '../helpers/start-bridge.js';
+
+const cache = tempDir('bridge-confirm-cache-');
+afterAll(() => cache[Symbol.dispose]());
+
+/** A repository with an untracked file that `git clean --force` would delete. */
+function repoWithLitter() {
+  const work = tempDir('bridge-confirm-');
+  makeRepo(work.path, 2);
+  const litter = join(work.path, 'litter.txt');
+  writeFileSync(litter, 'untracked\n');
+  return { work, litter };
+}
+
+const gitBridge = (repo: string, ...flags: string[]) => ({
+  script: BRIDGE_BIN,
+  args: ['cli', 'git', '--root', repo, ...flags],
+  env: { BRIDGE_CACHE_DIR: cache.path },
+  cwd: repo,
+});
+
+/** A client that answers the confirmation with `answer`, keeping the message it was shown. */
+function confirming(answer: Record<string, unknown>): ClientOffer & { shown: string[] } {
+  const shown: string[] = [];
+  return {
+    shown,
+    capabilities: { elicitation: { form: {} } },
+    async answer(method, params) {
+      if (method !== 'elicitation/create') throw new Error(`unexpected ${method}`);
+      shown.push(String(params.message));
+      return answer;
+    },
+  };
+}
+
+describe.each(MATRIX)('confirmation of destructive calls, $kind client over $wire', ({ kind, wire }) => {
+  it('shows the exact command and runs nothing when the user declines', async () => {
+    const { work, litter } = repoWithLitter();
+    using _ = work;
+    const offer = confirming({ action: 'decline' });
+    await using client = await connect(kind, wire, gitBridge(work.path, '--confirm', 'destructive'), offer);
+    const result = await client.callTool('git_clean', { force: true });
+    expect(result.isError).toBe(true);
+    expect(result.content[0]?.text).toBe('The user declined the call to git_clean; nothing was run.');
+    expect(existsSync(litter)).toBe(true);
+    expect(offer.shown).toHaveLength(1);
+    const [message] = offer.shown;
+    expect(message).toContain('Allow the tool "git_clean" to run?');
+    expect(message).toContain('Hints: writes, destructive, idempotent, local');
+    expect(message).toMatch(/It will run: \S*git (-c \S+ )*clean --force {2}\(in \//);
+    expect(message).toContain('"force": true');
+    // Read-only tools run without asking.
+    const status = await client.callTool('git_status', {});
+    expect(status.isError).toBeFalsy();
+    expect(offer.shown).toHaveLength(1);
+  });
+
+  it('runs the command once the user confirms', async () => {
+    const { work, litter } = repoWithLitter();
+    using _ = work;
+    const offer = confirming({ action: 'accept', content: { confirm: true } });
+    await using client = await connect(kind, wire, gitBridge(work.path, '--confirm', 'destructive'), offer);
+    const result = await client.callTool('git_clean', { force: true });
+    expect(result.isError).toBeFalsy();
+    expect(existsSync(litter)).toBe(false);
+  });
+
+  it('refuses, saying why, when the client cannot ask the user', async () => {
+    const { work, litter } = repoWithLitter();
+    using _ = work;
+    await using client = await connect(kind, wire, gitBridge(work.path, '--confirm', 'destructive'));
+    const result = await client.callTool('git_clean', { force: true });
+    expect(result.isError).toBe(true);
+    expect(result.content[0]?.text).toContain(
+      "git_clean was not run: it needs the user's confirmation first",
+    );
+    expect(result.content[0]?.text).toContain('did not declare the elicitation capability');
+    expect(existsSync(litter)).toBe(true);
+  });
+});
+
+describe('confirmation settings', () => {
+  it('runs unconfirmed with --confirm-fallback run', async () => {
+    const { work, litter } = repoWithLitter();
+    using _ = work;
+    const flags = ['--confirm', 'always', '--confirm-fallback', 'run'];
+    await using client = await connect('v1', 'stdio', gitBridge(work.path, ...flags));
+    const result = await client.callTool('git_clean', { force: true });
+    expect(result.isError).toBeFalsy();
+    expect(existsSync(litter)).toBe(false);
+  });
+
+  it('treats a cancelled confirmation as no', async () => {
+    const { work, litter } = repoWithLitter();
+    using _ = work;
+    const offer = confirming({ action: 'accept', content: { confirm: false } });
+    await using client = await connect('v2', 'http', gitBridge(work.path, '--confirm', 'always'), offer);
+    const result = await client.callTool('git_clean', { force: true });
+    expect(result.content[0]?.text).toBe('The user did not confirm the call to git_clean; nothing was run.');
+    expect(existsSync(litter)).toBe(true);
+  });
+});
