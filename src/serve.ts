@@ -40,6 +40,8 @@ export interface ServeOptions {
   tasks?: ServerSetup['tasks'];
   /** Asking the client: the 2026-07-28 request-state key, the initialize-era answer timeout. */
   ask?: ServerSetup['ask'];
+  /** Longest silence of a call with a progress token before a keep-alive progress notification. */
+  progressKeepAliveMs?: number;
 }
 
 /** How long a source replaced by a reload keeps serving the calls that started before it. */
@@ -94,6 +96,9 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
     ...(options.extend ? { extend: options.extend } : {}),
     ...(options.tasks ? { tasks: options.tasks } : {}),
     ...(options.ask ? { ask: options.ask } : {}),
+    ...(options.progressKeepAliveMs === undefined
+      ? {}
+      : { progressKeepAliveMs: options.progressKeepAliveMs }),
   });
 
   let stopTransport: () => Promise<void>;

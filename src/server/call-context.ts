@@ -27,22 +27,51 @@ export function createCallContext(
     roots?: () => Promise<string[] | undefined>;
     /** Builds the call's `ClientAsk` from its signal (see `prepareAsking`). */
     ask?: (signal: AbortSignal) => ClientAsk;
+    /** Longest silence before a keep-alive progress notification (with a progress token). Default 10 s. */
+    keepAliveMs?: number;
   },
-): { context: ToolContext; settled: () => Promise<void> } {
+): { context: ToolContext; settled: () => Promise<void>; stop: () => void } {
   // Notifications are sent in order and awaited before the result, so none arrives after it.
   let pending: Promise<void> = Promise.resolve();
   const progressToken = ctx.mcpReq._meta?.progressToken;
   let lastProgress = Number.NEGATIVE_INFINITY;
-  const progress = (update: Progress) => {
-    if (progressToken === undefined || !(update.progress > lastProgress)) return;
-    lastProgress = update.progress;
-    const params: Record<string, unknown> = { progressToken, progress: update.progress };
-    if (update.total !== undefined) params.total = update.total;
-    if (update.message !== undefined) params.message = update.message;
+  let lastSentAt = Date.now();
+  let lastMessage: string | undefined;
+  const send = (params: Record<string, unknown>) => {
+    lastSentAt = Date.now();
     pending = pending.then(() =>
       ctx.mcpReq.notify({ method: 'notifications/progress', params }).catch(() => {}),
     );
   };
+  const progress = (update: Progress) => {
+    if (progressToken === undefined) return;
+    if (update.message !== undefined) lastMessage = update.message;
+    if (!(update.progress > lastProgress)) return;
+    lastProgress = update.progress;
+    const params: Record<string, unknown> = { progressToken, progress: update.progress };
+    if (update.total !== undefined) params.total = update.total;
+    if (update.message !== undefined) params.message = update.message;
+    send(params);
+  };
+  // Clients reset their call timeout on progress: a silent long call still says it is alive.
+  const startedAt = Date.now();
+  const keepAliveMs = options.keepAliveMs ?? 10_000;
+  const keepAlive =
+    progressToken === undefined
+      ? undefined
+      : setInterval(
+          () => {
+            if (Date.now() - lastSentAt < keepAliveMs) return;
+            const base = lastProgress === Number.NEGATIVE_INFINITY ? 0 : lastProgress;
+            lastProgress = base + 1;
+            const elapsed = `Still running after ${Math.round((Date.now() - startedAt) / 1000)} s`;
+            const message = lastMessage === undefined ? elapsed : `${elapsed}; ${lastMessage}`;
+            send({ progressToken, progress: lastProgress, message });
+          },
+          Math.max(10, Math.floor(keepAliveMs / 4)),
+        );
+  keepAlive?.unref();
+  const stop = () => clearInterval(keepAlive);
   const context: ToolContext = {
     signal: AbortSignal.any([ctx.mcpReq.signal, options.shutdown]),
     progress,
@@ -57,11 +86,12 @@ export function createCallContext(
   // The v2 SDK client dispatches notifications a tick later than responses: when the last
   // progress and the result share one read, it drops the progress. One macrotask apart, they don't.
   const settled = async () => {
+    stop();
     if (lastProgress === Number.NEGATIVE_INFINITY) return;
     await pending;
     await new Promise((resolve) => setTimeout(resolve, 1));
   };
-  return { context, settled };
+  return { context, settled, stop };
 }
 
 function forwardingLogger(ctx: ServerContext, log: Logger, toolName: string): Logger {

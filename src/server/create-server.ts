@@ -45,6 +45,11 @@ export interface ServerSetup {
   tasks?: TaskOptions;
   /** How tools ask the client (see `ClientAsk`): the request-state key, the answer timeout. */
   ask?: AskOptions;
+  /**
+   * Longest silence of a call with a progress token before the server sends a keep-alive
+   * progress notification (clients reset their timeout on progress). Default 10 s.
+   */
+  progressKeepAliveMs?: number;
 }
 
 /** Settings of asking the client. */
@@ -131,6 +136,7 @@ export function createServerFactory(setup: ServerSetup): (context: McpRequestCon
         toolName: tool.name,
         roots: asking.roots ?? (() => clientRoots(ctx)),
         ask: asking.ask,
+        ...(setup.progressKeepAliveMs === undefined ? {} : { keepAliveMs: setup.progressKeepAliveMs }),
       });
       let result: ToolResult;
       try {
@@ -139,6 +145,8 @@ export function createServerFactory(setup: ServerSetup): (context: McpRequestCon
         const answer = asking.settle({ error });
         if (answer) return answer;
         throw error;
+      } finally {
+        call.stop();
       }
       const pending = asking.settle({ result });
       if (pending) return pending;

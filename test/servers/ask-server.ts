@@ -1,6 +1,7 @@
 // A bridge whose tools ask the client (elicitation, sampling, roots), started by the tests as a
 // real process. Tools that act write MARKER files, so tests can check what ran and how often.
 import { appendFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type Source, type ToolDefinition, textResult } from '../../src/index.js';
 import { isEntryPoint, serveFromArgv } from './serve-from-argv.js';
 
@@ -82,6 +83,17 @@ export const askTools: ToolDefinition[] = [
     },
   },
   {
+    name: 'quiet',
+    description: 'Reports one progress, then works silently for MS milliseconds.',
+    inputSchema: { type: 'object', properties: { ms: { type: 'integer' } }, required: ['ms'] },
+    annotations,
+    async invoke(args, context) {
+      context.progress({ progress: 5, message: '5 lines of output so far' });
+      await sleep(Number(args.ms), undefined, { signal: context.signal });
+      return textResult('done');
+    },
+  },
+  {
     name: 'client_roots',
     description: "Returns the client's file roots as the core resolves them for path-confined tools.",
     inputSchema: { type: 'object', properties: {} },
@@ -97,9 +109,11 @@ export const askSource: Source = { label: 'ask', load: async () => askTools };
 
 if (isEntryPoint('ask-server.js')) {
   const timeout = process.env.ASK_TIMEOUT_MS;
+  const keepAlive = process.env.KEEPALIVE_MS;
   const bridge = await serveFromArgv({
     sources: [askSource],
     ...(timeout ? { ask: { timeoutMs: Number(timeout) } } : {}),
+    ...(keepAlive ? { progressKeepAliveMs: Number(keepAlive) } : {}),
   });
   await bridge.closed;
 }
