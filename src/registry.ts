@@ -1,3 +1,4 @@
+import { askMissingArguments } from './ask/ask-missing.js';
 import { AskInterrupt } from './ask/client-ask.js';
 import { BridgeError, describeError, toBridgeError } from './errors.js';
 import type { LoadContext, Source } from './source.js';
@@ -80,7 +81,17 @@ export class ToolRegistry {
    * `isError` results whose text says what happened.
    */
   async call(tool: RegisteredTool, args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
-    const violations = this.#validator(tool, context)?.(args) ?? [];
+    const validate = this.#validator(tool, context);
+    let violations = validate?.(args) ?? [];
+    if (violations.length > 0 && tool.definition.askMissing && context.ask) {
+      // Asked before anything runs; in 2026-07-28 this may end the run with an input_required round.
+      const asked = await askMissingArguments(tool.definition, tool.name, args, violations, context.ask);
+      if (asked && 'refused' in asked) return textResult(asked.refused, true);
+      if (asked) {
+        args = asked.args;
+        violations = validate?.(args) ?? [];
+      }
+    }
     if (violations.length > 0) {
       return textResult(formatViolations(tool.name, violations), true);
     }

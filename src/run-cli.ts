@@ -24,6 +24,7 @@ const COMMON_OPTIONS = {
   'no-watch': { type: 'boolean' },
   confirm: { type: 'string' },
   'confirm-fallback': { type: 'string' },
+  'ask-missing': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
@@ -39,6 +40,7 @@ const COMMON_USAGE = `Server flags (every command):
   --confirm MODE           ask the user before a call runs: never | destructive | always
                            (default never; a source's or tool's "confirm" in a config wins)
   --confirm-fallback WHAT  when the client cannot ask the user: refuse (default) | run
+  --ask-missing            ask the user for required arguments the model left out
   -h, --help               show help
 
 ${AUTH_USAGE}`;

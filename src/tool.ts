@@ -124,6 +124,11 @@ export interface ToolDefinition {
   /** Whether the tool may or must run as a task. Defaults to `forbidden`. */
   taskSupport?: TaskSupport;
   /**
+   * When required arguments are missing, ask the user for them (form elicitation) instead of
+   * failing, if the client can ask and each is a plain string, number, integer or boolean.
+   */
+  askMissing?: boolean;
+  /**
    * Runs the tool. `args` have already been validated against `inputSchema`. Throwing is allowed:
    * the core turns any throw into an `isError` result carrying the message.
    */

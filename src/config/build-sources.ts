@@ -29,6 +29,7 @@ function buildSource(entry: ConfiguredSource, index: number, config: BridgeConfi
   const { file } = config;
   const confirm = entry.confirm ?? config.server.confirm;
   const confirmFallback = entry.confirmFallback ?? config.server.confirmFallback;
+  const askMissing = entry.askMissing ?? config.server.askMissing;
   let source: Source;
   try {
     source = entry.command.createSource(entry.options, entry.baseDir);
@@ -44,6 +45,7 @@ function buildSource(entry: ConfiguredSource, index: number, config: BridgeConfi
     ...(entry.tools === undefined ? {} : { tools: entry.tools }),
     ...(confirm === undefined ? {} : { confirm }),
     ...(confirmFallback === undefined ? {} : { confirmFallback }),
+    ...(askMissing === undefined ? {} : { askMissing }),
   });
 }
 

@@ -177,13 +177,17 @@ async function report(name: string, run: () => Promise<number>): Promise<number>
   }
 }
 
-/** `--confirm` and `--confirm-fallback`, checked once, as a function that puts them into a config's server settings. */
+/**
+ * `--confirm`, `--confirm-fallback` and `--ask-missing`, checked once, as a function that puts
+ * them into a config's server settings (re-applied to every reread config).
+ */
 function confirmFlags(values: FlagValues): (config: BridgeConfig) => BridgeConfig {
   const confirm = oneOf(values.confirm, '--confirm', CONFIRM_MODES);
   const fallback = oneOf(values['confirm-fallback'], '--confirm-fallback', CONFIRM_FALLBACKS);
   return (config) => {
     if (confirm) config.server.confirm = confirm;
     if (fallback) config.server.confirmFallback = fallback;
+    if (values['ask-missing'] === true) config.server.askMissing = true;
     return config;
   };
 }

@@ -32,6 +32,12 @@ const confirmFallbackSchema = z
     'When a call needs confirmation and the client cannot ask the user: refuse it (default) or run it.',
   );
 
+const askMissingSchema = z
+  .boolean()
+  .describe(
+    'When the model leaves out required arguments, ask the user for them (form elicitation) instead of failing. Default false.',
+  );
+
 export const toolOverrideSchema = z
   .object({
     name: z
@@ -53,6 +59,7 @@ export const toolOverrideSchema = z
       .optional()
       .describe('Milliseconds after which a call is abandoned and reported as timed out.'),
     confirm: confirmSchema.optional(),
+    askMissing: askMissingSchema.optional(),
   })
   .strict();
 
@@ -79,6 +86,7 @@ export const commonSourceShape = {
     .describe('Per-tool overrides, keyed by the name the adapter gives the tool (before the namespace).'),
   confirm: confirmSchema.optional(),
   confirmFallback: confirmFallbackSchema.optional(),
+  askMissing: askMissingSchema.optional(),
 };
 
 export const serverSchema = z
@@ -101,6 +109,9 @@ export const serverSchema = z
       .optional()
       .describe("The confirm setting of sources that set none (see a source's confirm); --confirm wins."),
     confirmFallback: confirmFallbackSchema.optional(),
+    askMissing: askMissingSchema
+      .optional()
+      .describe('The askMissing setting of sources that set none; --ask-missing turns it on.'),
     auth: authConfigSchema
       .optional()
       .describe('Bearer-token protection of the HTTP endpoint; command-line --auth flags win.'),

@@ -17,6 +17,8 @@ export interface SourceDecoration {
   /** Which calls ask the user first (a tool's own `confirm` wins), and what if the client cannot ask. */
   confirm?: ConfirmMode;
   confirmFallback?: ConfirmFallback;
+  /** Ask the user for missing required arguments (a tool's own `askMissing` wins). */
+  askMissing?: boolean;
 }
 
 /**
@@ -27,11 +29,13 @@ export function decorateSource(source: Source, decoration: SourceDecoration): So
   const { namespace, tools: overrides = {} } = decoration;
   const confirm = decoration.confirm ?? 'never';
   const fallback = decoration.confirmFallback ?? 'refuse';
-  const confirming =
-    confirm !== 'never' || Object.values(overrides).some((o) => o.confirm && o.confirm !== 'never');
+  const asking =
+    confirm !== 'never' ||
+    decoration.askMissing === true ||
+    Object.values(overrides).some((o) => (o.confirm && o.confirm !== 'never') || o.askMissing);
   const include = decoration.include?.map(globToRegExp);
   const exclude = decoration.exclude?.map(globToRegExp) ?? [];
-  if (!namespace && !include && exclude.length === 0 && Object.keys(overrides).length === 0 && !confirming) {
+  if (!namespace && !include && exclude.length === 0 && Object.keys(overrides).length === 0 && !asking) {
     return source;
   }
 
@@ -55,12 +59,11 @@ export function decorateSource(source: Source, decoration: SourceDecoration): So
       }
       return kept.map((tool) => {
         const override = overrides[tool.name];
+        const applied = applyOverride(tool, namespace, override);
+        const askMissing = override?.askMissing ?? decoration.askMissing;
+        if (askMissing !== undefined) applied.askMissing = askMissing;
         // Outermost, after the timeout: the user's time to answer does not count against the tool.
-        return withConfirmation(
-          applyOverride(tool, namespace, override),
-          override?.confirm ?? confirm,
-          fallback,
-        );
+        return withConfirmation(applied, override?.confirm ?? confirm, fallback);
       });
     },
   };

@@ -147,3 +147,44 @@ describe.each(MATRIX)('a prompt asking the client, $kind client over $wire', ({ 
     expect(offer.asked).toEqual(['What context should the prompt use?']);
   });
 });
+
+describe.each(MATRIX)('asking for missing arguments, $kind client over $wire', ({ kind, wire }) => {
+  it('asks the user for the required arguments the model left out, then runs once', async () => {
+    const offer = answering({
+      form: () => ({ action: 'accept', content: { title: 'buy milk', priority: 2 } }),
+    });
+    await using client = await connect(kind, wire, askServer, offer);
+    const marker = join(dir, 'note');
+    const result = await client.callTool('make_note', { marker });
+    expect(result.content[0]?.text).toBe('noted buy milk');
+    expect(offer.asked).toEqual([
+      'The tool "make_note" needs title, priority, which the request left out. Please provide them.',
+    ]);
+    expect(lines(marker)).toEqual(['buy milk (2)']);
+  });
+
+  it('runs nothing when the user declines, and reports bad answers as argument errors', async () => {
+    let first = true;
+    const offer = answering({
+      form: () => {
+        const answer = first
+          ? { action: 'decline' }
+          : { action: 'accept', content: { title: 'x', priority: 2 } };
+        first = false;
+        return answer;
+      },
+    });
+    await using client = await connect(kind, wire, askServer, offer);
+    const marker = join(dir, 'declined-note');
+    const declined = await client.callTool('make_note', { marker });
+    expect(declined.isError).toBe(true);
+    expect(declined.content[0]?.text).toBe(
+      'The user declined to provide title, priority for make_note; nothing was run.',
+    );
+    // A wrong type besides the missing argument: reported as usual, nobody is asked.
+    const wrong = await client.callTool('make_note', { marker, title: 'x', priority: 'high' });
+    expect(wrong.content[0]?.text).toContain('/priority');
+    expect(offer.asked).toHaveLength(1);
+    expect(existsSync(marker)).toBe(false);
+  });
+});

@@ -105,3 +105,36 @@ describe('confirmation settings', () => {
     expect(existsSync(litter)).toBe(true);
   });
 });
+
+describe('confirm and askMissing in a config', () => {
+  it('lets a tool override its source, and leaves read-only tools alone', async () => {
+    const { decorateSource } = await import('../../src/config/decorate-source.js');
+    const { silentLogger } = await import('../../src/index.js');
+    const destructive = {
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+      openWorldHint: false,
+    };
+    const readOnly = { ...destructive, readOnlyHint: true, destructiveHint: false };
+    const tool = (name: string, annotations: typeof destructive) => ({
+      name,
+      description: name,
+      inputSchema: { type: 'object' },
+      annotations,
+      invoke: async () => ({ content: [] }),
+    });
+    const tools = [tool('drop', destructive), tool('wipe', destructive), tool('read', readOnly)];
+    const source = decorateSource(
+      { label: 'test', load: async () => tools },
+      { confirm: 'destructive', askMissing: true, tools: { wipe: { confirm: 'never', askMissing: false } } },
+    );
+    const loaded = await source.load({ log: silentLogger, signal: new AbortController().signal } as never);
+    const byName = new Map(loaded.map((t) => [t.name, t]));
+    // Wrapped tools get a new invoke; the others keep the adapter's.
+    expect(byName.get('drop')?.invoke).not.toBe(tools[0]?.invoke);
+    expect(byName.get('wipe')?.invoke).toBe(tools[1]?.invoke);
+    expect(byName.get('read')?.invoke).toBe(tools[2]?.invoke);
+    expect([byName.get('drop')?.askMissing, byName.get('wipe')?.askMissing]).toEqual([true, false]);
+  });
+});

@@ -83,6 +83,26 @@ export const askTools: ToolDefinition[] = [
     },
   },
   {
+    name: 'make_note',
+    description: 'Appends "TITLE (PRIORITY)" to MARKER; asks the user for a missing title or priority.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        marker: { type: 'string' },
+        title: { type: 'string', minLength: 1, description: 'What the note says' },
+        priority: { type: 'integer', minimum: 1, maximum: 5 },
+        tags: { type: 'array', items: { type: 'string' } },
+      },
+      required: ['marker', 'title', 'priority'],
+    },
+    annotations,
+    askMissing: true,
+    async invoke(args) {
+      appendFileSync(String(args.marker), `${args.title} (${args.priority})\n`);
+      return textResult(`noted ${args.title}`);
+    },
+  },
+  {
     name: 'quiet',
     description: 'Reports one progress, then works silently for MS milliseconds.',
     inputSchema: { type: 'object', properties: { ms: { type: 'integer' } }, required: ['ms'] },
