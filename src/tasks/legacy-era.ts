@@ -15,6 +15,8 @@ import type { TaskRunner } from './task-runner.js';
 import type { TaskRecord } from './task-store.js';
 
 const taskIdParams = z.object({ taskId: z.string() });
+/** How long a question sent on `tasks/result` waits for its answer: a person may be answering it. */
+const SIDE_CHANNEL_TIMEOUT_MS = 5 * 60_000;
 const listParams = z.object({ cursor: z.string().optional() });
 
 /**
@@ -63,6 +65,7 @@ export function installLegacyTasks(server: Server, runner: TaskRunner, registry:
         startTaskCall(runner, target, {
           caller: callerOf(ctx),
           ...(roots ? { roots } : {}),
+          askCapabilities: server.getClientCapabilities() ?? {},
           requestedTtl: (taskParam as { ttl?: unknown }).ttl,
           // Best effort: stdio always carries it; HTTP only while the client keeps its GET stream open.
           notify: (task) => {
@@ -80,7 +83,23 @@ export function installLegacyTasks(server: Server, runner: TaskRunner, registry:
   );
 
   server.setRequestHandler('tasks/result', { params: taskIdParams }, async ({ taskId }, ctx) => {
-    const task = await runner.store.waitForTerminal(taskId, callerOf(ctx), ctx.mcpReq.signal);
+    // The spec's side channel: while the client waits here, the task's questions are asked on this request.
+    const questions = (await runner.store.get(taskId, callerOf(ctx))) ? runner.questions(taskId) : undefined;
+    const detach = questions?.attach((request) =>
+      ctx.mcpReq.send(
+        {
+          method: request.method as 'elicitation/create',
+          params: { ...request.params, _meta: { [RELATED_TASK_META_KEY]: { taskId } } },
+        },
+        { signal: ctx.mcpReq.signal, timeout: SIDE_CHANNEL_TIMEOUT_MS },
+      ),
+    );
+    let task: Readonly<TaskRecord> | undefined;
+    try {
+      task = await runner.store.waitForTerminal(taskId, callerOf(ctx), ctx.mcpReq.signal);
+    } finally {
+      detach?.();
+    }
     if (!task) throw notFound(taskId);
     const related = { [RELATED_TASK_META_KEY]: { taskId } };
     if (task.outcome?.kind === 'error') {

@@ -8,6 +8,8 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import type { AskCapabilities } from '../ask/ask-params.js';
+import { InvalidAnswerError } from '../ask/check-answer.js';
 import type { ToolRegistry } from '../registry.js';
 import { callerOf } from '../server/call-context.js';
 import { interceptToolsCall } from './intercept-tools-call.js';
@@ -48,10 +50,15 @@ export function installModernTasks(server: Server, runner: TaskRunner, registry:
     // A legacy `params.task` is ignored: in this era the server alone decides.
     // Quick calls of optional tools are answered directly: a task would only add polling.
     const answerWithinMs = support === 'optional' ? runner.answerWithinMs : 0;
-    return startOrAnswerCall(runner, target, { caller: callerOf(ctx) }, answerWithinMs).then((outcome) =>
-      'task' in outcome
-        ? { resultType: 'task', ...modernTask(outcome.task) }
-        : server.projectCallToolResult(outcome.result as CallToolResult, target.tool.definition.outputSchema),
+    const askCapabilities = (envelopeCapabilities(ctx) ?? {}) as AskCapabilities;
+    return startOrAnswerCall(runner, target, { caller: callerOf(ctx), askCapabilities }, answerWithinMs).then(
+      (outcome) =>
+        'task' in outcome
+          ? { resultType: 'task', ...modernTask(outcome.task) }
+          : server.projectCallToolResult(
+              outcome.result as CallToolResult,
+              target.tool.definition.outputSchema,
+            ),
     );
   });
 
@@ -59,15 +66,30 @@ export function installModernTasks(server: Server, runner: TaskRunner, registry:
     requireExtension(ctx, 'tasks/get');
     const task = await runner.store.get(taskId, callerOf(ctx));
     if (!task) throw notFound(taskId);
-    return detailedTask(task);
+    const detailed = detailedTask(task);
+    if (task.status !== 'input_required') return detailed;
+    return { ...detailed, inputRequests: runner.questions(taskId)?.inputRequests() ?? {} };
   });
 
-  server.setRequestHandler('tasks/update', { params: updateParams }, async ({ taskId }, ctx) => {
-    requireExtension(ctx, 'tasks/update');
-    if (!(await runner.store.get(taskId, callerOf(ctx)))) throw notFound(taskId);
-    // Bridge tasks never ask for input, so no response can be outstanding: ignored, per the spec.
-    return {};
-  });
+  server.setRequestHandler(
+    'tasks/update',
+    { params: updateParams },
+    async ({ taskId, inputResponses }, ctx) => {
+      requireExtension(ctx, 'tasks/update');
+      if (!(await runner.store.get(taskId, callerOf(ctx)))) throw notFound(taskId);
+      // Answers to questions no longer pending (or never asked) are ignored, as the spec says.
+      try {
+        // The SDK lifts `inputResponses` off the params of every request; read them where it puts them.
+        const responses = ctx.mcpReq.inputResponses ?? inputResponses;
+        if (responses) runner.questions(taskId)?.answer(responses);
+      } catch (error) {
+        if (error instanceof InvalidAnswerError)
+          throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
+        throw error;
+      }
+      return {};
+    },
+  );
 
   server.setRequestHandler('tasks/cancel', { params: taskIdParams }, async ({ taskId }, ctx) => {
     requireExtension(ctx, 'tasks/cancel');
@@ -95,12 +117,13 @@ function detailedTask(task: Readonly<TaskRecord>) {
   return base;
 }
 
-function declaresTasks(ctx: ServerContext): boolean {
+function envelopeCapabilities(ctx: ServerContext): { extensions?: Record<string, unknown> } | undefined {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-  const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as
-    | { extensions?: Record<string, unknown> }
-    | undefined;
-  return capabilities?.extensions?.[TASKS_EXTENSION] !== undefined;
+  return envelope?.[CLIENT_CAPABILITIES_META_KEY] as { extensions?: Record<string, unknown> } | undefined;
+}
+
+function declaresTasks(ctx: ServerContext): boolean {
+  return envelopeCapabilities(ctx)?.extensions?.[TASKS_EXTENSION] !== undefined;
 }
 
 function requireExtension(ctx: ServerContext, method: string): void {

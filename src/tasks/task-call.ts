@@ -1,4 +1,5 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { AskCapabilities } from '../ask/ask-params.js';
 import type { RegisteredTool, ToolRegistry } from '../registry.js';
 import type { ToolResult } from '../tool.js';
 import type { RawToolsCall } from './intercept-tools-call.js';
@@ -30,6 +31,7 @@ interface TaskCallOptions {
   requestedTtl?: unknown;
   notify?: (task: Readonly<TaskRecord>) => void;
   roots?: string[];
+  askCapabilities?: AskCapabilities;
 }
 
 /** Starts `target` as a task of `caller`; store and TTL refusals become JSON-RPC errors. */
@@ -58,6 +60,7 @@ function taskCall(runner: TaskRunner, target: ToolCallTarget, options: TaskCallO
     ttlMs: runner.resolveTtl(options.requestedTtl),
     ...(options.notify ? { notify: options.notify } : {}),
     ...(options.roots ? { roots: options.roots } : {}),
+    ...(options.askCapabilities ? { askCapabilities: options.askCapabilities } : {}),
   };
 }
 

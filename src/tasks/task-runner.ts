@@ -1,8 +1,11 @@
+import type { AskCapabilities } from '../ask/ask-params.js';
+import { AskInterrupt } from '../ask/client-ask.js';
+import { TaskQuestions } from '../ask/task-questions.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { RegisteredTool, ToolRegistry } from '../registry.js';
 import type { ResourceStore } from '../resource-store.js';
-import type { ToolContext, ToolResult } from '../tool.js';
+import { type ToolContext, type ToolResult, textResult } from '../tool.js';
 import { MemoryTaskStore, type MemoryTaskStoreOptions } from './memory-task-store.js';
 import { isTerminal, type TaskRecord, type TaskStore } from './task-store.js';
 
@@ -48,6 +51,8 @@ export interface TaskCall {
   notify?: (task: Readonly<TaskRecord>) => void;
   /** The client's MCP roots as read when the task was created, when it offers them. */
   roots?: string[];
+  /** What the creating client can answer (see `TaskQuestions`); without it, the task's tool cannot ask. */
+  askCapabilities?: AskCapabilities;
 }
 
 /** A TTL outside the configured bounds, or not a number of milliseconds. */
@@ -74,6 +79,8 @@ export class TaskRunner {
   readonly #running = new Map<string, AbortController>();
   /** Who hears of each task's transitions (the connection that created it), when anyone can. */
   readonly #notifiers = new Map<string, (task: Readonly<TaskRecord>) => void>();
+  /** The questions of each running task whose client can be asked. */
+  readonly #questions = new Map<string, TaskQuestions>();
 
   constructor(setup: TaskRunnerSetup, options: TaskOptions = {}) {
     this.#setup = setup;
@@ -95,6 +102,7 @@ export class TaskRunner {
         this.#running.get(taskId)?.abort(new Error(reason));
         this.#running.delete(taskId);
         this.#notifiers.delete(taskId);
+        this.#questions.delete(taskId);
       }
     });
     // One shutdown listener for all tasks, not one per task: thousands of tasks may run at once.
@@ -108,6 +116,11 @@ export class TaskRunner {
       },
       { once: true },
     );
+  }
+
+  /** The questions a running task's tool is waiting on, for the era handlers to deliver and answer. */
+  questions(taskId: string): TaskQuestions | undefined {
+    return this.#questions.get(taskId);
   }
 
   /** See `TaskOptions.answerWithinMs`. */
@@ -164,6 +177,7 @@ export class TaskRunner {
     if (quick) {
       this.#running.delete(task.taskId);
       this.#notifiers.delete(task.taskId);
+      this.#questions.delete(task.taskId);
       await this.store.delete(task.taskId);
       return { result: quick };
     }
@@ -192,7 +206,25 @@ export class TaskRunner {
     };
     const { roots } = call;
     if (roots) context.roots = async () => roots;
-    return { task, work: call.registry.call(call.tool, call.args, context) };
+    if (call.askCapabilities) {
+      const questions = new TaskQuestions({
+        capabilities: call.askCapabilities,
+        signal: controller.signal,
+        onWaiting: (waiting) => {
+          const status = waiting ? 'input_required' : 'working';
+          const statusMessage = waiting ? 'Waiting for input from the client.' : 'Input received; working.';
+          void this.store.transition(task.taskId, status, { statusMessage }).catch(() => {});
+        },
+      });
+      this.#questions.set(task.taskId, questions);
+      context.ask = questions.ask;
+    }
+    // A question the client cannot take, or a bad answer, ends the task's call as the model's error.
+    const work = call.registry.call(call.tool, call.args, context).catch((error: unknown) => {
+      if (error instanceof AskInterrupt) return textResult(`${call.tool.name}: ${error.message}`, true);
+      throw error;
+    });
+    return { task, work };
   }
 
   /**

@@ -23,6 +23,7 @@ export const askTools: ToolDefinition[] = [
     description: 'Asks the user for a name, then appends "hello NAME" to MARKER.',
     inputSchema: { type: 'object', properties: { marker: { type: 'string' } }, required: ['marker'] },
     annotations,
+    taskSupport: 'optional',
     async invoke(args, context) {
       if (!context.ask) return textResult('no ask', true);
       const answer = await context.ask.elicit({

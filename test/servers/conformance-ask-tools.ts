@@ -252,4 +252,35 @@ export const conformanceAskTools: ToolDefinition[] = [
     await Promise.all(questions);
     return `capabilities-ok: received ${keys.join(',')}`;
   }),
+  // Tasks whose tool asks (the tasks extension's input_required → tasks/update loop).
+  {
+    ...asking(
+      'confirm_delete',
+      'Deletes a file once the user confirms (runs as a task)',
+      async (ask, args) => {
+        const answer = await ask.elicit({
+          message: `Delete ${String(args.filename)}?`,
+          requestedSchema: form({ confirm: { type: 'boolean' } }, ['confirm']),
+        });
+        const confirmed = answer.action === 'accept' && answer.content.confirm === true;
+        return confirmed ? `Deleted ${String(args.filename)}` : 'Not deleted';
+      },
+      { type: 'object', properties: { filename: { type: 'string' } }, required: ['filename'] },
+    ),
+    taskSupport: 'optional',
+  },
+  {
+    ...asking('multi_input', 'Asks two questions at once (runs as a task)', async (ask) => {
+      const question = (n: number) =>
+        ask.elicit({
+          message: `Question ${n}`,
+          requestedSchema: form({ name: { type: 'string' }, confirm: { type: 'boolean' } }),
+        });
+      const answers = await Promise.all([question(1), question(2)]);
+      return answers
+        .map((answer) => (answer.action === 'accept' ? String(answer.content.name) : answer.action))
+        .join(', ');
+    }),
+    taskSupport: 'optional',
+  },
 ];
