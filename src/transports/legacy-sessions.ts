@@ -6,6 +6,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { jsonRpcErrorResponse } from './json-rpc-response.js';
+import { SessionEventStore } from './session-event-store.js';
 
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
@@ -86,6 +87,8 @@ export class LegacySessions {
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       maxRequestBodySize: this.#options.maxRequestBodySize,
+      // Resumability: a client whose stream broke reconnects with Last-Event-ID and misses nothing.
+      eventStore: new SessionEventStore(),
       onsessioninitialized: (id) => {
         this.#sessions.set(id, { transport, server, lastSeen: Date.now() });
       },

@@ -1,0 +1,132 @@
+// Resumable SSE streams of initialize-era HTTP sessions: a client whose stream broke mid-call
+// reconnects with Last-Event-ID and receives what it missed, the result included.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { distPath, type HttpBridge, startHttpBridge } from '../helpers/start-bridge.js';
+
+const echoServer = { script: distPath('test/servers/echo-server.js'), args: [] };
+
+interface SseEvent {
+  id?: string;
+  data: Record<string, unknown>;
+}
+
+/** Reads SSE events from `response` until `stop` says so or the stream ends. */
+async function readEvents(response: Response, stop: (event: SseEvent) => boolean): Promise<SseEvent[]> {
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  const events: SseEvent[] = [];
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return events;
+    buffer += decoder.decode(value, { stream: true });
+    for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const data = /^data: (.*)$/m.exec(block)?.[1];
+      if (!data) continue;
+      const id = /^id: (.*)$/m.exec(block)?.[1];
+      const event: SseEvent = { data: JSON.parse(data), ...(id ? { id } : {}) };
+      events.push(event);
+      if (stop(event)) {
+        await reader.cancel();
+        return events;
+      }
+    }
+  }
+}
+
+describe('resumable SSE streams (initialize era, HTTP)', () => {
+  let bridge: HttpBridge;
+  beforeAll(async () => {
+    bridge = await startHttpBridge(echoServer);
+  });
+  afterAll(async () => bridge?.[Symbol.asyncDispose]());
+
+  const post = (body: unknown, session?: string) =>
+    fetch(bridge.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-11-25',
+        ...(session ? { 'mcp-session-id': session } : {}),
+      },
+      body: JSON.stringify(body),
+    });
+
+  it('replays the events after Last-Event-ID, result included, and refuses an unknown id', async () => {
+    const init = await post({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
+    const session = String(init.headers.get('mcp-session-id'));
+    await init.text();
+    await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)).text();
+
+    const call = await post(
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'slow', arguments: { ms: 1200, steps: 6 }, _meta: { progressToken: 'p' } },
+      },
+      session,
+    );
+    // The connection breaks after the first progress notification.
+    const [first] = await readEvents(call, (event) => event.data.method === 'notifications/progress');
+    expect(first?.id).toBeDefined();
+    expect(first?.data.params).toMatchObject({ progress: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+
+    const resumed = await fetch(bridge.url, {
+      headers: {
+        accept: 'text/event-stream',
+        'mcp-session-id': session,
+        'mcp-protocol-version': '2025-11-25',
+        'last-event-id': String(first?.id),
+      },
+    });
+    expect(resumed.status).toBe(200);
+    const missed = await readEvents(resumed, (event) => event.data.id === 2);
+    const progress = missed.filter((event) => event.data.method === 'notifications/progress');
+    expect(progress.map((event) => (event.data.params as { progress: number }).progress)).toEqual([
+      2, 3, 4, 5, 6,
+    ]);
+    expect(missed.at(-1)?.data).toMatchObject({
+      id: 2,
+      result: { content: [{ type: 'text', text: 'done' }] },
+    });
+
+    const unknown = await fetch(bridge.url, {
+      headers: { accept: 'text/event-stream', 'mcp-session-id': session, 'last-event-id': 'no-such-event' },
+    });
+    expect(unknown.status).toBe(400);
+  });
+});
+
+describe('the session event store', () => {
+  it('keeps the newest events within its count and byte bounds', async () => {
+    const { SessionEventStore } = await import('../../src/transports/session-event-store.js');
+    const store = new SessionEventStore({ maxEvents: 3, maxBytes: 10_000 });
+    const message = (n: number) => ({
+      jsonrpc: '2.0' as const,
+      method: 'notifications/message',
+      params: { n },
+    });
+    const ids = [];
+    for (let n = 1; n <= 5; n++) ids.push(await store.storeEvent('s', message(n)));
+    expect(store.size).toBe(3);
+    expect(await store.getStreamIdForEventId(String(ids[0]))).toBeUndefined();
+    const replayed: unknown[] = [];
+    await store.replayEventsAfter(String(ids[2]), { send: async (_id, m) => void replayed.push(m) });
+    expect(replayed).toEqual([message(4), message(5)]);
+
+    const small = new SessionEventStore({ maxEvents: 100, maxBytes: 200 });
+    for (let n = 1; n <= 10; n++) await small.storeEvent('s', message(n));
+    expect(small.size).toBeLessThan(10);
+    expect(small.size).toBeGreaterThan(0);
+  });
+});
