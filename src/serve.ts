@@ -122,6 +122,10 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
         : { maxRequestBodySize: transport.maxRequestBodySize }),
       ...(transport.authenticate ? { authenticate: transport.authenticate } : {}),
       ...(transport.routes ? { routes: transport.routes } : {}),
+      taskFeed: factory.taskFeed,
+      resourceSubscriptions:
+        (options.catalog?.resources?.length ?? 0) > 0 ||
+        (options.catalog?.resourceTemplates?.length ?? 0) > 0,
     });
     const running = await serveHttp(handler, transport.address, {
       ...(transport.maxRequestBodySize === undefined

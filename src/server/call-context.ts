@@ -1,4 +1,4 @@
-import type { LoggingLevel, ServerContext } from '@modelcontextprotocol/server';
+import type { AuthInfo, LoggingLevel, ServerContext } from '@modelcontextprotocol/server';
 import type { ClientAsk } from '../ask/client-ask.js';
 import type { Logger } from '../logger.js';
 import type { ResourceStore } from '../resource-store.js';
@@ -7,9 +7,14 @@ import type { Progress, ToolContext } from '../tool.js';
 /** Who is calling, for binding resources and tasks: the authenticated subject, the session, or the process. */
 export function callerOf(ctx: ServerContext): string {
   const auth = ctx.http?.authInfo;
-  if (auth) return `auth:${String(auth.extra?.subject ?? auth.clientId)}`;
+  if (auth) return callerOfAuth(auth);
   if (ctx.sessionId) return `session:${ctx.sessionId}`;
   return 'local';
+}
+
+/** The caller of a request without a session (2026-07-28 HTTP): its authenticated subject, or `local`. */
+export function callerOfAuth(auth: AuthInfo | undefined): string {
+  return auth ? `auth:${String(auth.extra?.subject ?? auth.clientId)}` : 'local';
 }
 
 /**

@@ -14,6 +14,7 @@ import type { Logger } from '../logger.js';
 import type { RegisteredTool, ToolRegistry } from '../registry.js';
 import type { ResourceStore } from '../resource-store.js';
 import { createTaskSupport } from '../tasks/install-tasks.js';
+import type { TaskFeed } from '../tasks/task-listen.js';
 import type { TaskOptions } from '../tasks/task-runner.js';
 import { type ToolResult, textResult } from '../tool.js';
 import { callerOf, createCallContext } from './call-context.js';
@@ -67,7 +68,9 @@ export interface AskOptions {
  * Returns the SDK server factory: one low-level `Server` per stdio connection, initialize-era
  * HTTP session, or 2026-07-28 HTTP request, all answering from the same registry and store.
  */
-export function createServerFactory(setup: ServerSetup): (context: McpRequestContext) => Server {
+export function createServerFactory(
+  setup: ServerSetup,
+): ((context: McpRequestContext) => Server) & { taskFeed: TaskFeed } {
   const listCache = new WeakMap<ToolRegistry, Tool[]>();
   const describeTools = (registry: ToolRegistry) => {
     let tools = listCache.get(registry);
@@ -102,7 +105,7 @@ export function createServerFactory(setup: ServerSetup): (context: McpRequestCon
     },
   } satisfies ServerOptions;
 
-  return (context) => {
+  const factory = (context: McpRequestContext) => {
     const server = new Server(setup.info, serverOptions);
 
     // Initialize era: roots by a `roots/list` request, kept per connection. (2026-07-28: by `prepareAsking`.)
@@ -160,6 +163,7 @@ export function createServerFactory(setup: ServerSetup): (context: McpRequestCon
     setup.extend?.(server, context);
     return server;
   };
+  return Object.assign(factory, { taskFeed: tasks.feed });
 }
 
 // Resources always (the store's outputs); prompts and completions only when there is something to serve.

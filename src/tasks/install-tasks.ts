@@ -1,13 +1,16 @@
 import type { McpRequestContext, Server } from '@modelcontextprotocol/server';
 import type { ToolRegistry } from '../registry.js';
 import { installLegacyTasks } from './legacy-era.js';
-import { installModernTasks } from './modern-era.js';
+import { detailedTask, installModernTasks } from './modern-era.js';
+import type { TaskFeed } from './task-listen.js';
 import { type TaskOptions, TaskRunner, type TaskRunnerSetup } from './task-runner.js';
 
 /** Task support for a server factory: one runner and store shared by every server instance. */
 export interface TaskLayer {
   /** Adds the task capability and handlers of the instance's era. Call after `tools/call` is registered. */
   install(server: Server, context: McpRequestContext): void;
+  /** Task changes for 2026-07-28 `subscriptions/listen` streams. */
+  feed: TaskFeed;
 }
 
 /**
@@ -19,7 +22,18 @@ export function createTaskSupport(
   options: TaskOptions = {},
 ): TaskLayer {
   const runner = new TaskRunner(setup, options);
+  const feed: TaskFeed = {
+    current: async (taskId, caller) => {
+      const task = await runner.store.get(taskId, caller);
+      return task && detailedTask(task, runner);
+    },
+    subscribe: (listener) =>
+      runner.store.subscribe((event) => {
+        if (event.type === 'status') listener(event.task.caller, detailedTask(event.task, runner));
+      }),
+  };
   return {
+    feed,
     install(server, context) {
       if (context.era === 'modern') installModernTasks(server, runner, setup.registry);
       else installLegacyTasks(server, runner, setup.registry);

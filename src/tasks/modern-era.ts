@@ -66,9 +66,7 @@ export function installModernTasks(server: Server, runner: TaskRunner, registry:
     requireExtension(ctx, 'tasks/get');
     const task = await runner.store.get(taskId, callerOf(ctx));
     if (!task) throw notFound(taskId);
-    const detailed = detailedTask(task);
-    if (task.status !== 'input_required') return detailed;
-    return { ...detailed, inputRequests: runner.questions(taskId)?.inputRequests() ?? {} };
+    return detailedTask(task, runner);
   });
 
   server.setRequestHandler(
@@ -109,11 +107,17 @@ function modernTask(task: Readonly<TaskRecord>) {
   return { ...rest, ttlMs: ttl, pollIntervalMs: pollInterval };
 }
 
-/** `DetailedTask`: the task with its result (completed) or JSON-RPC error (failed) inlined. */
-function detailedTask(task: Readonly<TaskRecord>) {
+/**
+ * `DetailedTask`, as `tasks/get` and `notifications/tasks` show it: the task with its result
+ * (completed) or JSON-RPC error (failed) inlined, or the questions it waits on (input_required).
+ */
+export function detailedTask(task: Readonly<TaskRecord>, runner: TaskRunner) {
   const base = modernTask(task);
   if (task.outcome?.kind === 'result') return { ...base, result: task.outcome.result };
   if (task.outcome?.kind === 'error') return { ...base, error: task.outcome.error };
+  if (task.status === 'input_required') {
+    return { ...base, inputRequests: runner.questions(task.taskId)?.inputRequests() ?? {} };
+  }
   return base;
 }
 

@@ -1,12 +1,15 @@
 import {
   createMcpHandler,
   hostHeaderValidationResponse,
+  InMemoryServerEventBus,
   isJsonContentType,
   isLegacyRequest,
   type McpServerFactory,
   originValidationResponse,
 } from '@modelcontextprotocol/server';
 import type { Logger } from '../logger.js';
+import { callerOfAuth } from '../server/call-context.js';
+import { asTaskListen, serveTaskListen, type TaskFeed } from '../tasks/task-listen.js';
 import { rejectParamHeaders } from './check-param-headers.js';
 import { jsonRpcErrorResponse } from './json-rpc-response.js';
 import { LegacySessions } from './legacy-sessions.js';
@@ -37,6 +40,10 @@ export interface HttpHandlerOptions {
   toolInputSchema?: (toolName: string) => Record<string, unknown> | undefined;
   /** Extra routes served beside the endpoint (e.g. `/.well-known/…`): a response, or `undefined` to pass. */
   routes?: (request: Request, url: URL) => Response | undefined | Promise<Response | undefined>;
+  /** Task changes: `subscriptions/listen` with `taskIds` (2026-07-28) streams `notifications/tasks`. */
+  taskFeed?: TaskFeed;
+  /** Whether the server offers resource subscriptions (a listen stream honors them only then). */
+  resourceSubscriptions?: boolean;
 }
 
 /** A web-standard HTTP face: `fetch` answers one request; `close` ends sessions and in-flight calls. */
@@ -61,7 +68,10 @@ export interface HttpHandler {
 export function createHttpHandler(factory: McpServerFactory, options: HttpHandlerOptions): HttpHandler {
   const path = options.path ?? '/mcp';
   const maxRequestBodySize = options.maxRequestBodySize ?? 4 * 1024 * 1024;
+  // Our own bus, so that listen streams with task notifications (served here) hear list changes too.
+  const bus = new InMemoryServerEventBus();
   const modern = createMcpHandler(factory, {
+    bus,
     legacy: 'reject',
     maxRequestBodySize,
     onerror: (error) => options.log.debug(`http: ${error.message}`),
@@ -106,6 +116,27 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
     if (options.toolInputSchema) {
       const mismatch = await rejectParamHeaders(request, options.toolInputSchema, given);
       if (mismatch) return mismatch;
+    }
+    // The SDK's listen router knows no `taskIds`: such streams are served here; header or other
+    // problems are left to the SDK, which answers them as for any request.
+    const listen =
+      options.taskFeed && request.headers.get('mcp-method') === 'subscriptions/listen'
+        ? asTaskListen(
+            given ??
+              (await request
+                .clone()
+                .json()
+                .catch(() => undefined)),
+          )
+        : undefined;
+    if (listen && options.taskFeed) {
+      return serveTaskListen(listen, {
+        feed: options.taskFeed,
+        bus,
+        caller: callerOfAuth(authInfo),
+        resourceSubscriptions: options.resourceSubscriptions ?? false,
+        signal: request.signal,
+      });
     }
     return modern.fetch(request, {
       ...(authInfo ? { authInfo } : {}),

@@ -1,40 +1,10 @@
 // Resumable SSE streams of initialize-era HTTP sessions: a client whose stream broke mid-call
 // reconnects with Last-Event-ID and receives what it missed, the result included.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readEvents } from '../helpers/read-sse.js';
 import { distPath, type HttpBridge, startHttpBridge } from '../helpers/start-bridge.js';
 
 const echoServer = { script: distPath('test/servers/echo-server.js'), args: [] };
-
-interface SseEvent {
-  id?: string;
-  data: Record<string, unknown>;
-}
-
-/** Reads SSE events from `response` until `stop` says so or the stream ends. */
-async function readEvents(response: Response, stop: (event: SseEvent) => boolean): Promise<SseEvent[]> {
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  const decoder = new TextDecoder();
-  const events: SseEvent[] = [];
-  let buffer = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return events;
-    buffer += decoder.decode(value, { stream: true });
-    for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const data = /^data: (.*)$/m.exec(block)?.[1];
-      if (!data) continue;
-      const id = /^id: (.*)$/m.exec(block)?.[1];
-      const event: SseEvent = { data: JSON.parse(data), ...(id ? { id } : {}) };
-      events.push(event);
-      if (stop(event)) {
-        await reader.cancel();
-        return events;
-      }
-    }
-  }
-}
 
 describe('resumable SSE streams (initialize era, HTTP)', () => {
   let bridge: HttpBridge;

@@ -1,0 +1,106 @@
+// notifications/tasks on 2026-07-28 subscriptions/listen streams (the tasks extension, SEP-2663).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { envelope, modernRequest } from '../helpers/modern-request.js';
+import { readEvents } from '../helpers/read-sse.js';
+import { distPath, type HttpBridge, startHttpBridge } from '../helpers/start-bridge.js';
+
+const askServer = { script: distPath('test/servers/ask-server.js'), args: [] };
+const TASKS = 'io.modelcontextprotocol/tasks';
+const capabilities = { elicitation: { form: {} }, extensions: { [TASKS]: {} } };
+
+describe('notifications/tasks through subscriptions/listen', () => {
+  let bridge: HttpBridge;
+  let dir: string;
+  beforeAll(async () => {
+    bridge = await startHttpBridge(askServer);
+    dir = mkdtempSync(join(tmpdir(), 'bridge-listen-'));
+  });
+  afterAll(async () => {
+    await bridge?.[Symbol.asyncDispose]();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const listen = (notifications: Record<string, unknown>, caps: object = capabilities) =>
+    fetch(bridge.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'subscriptions/listen',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'sub-1',
+        method: 'subscriptions/listen',
+        params: { notifications, _meta: envelope(caps) },
+      }),
+    });
+
+  it('streams each change of the caller’s task, with its questions and finally its result', async () => {
+    const request = (method: string, params: Record<string, unknown>) =>
+      modernRequest(bridge.url, method, params, { capabilities });
+    const created = await request('tools/call', { name: 'greet', arguments: { marker: join(dir, 'm') } });
+    const taskId = String(created.json?.result?.taskId);
+
+    const stream = await listen({ taskIds: [taskId, 'not-a-task'], toolsListChanged: true });
+    expect(stream.headers.get('content-type')).toContain('text/event-stream');
+    const events: Array<Record<string, unknown>> = [];
+    const reading = readEvents(stream, (event) => {
+      events.push(event.data);
+      const params = event.data.params as { status?: string; inputRequests?: unknown } | undefined;
+      if (event.data.method === 'notifications/tasks' && params?.status === 'input_required') {
+        void request('tasks/update', {
+          taskId,
+          inputResponses: { who: { action: 'accept', content: { name: 'Vi' } } },
+        });
+      }
+      return params?.status === 'completed';
+    });
+    await reading;
+    expect(events[0]).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/subscriptions/acknowledged',
+      params: {
+        notifications: { taskIds: [taskId], toolsListChanged: true },
+        _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub-1' },
+      },
+    });
+    const tasks = events.filter((event) => event.method === 'notifications/tasks');
+    const statuses = tasks.map((event) => (event.params as { status: string }).status);
+    expect(statuses).toContain('input_required');
+    expect(statuses.at(-1)).toBe('completed');
+    const waiting = tasks.find((event) => (event.params as { status: string }).status === 'input_required');
+    expect(waiting?.params).toMatchObject({ inputRequests: { who: { method: 'elicitation/create' } } });
+    expect(tasks.at(-1)?.params).toMatchObject({
+      taskId,
+      result: { content: [{ type: 'text', text: 'Hello, Vi!' }] },
+      _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub-1' },
+    });
+  });
+
+  it('refuses task notifications to a client without the tasks extension', async () => {
+    const refused = await listen({ taskIds: ['x'] }, { elicitation: {} });
+    expect(refused.status).toBe(400);
+    const body = (await refused.json()) as { id: unknown; error: { code: number; data: unknown } };
+    expect(body.id).toBe('sub-1');
+    expect(body.error.code).toBe(-32021);
+    expect(body.error.data).toEqual({ requiredCapabilities: { extensions: { [TASKS]: {} } } });
+  });
+
+  it('completes at once when nothing asked for can be honored', async () => {
+    const stream = await listen({ taskIds: ['someone-elses-task'] });
+    const events = await readEvents(stream, () => false);
+    expect(events.map((event) => event.data.method ?? 'result')).toEqual([
+      'notifications/subscriptions/acknowledged',
+      'result',
+    ]);
+    expect(events[0]?.data.params).toEqual({
+      notifications: {},
+      _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub-1' },
+    });
+  });
+});
