@@ -60,10 +60,14 @@ export function liveAsk(ctx: ServerContext, options: LiveAskOptions): ClientAsk 
       );
     },
     async elicitUrl(question) {
-      return checkUrlAnswer(
-        question.key ?? 'url',
-        await send('url', 'elicitation/create', urlParams(question, true)),
-      );
+      const params = urlParams(question, true);
+      const answer = checkUrlAnswer(question.key ?? 'url', await send('url', 'elicitation/create', params));
+      return { ...answer, elicitationId: String(params.elicitationId) };
+    },
+    async urlCompleted(elicitationId) {
+      await ctx.mcpReq
+        .notify({ method: 'notifications/elicitation/complete', params: { elicitationId } })
+        .catch(() => {});
     },
     async sample(question) {
       return checkSamplingAnswer(

@@ -59,6 +59,8 @@ export class InputRound {
       const request = { method: 'elicitation/create', params: urlParams(question, false) };
       return this.#answer('url', key, request, (raw) => checkUrlAnswer(key, raw));
     },
+    // Only the initialize era has a completion notification; here the call's own result says it.
+    urlCompleted: async () => {},
     sample: async (question) => {
       const key = this.#key('sampling', question.key);
       const request = { method: 'sampling/createMessage', params: samplingParams(question) };

@@ -47,6 +47,11 @@ export interface ClientAsk {
    * it, not that the flow at the URL finished: wait for that out of band (e.g. an OAuth redirect).
    */
   elicitUrl(question: UrlQuestion): Promise<UrlAnswer>;
+  /**
+   * Tells the client that the interaction a URL question started has finished (initialize era:
+   * `notifications/elicitation/complete` with the answer's `elicitationId`; elsewhere nothing).
+   */
+  urlCompleted(elicitationId: string): Promise<void>;
   /** Asks the client's model for a completion. */
   sample(question: SamplingQuestion): Promise<SamplingAnswer>;
   /** The client's roots (`file://` URIs and others, as the client lists them). */
@@ -87,6 +92,8 @@ export interface UrlQuestion {
 
 export interface UrlAnswer {
   action: 'accept' | 'decline' | 'cancel';
+  /** The id of the interaction (initialize era), for `urlCompleted`. */
+  elicitationId?: string;
 }
 
 /** `sampling/createMessage` parameters, passed through as the spec defines them. */

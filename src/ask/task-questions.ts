@@ -73,6 +73,8 @@ export class TaskQuestions {
         (raw) => checkUrlAnswer(key, raw),
       );
     },
+    // Only the initialize era has a completion notification; here the call's own result says it.
+    urlCompleted: async () => {},
     sample: (question) => {
       const key = this.#key('sampling', question.key);
       const request = { method: 'sampling/createMessage', params: samplingParams(question) };

@@ -188,3 +188,42 @@ describe.each(MATRIX)('asking for missing arguments, $kind client over $wire', (
     expect(existsSync(marker)).toBe(false);
   });
 });
+
+describe.each(MATRIX)('URL elicitation, $kind client over $wire', ({ kind, wire }) => {
+  it('sends the URL, and in the initialize era tells the client when the interaction is complete', async () => {
+    const urls: Array<Record<string, unknown>> = [];
+    await using client = await connect(kind, wire, askServer, {
+      capabilities: { elicitation: { form: {}, url: {} } },
+      async answer(_method, params) {
+        urls.push(params);
+        return { action: 'accept' };
+      },
+    });
+    const completed: unknown[] = [];
+    if (kind === 'v1') {
+      const { ElicitationCompleteNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
+      (client.raw as import('@modelcontextprotocol/sdk/client/index.js').Client).setNotificationHandler(
+        ElicitationCompleteNotificationSchema,
+        (notification) => void completed.push(notification.params),
+      );
+    }
+    const result = await client.callTool('sign_in', {});
+    expect(urls).toEqual([
+      expect.objectContaining({
+        mode: 'url',
+        message: 'Sign in to the example service',
+        url: 'https://example.com/login?state=abc',
+      }),
+    ]);
+    if (kind === 'v1') {
+      const id = String(urls[0]?.elicitationId);
+      expect(result.content[0]?.text).toBe(`signed in (${id})`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(completed).toEqual([{ elicitationId: id }]);
+    } else {
+      // 2026-07-28 URL elicitation carries no elicitationId.
+      expect(urls[0]).not.toHaveProperty('elicitationId');
+      expect(result.content[0]?.text).toBe('signed in');
+    }
+  });
+});

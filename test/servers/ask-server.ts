@@ -104,6 +104,23 @@ export const askTools: ToolDefinition[] = [
     },
   },
   {
+    name: 'sign_in',
+    description: 'Asks the user to open a sign-in page (URL elicitation), then says it is done.',
+    inputSchema: { type: 'object', properties: {} },
+    annotations,
+    async invoke(_args, context) {
+      if (!context.ask) return textResult('no ask', true);
+      const answer = await context.ask.elicitUrl({
+        key: 'login',
+        message: 'Sign in to the example service',
+        url: 'https://example.com/login?state=abc',
+      });
+      if (answer.action !== 'accept') return textResult(`The user chose to ${answer.action}.`, true);
+      if (answer.elicitationId) await context.ask.urlCompleted(answer.elicitationId);
+      return textResult(`signed in${answer.elicitationId ? ` (${answer.elicitationId})` : ''}`);
+    },
+  },
+  {
     name: 'quiet',
     description: 'Reports one progress, then works silently for MS milliseconds.',
     inputSchema: { type: 'object', properties: { ms: { type: 'integer' } }, required: ['ms'] },
