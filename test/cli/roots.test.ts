@@ -11,6 +11,7 @@ import {
   ListRootsRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
+import { connect } from '../helpers/connect.js';
 import { BRIDGE_BIN } from '../helpers/start-bridge.js';
 import { makeRepo, tempDir } from './helpers.js';
 
@@ -82,5 +83,39 @@ describe('MCP roots from the client', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('come through input_required rounds for a 2026-07-28 client', async () => {
+    using dir = tempDir();
+    using cache = tempDir('bridge-cli-cache-');
+    mkdirSync(join(dir.path, 'alpha'));
+    mkdirSync(join(dir.path, 'beta'));
+    const alpha = makeRepo(join(dir.path, 'alpha'));
+    const beta = makeRepo(join(dir.path, 'beta'));
+    let asked = 0;
+    await using client = await connect(
+      'v2',
+      'stdio',
+      {
+        script: BRIDGE_BIN,
+        args: ['cli', 'git', '--root', dir.path, '--allow', 'rev-parse', '--no-watch'],
+        env: { BRIDGE_CACHE_DIR: cache.path },
+      },
+      {
+        capabilities: { roots: {} },
+        async answer() {
+          asked++;
+          return { roots: [{ uri: pathToFileURL(alpha).href, name: 'alpha' }] };
+        },
+      },
+    );
+    const here = await client.callTool('git_rev_parse', { 'show-toplevel': true });
+    expect(here.isError).toBeFalsy();
+    expect(String(here.content[0]?.text).trim()).toBe(alpha);
+    const refused = await client.callTool('git_rev_parse', { 'show-toplevel': true, cwd: beta });
+    expect(refused.isError).toBe(true);
+    expect(refused.content[0]?.text).toContain("outside the client's roots");
+    // Stateless: each call asks again.
+    expect(asked).toBe(2);
   });
 });
