@@ -138,3 +138,36 @@ describe('confirm and askMissing in a config', () => {
     expect([byName.get('drop')?.askMissing, byName.get('wipe')?.askMissing]).toEqual([true, false]);
   });
 });
+
+describe('confirmation of an HTTP call (OpenAPI)', () => {
+  it('shows the method and URL, and sends nothing upstream when declined', async () => {
+    const { startUpstream } = await import('../openapi/helpers/upstream.js');
+    const { FIXTURES } = await import('../openapi/helpers/in-process.js');
+    const upstream = await startUpstream();
+    try {
+      const offer = confirming({ action: 'decline' });
+      const bridge = {
+        script: BRIDGE_BIN,
+        args: [
+          'openapi',
+          join(FIXTURES, 'api-3.0.yaml'),
+          '--base-url',
+          upstream.url,
+          '--confirm',
+          'destructive',
+        ],
+      };
+      await using client = await connect('v2', 'http', bridge, offer);
+      const result = await client.callTool('deleteItem', { itemId: 'a b' });
+      expect(result.content[0]?.text).toBe('The user declined the call to deleteItem; nothing was run.');
+      expect(offer.shown[0]).toContain(`It will run: DELETE ${upstream.url}/items/a%20b`);
+      expect(upstream.requests.filter((seen) => seen.method === 'DELETE')).toEqual([]);
+      // Reads run unasked.
+      const read = await client.callTool('getItem', { itemId: 'x' });
+      expect(read.isError).toBeFalsy();
+      expect(offer.shown).toHaveLength(1);
+    } finally {
+      await upstream.close();
+    }
+  });
+});
