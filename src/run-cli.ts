@@ -20,6 +20,11 @@ const COMMON_OPTIONS = {
   'allowed-host': { type: 'string', multiple: true },
   'allowed-origin': { type: 'string', multiple: true },
   'max-body-bytes': { type: 'string' },
+  'header-timeout-ms': { type: 'string' },
+  'body-timeout-ms': { type: 'string' },
+  'max-connections': { type: 'string' },
+  'max-calls-per-caller': { type: 'string' },
+  'max-sessions-per-caller': { type: 'string' },
   'log-level': { type: 'string' },
   'no-watch': { type: 'boolean' },
   confirm: { type: 'string' },
@@ -35,6 +40,13 @@ const COMMON_USAGE = `Server flags (every command):
                            on a loopback bind)
   --allowed-origin NAME    also accept browser requests from this origin host (repeatable)
   --max-body-bytes N       largest HTTP request body (default 4194304)
+  --header-timeout-ms N    time for a request's headers to arrive (default 10000)
+  --body-timeout-ms N      time for a request's body to arrive after its headers (default 10000)
+  --max-connections N      open HTTP connections at once (default 1024)
+  --max-calls-per-caller N tools/call requests one caller may run at once over HTTP (default 32)
+  --max-sessions-per-caller N
+                           initialize-era sessions one caller may hold; its next one replaces its
+                           own idlest (default 100)
   --log-level LEVEL        debug | info | warning | error (default info; logs go to stderr)
   --no-watch               do not rebuild the tools when the spec or config file changes
   --confirm MODE           ask the user before a call runs: never | destructive | always
@@ -113,7 +125,12 @@ const COMMON_FLAGS: CommonFlags = {
       cwd: process.cwd(),
     });
     if (auth && transport.kind === 'http') {
-      transport = { ...transport, authenticate: auth.authenticate, routes: auth.routes };
+      transport = {
+        ...transport,
+        authenticate: auth.authenticate,
+        ...(auth.authorize ? { authorize: auth.authorize } : {}),
+        routes: auth.routes,
+      };
     }
     return { transport, attach: (bridge) => auth?.attach(bridge) };
   },
@@ -125,14 +142,17 @@ function transportFrom(values: FlagValues, configured: TransportOptions): Transp
   const http = values.http;
   const base = configured.kind === 'http' ? configured : undefined;
   if (typeof http !== 'string' && !base) return configured;
-  const maxBody = values['max-body-bytes'];
-  let maxRequestBodySize = base?.maxRequestBodySize;
-  if (typeof maxBody === 'string') {
-    maxRequestBodySize = Number(maxBody);
-    if (!Number.isSafeInteger(maxRequestBodySize) || maxRequestBodySize <= 0) {
-      throw new BridgeError('invalid_input', `--max-body-bytes expects a positive integer, got "${maxBody}"`);
-    }
-  }
+  const maxRequestBodySize = positive(values, 'max-body-bytes') ?? base?.maxRequestBodySize;
+  const limits = {
+    ...base?.limits,
+    ...definedLimits({
+      headerTimeoutMs: positive(values, 'header-timeout-ms'),
+      bodyTimeoutMs: positive(values, 'body-timeout-ms'),
+      maxConnections: positive(values, 'max-connections'),
+      maxCallsPerCaller: positive(values, 'max-calls-per-caller'),
+    }),
+  };
+  const maxSessionsPerCaller = positive(values, 'max-sessions-per-caller') ?? base?.maxSessionsPerCaller;
   let address: ReturnType<typeof parseListenAddress>;
   try {
     // Without --http there is a configured HTTP transport (see the early return above).
@@ -149,7 +169,28 @@ function transportFrom(values: FlagValues, configured: TransportOptions): Transp
     ...(hosts.length > 0 ? { allowedHosts: hosts } : {}),
     ...(origins.length > 0 ? { allowedOrigins: origins } : {}),
     ...(maxRequestBodySize === undefined ? {} : { maxRequestBodySize }),
+    ...(Object.keys(limits).length > 0 ? { limits } : {}),
+    ...(maxSessionsPerCaller === undefined ? {} : { maxSessionsPerCaller }),
   };
+}
+
+// A flag that takes a positive integer: its value, `undefined` when absent, or a usage error.
+function positive(values: FlagValues, flag: string): number | undefined {
+  const raw = values[flag];
+  if (typeof raw !== 'string') return undefined;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new BridgeError('invalid_input', `--${flag} expects a positive integer, got "${raw}"`);
+  }
+  return value;
+}
+
+function definedLimits<T extends Record<string, number | undefined>>(
+  limits: T,
+): Partial<Record<keyof T, number>> {
+  return Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined)) as Partial<
+    Record<keyof T, number>
+  >;
 }
 
 function strings(value: FlagValues[string]): string[] {

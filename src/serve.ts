@@ -7,7 +7,7 @@ import { createServerFactory, type ServerSetup } from './server/create-server.js
 import { ResourceSubscriptions } from './server/resource-subscriptions.js';
 import type { Source } from './source.js';
 import { createHttpHandler, type HttpHandlerOptions } from './transports/http-handler.js';
-import { isLoopback, type ListenAddress, serveHttp } from './transports/serve-http.js';
+import { type HttpLimits, isLoopback, type ListenAddress, serveHttp } from './transports/serve-http.js';
 import { serveStdio } from './transports/serve-stdio.js';
 
 /** How the server is reached. */
@@ -21,7 +21,12 @@ export type TransportOptions =
       /** Origins (host names) browsers may call from. */
       allowedOrigins?: string[];
       maxRequestBodySize?: number;
+      /** Header and body deadlines, connection and per-caller call caps (see `HttpLimits`). */
+      limits?: Omit<HttpLimits, 'maxRequestBodySize'>;
+      /** Initialize-era sessions one caller may hold at once. Default 100. */
+      maxSessionsPerCaller?: number;
       authenticate?: HttpHandlerOptions['authenticate'];
+      authorize?: HttpHandlerOptions['authorize'];
       routes?: HttpHandlerOptions['routes'];
     };
 
@@ -121,6 +126,10 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
         ? {}
         : { maxRequestBodySize: transport.maxRequestBodySize }),
       ...(transport.authenticate ? { authenticate: transport.authenticate } : {}),
+      ...(transport.authorize ? { authorize: transport.authorize } : {}),
+      ...(transport.maxSessionsPerCaller === undefined
+        ? {}
+        : { maxSessionsPerCaller: transport.maxSessionsPerCaller }),
       ...(transport.routes ? { routes: transport.routes } : {}),
       taskFeed: factory.taskFeed,
       resourceSubscriptions:
@@ -128,9 +137,11 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
         (options.catalog?.resourceTemplates?.length ?? 0) > 0,
     });
     const running = await serveHttp(handler, transport.address, {
+      ...transport.limits,
       ...(transport.maxRequestBodySize === undefined
         ? {}
         : { maxRequestBodySize: transport.maxRequestBodySize }),
+      log,
       onerror: (error) => log.debug(`http: ${error.message}`),
     });
     url = running.url;

@@ -35,6 +35,15 @@ export const authConfigSchema = z
     issuer: z.string().min(1).optional().describe('The "iss" JWT access tokens must carry.'),
     resource: z.string().min(1).optional().describe("This server's public URL (the token audience)."),
     authorizationServers: z.array(z.string().min(1)).optional().describe('Issuers named in the metadata.'),
+    trustIdentityHeader: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Like --trust-identity-header: the header an authenticating proxy names the user in.'),
+    trustedProxies: z
+      .array(z.string().min(1))
+      .optional()
+      .describe('Like --trusted-proxy: addresses or networks of the proxies allowed to call.'),
     scopes: z
       .object({
         read: z.string().optional().describe('Scope read-only tools need ("" for none). Default read.'),
@@ -69,6 +78,8 @@ export function authFlagsFromConfig(
     issuer: config.issuer,
     resource: config.resource,
     'authorization-server': config.authorizationServers,
+    'trust-identity-header': config.trustIdentityHeader,
+    'trusted-proxy': config.trustedProxies,
     'scope-read': config.scopes?.read,
     'scope-write': config.scopes?.write,
     'tool-scope': config.scopes?.tools

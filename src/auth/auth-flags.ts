@@ -2,7 +2,9 @@ import type { ParseArgsConfig } from 'node:util';
 import type { FlagValues } from '../command.js';
 import { BridgeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { RefusalLog } from '../transports/refusal-log.js';
 import { isLoopback, type ListenAddress } from '../transports/serve-http.js';
+import { proxyIdentity } from './identity-header.js';
 import { jwtVerifier } from './jwt-verifier.js';
 import { type HttpProtection, protectHttp } from './protect-http.js';
 import { parseToolScopes, ScopePolicy } from './scopes.js';
@@ -21,6 +23,8 @@ export const AUTH_OPTIONS = {
   'scope-read': { type: 'string' },
   'scope-write': { type: 'string' },
   'tool-scope': { type: 'string', multiple: true },
+  'trust-identity-header': { type: 'string' },
+  'trusted-proxy': { type: 'string', multiple: true },
 } as const satisfies ParseArgsConfig['options'];
 
 export const AUTH_USAGE = `Authentication flags (with --http):
@@ -39,11 +43,21 @@ export const AUTH_USAGE = `Authentication flags (with --http):
                            the issuer)
   --scope-read NAME        scope read-only tools need (default read; "" for none)
   --scope-write NAME       scope every other tool needs; it implies the read scope (default write)
-  --tool-scope TOOL=SCOPES scope(s) one tool needs instead, comma-separated (repeatable)`;
+  --tool-scope TOOL=SCOPES scope(s) one tool needs instead, comma-separated (repeatable)
+  --trust-identity-header NAME
+                           behind an authenticating reverse proxy: each user named in header NAME
+                           (e.g. X-Forwarded-User) is a caller of their own; needs --trusted-proxy
+                           and --auth none
+  --trusted-proxy ADDR     address or network (10.0.0.0/8) of a proxy allowed to set that header
+                           (repeatable); the header from any other address is refused`;
 
 const TOKEN_FLAGS = ['auth-tokens-env', 'auth-tokens-file'] as const;
 const JWT_FLAGS = ['jwks-url', 'issuer'] as const;
 const SHARED_FLAGS = ['resource', 'authorization-server', 'scope-read', 'scope-write', 'tool-scope'] as const;
+const PROXY_FLAGS = ['trust-identity-header', 'trusted-proxy'] as const;
+
+/** Shortest static token accepted on a bind other people can reach (about 96 bits of base64). */
+export const MIN_EXPOSED_TOKEN_LENGTH = 16;
 
 /**
  * Turns the authentication flags into the HTTP protection, or `undefined` when the endpoint is
@@ -56,21 +70,32 @@ export function authFromFlags(
   context: { log: Logger; env: NodeJS.ProcessEnv; cwd: string },
 ): HttpProtection | undefined {
   const given = (flag: string) => values[flag] !== undefined;
-  const anyGiven = ['auth', ...TOKEN_FLAGS, ...JWT_FLAGS, ...SHARED_FLAGS].filter(given);
+  const anyGiven = ['auth', ...TOKEN_FLAGS, ...JWT_FLAGS, ...SHARED_FLAGS, ...PROXY_FLAGS].filter(given);
   if (!address) {
     if (anyGiven.length > 0) throw invalid(`--${anyGiven[0]} applies only to --http (stdio needs no tokens)`);
     return undefined;
   }
   const mode = modeOf(values, address);
   if (mode === 'none') {
-    const stray = anyGiven.filter((flag) => flag !== 'auth');
+    const stray = anyGiven.filter(
+      (flag) => flag !== 'auth' && !(PROXY_FLAGS as readonly string[]).includes(flag),
+    );
     if (stray.length > 0) throw invalid(`--${stray[0]} has no effect with --auth none`);
+    const proxied = proxyFromFlags(values, context.log);
     if (!isLoopback(address.host)) {
       context.log.warn(
-        `serving ${address.host} without authentication (--auth none): anyone who can reach it can call every tool`,
+        proxied
+          ? `serving ${address.host} without bearer tokens: only the trusted proxies may call it, and they vouch for their users`
+          : `serving ${address.host} without authentication (--auth none): anyone who can reach it can call every tool`,
       );
     }
-    return undefined;
+    return proxied;
+  }
+  const proxyFlag = PROXY_FLAGS.find(given);
+  if (proxyFlag) {
+    throw invalid(
+      `--${proxyFlag} applies to --auth none: the reverse proxy authenticates, the bridge does not check tokens too`,
+    );
   }
   const wrongFamily = (mode === 'token' ? JWT_FLAGS : TOKEN_FLAGS).filter(given);
   if (wrongFamily.length > 0) throw invalid(`--${wrongFamily[0]} does not apply to --auth ${mode}`);
@@ -91,9 +116,15 @@ export function authFromFlags(
       ...(typeof values['auth-tokens-env'] === 'string' ? { env: values['auth-tokens-env'] } : {}),
       ...(typeof values['auth-tokens-file'] === 'string' ? { file: values['auth-tokens-file'] } : {}),
     };
-    verifier = staticTokenVerifier(loadStaticTokens(from, context.env, context.cwd), () =>
-      scopes.supported(),
-    );
+    const tokens = loadStaticTokens(from, context.env, context.cwd);
+    const short = tokens.findIndex((entry) => entry.token.length < MIN_EXPOSED_TOKEN_LENGTH);
+    if (short >= 0 && !isLoopback(address.host)) {
+      throw invalid(
+        `--auth token on ${address.host}: token ${short + 1} (subject "${tokens[short]?.subject}") is shorter than ${MIN_EXPOSED_TOKEN_LENGTH} characters, ` +
+          'which others could guess; use a long random token, e.g. from "openssl rand -base64 32"',
+      );
+    }
+    verifier = staticTokenVerifier(tokens, () => scopes.supported());
   } else {
     const jwks = values['jwks-url'];
     let issuer = typeof values.issuer === 'string' ? checkUrl(values.issuer, '--issuer') : undefined;
@@ -114,11 +145,44 @@ export function authFromFlags(
   });
 }
 
+// `--trust-identity-header` with `--trusted-proxy`: the proxy's user header names the caller.
+function proxyFromFlags(values: FlagValues, log: Logger): HttpProtection | undefined {
+  const header = values['trust-identity-header'];
+  const proxies = strings(values['trusted-proxy']);
+  if (typeof header !== 'string') {
+    if (proxies.length > 0) throw invalid('--trusted-proxy applies only with --trust-identity-header NAME');
+    return undefined;
+  }
+  let identify: ReturnType<typeof proxyIdentity>;
+  try {
+    identify = proxyIdentity({ header, trustedProxies: proxies });
+  } catch (error) {
+    throw error instanceof BridgeError ? error : invalid(String(error));
+  }
+  const refusals = new RefusalLog(log);
+  return {
+    async authenticate(request, peer) {
+      const identity = identify(request, peer);
+      if (identity.kind === 'none') return {};
+      if (identity.kind === 'user') return { authInfo: identity.authInfo };
+      refusals.refused('identity header', identity.message);
+      return Response.json(
+        { jsonrpc: '2.0', error: { code: -32000, message: identity.message }, id: null },
+        { status: identity.status },
+      );
+    },
+    routes: () => undefined,
+    attach() {},
+  };
+}
+
 function modeOf(values: FlagValues, address: ListenAddress): 'none' | 'token' | 'jwt' {
   const auth = values.auth;
   if (auth === 'none' || auth === 'token' || auth === 'jwt') return auth;
   if (auth !== undefined) throw invalid(`--auth expects none, token or jwt, got "${String(auth)}"`);
   if (TOKEN_FLAGS.some((flag) => values[flag] !== undefined)) return 'token';
+  // The reverse proxy authenticates, and only it may call: an explicit choice of "no tokens here".
+  if (values['trust-identity-header'] !== undefined) return 'none';
   if (JWT_FLAGS.some((flag) => values[flag] !== undefined)) return 'jwt';
   if (isLoopback(address.host)) return 'none';
   throw invalid(

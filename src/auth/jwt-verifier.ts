@@ -85,7 +85,12 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
       } catch (error) {
         return { ok: false, description: rejection(error, resource, errors) };
       }
-      const subject = String(payload.sub);
+      // The subject names the caller that owns pages, tasks and sessions: a number, an object or
+      // "" would let unrelated tokens collapse into one identity (String(123) === String("123")).
+      if (typeof payload.sub !== 'string' || payload.sub.trim() === '') {
+        return { ok: false, description: 'The token\'s "sub" claim must be a non-empty string.' };
+      }
+      const subject = payload.sub;
       const clientId = stringClaim(payload.client_id) ?? stringClaim(payload.azp) ?? subject;
       return {
         ok: true,

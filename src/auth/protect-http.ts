@@ -2,11 +2,12 @@ import type { AuthInfo } from '@modelcontextprotocol/server';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ToolRegistry } from '../registry.js';
+import { RefusalLog } from '../transports/refusal-log.js';
 import { challengeResponse, type Refusal, unavailableResponse } from './challenge.js';
+import type { Peer } from './identity-header.js';
 import { requestedTools } from './requested-tools.js';
 import { resourceMetadataResponse, resourceMetadataUrl } from './resource-metadata.js';
 import type { ScopePolicy } from './scopes.js';
-import { SessionOwners } from './session-owners.js';
 import { bearerToken, type TokenVerifier } from './token-verifier.js';
 
 export interface ProtectHttpOptions {
@@ -22,8 +23,13 @@ export interface ProtectHttpOptions {
 
 /** What `serve()` needs to protect its HTTP endpoint, plus the late binding to the running bridge. */
 export interface HttpProtection {
-  /** The `authenticate` hook of the HTTP handler: a refusal, or the caller's `AuthInfo`. */
-  authenticate(request: Request, parsedBody?: unknown): Promise<Response | { authInfo: AuthInfo }>;
+  /**
+   * The `authenticate` hook of the HTTP handler, from the headers alone (before the body is read):
+   * a refusal, or the caller's `AuthInfo` (none: anonymous).
+   */
+  authenticate(request: Request, peer: Peer): Promise<Response | { authInfo?: AuthInfo }>;
+  /** The `authorize` hook, once the body is parsed: a refusal (e.g. a missing scope), or nothing. */
+  authorize?(request: Request, authInfo: AuthInfo, parsedBody: unknown): Promise<Response | undefined>;
   /** The `routes` hook: the protected-resource metadata documents. */
   routes(request: Request, url: URL): Response | undefined;
   /** Binds the running bridge: its tools (for per-tool scopes) and its URL (the default resource). */
@@ -40,7 +46,9 @@ export function protectHttp(options: ProtectHttpOptions): HttpProtection {
   const { verifier, scopes, log } = options;
   let resource = options.resource;
   let registry: (() => ToolRegistry) | undefined;
-  const owners = new SessionOwners();
+  // Failed authentications are worth a warning (someone is guessing, or a client is misconfigured),
+  // but a flood of them must not flood the log.
+  const refusals = new RefusalLog(log);
 
   const metadata = () =>
     resource === undefined
@@ -52,16 +60,16 @@ export function protectHttp(options: ProtectHttpOptions): HttpProtection {
           ...(options.resourceName ? { resourceName: options.resourceName } : {}),
         };
 
-  const authenticate = async (
-    request: Request,
-    parsedBody?: unknown,
-  ): Promise<Response | { authInfo: AuthInfo }> => {
+  const authenticate = async (request: Request, peer: Peer): Promise<Response | { authInfo: AuthInfo }> => {
     // Between listening and `attach` (a few microseconds with port 0) nothing can be checked.
     if (resource === undefined || registry === undefined)
       return unavailableResponse('The server is starting.');
     const metadataUrl = resourceMetadataUrl(resource);
     const refuse = (refusal: Refusal) => {
-      log.debug(`http: refused ${request.method} (${refusal.status}): ${refusal.description}`);
+      refusals.refused(
+        'authentication',
+        `${request.method} from ${peer.address ?? 'an unknown address'} (${refusal.status}): ${refusal.description}`,
+      );
       return challengeResponse(refusal, metadataUrl);
     };
 
@@ -86,24 +94,17 @@ export function protectHttp(options: ProtectHttpOptions): HttpProtection {
     if (!verified.ok) {
       return refuse({ status: 401, error: 'invalid_token', description: verified.description });
     }
-    const authInfo = { ...verified.authInfo, resourceMetadataUrl: metadataUrl };
-    const subject = String(authInfo.extra?.subject ?? authInfo.clientId);
+    return { authInfo: { ...verified.authInfo, resourceMetadataUrl: metadataUrl } };
+  };
 
-    // An initialize-era session belongs to whoever first used it; another subject gets a 404,
-    // exactly as if the session did not exist (MCP security best practices: bind sessions to users).
-    const sessionId = request.headers.get('mcp-session-id');
-    if (sessionId && !owners.claim(sessionId, subject)) {
-      log.debug('http: refused a session opened by another subject');
-      return Response.json(
-        {
-          jsonrpc: '2.0',
-          error: { code: -32001, message: 'Session not found: start a new session with initialize.' },
-          id: null,
-        },
-        { status: 404 },
-      );
-    }
-
+  // Per-tool scopes need the body (which tools a request calls): checked once it is parsed.
+  const authorize = async (
+    request: Request,
+    authInfo: AuthInfo,
+    parsedBody: unknown,
+  ): Promise<Response | undefined> => {
+    if (registry === undefined || authInfo.resourceMetadataUrl === undefined) return undefined;
+    const metadataUrl = authInfo.resourceMetadataUrl;
     const needed = new Set<string>();
     const refusedTools: string[] = [];
     for (const name of await requestedTools(request, parsedBody)) {
@@ -116,18 +117,21 @@ export function protectHttp(options: ProtectHttpOptions): HttpProtection {
     }
     if (refusedTools.length > 0) {
       const tools = refusedTools.map((name) => `"${name}"`).join(', ');
-      return refuse({
+      const refusal: Refusal = {
         status: 403,
         error: 'insufficient_scope',
         description: `Calling ${tools} needs the scope "${[...needed].join(' ')}".`,
         scopes: [...needed],
-      });
+      };
+      log.debug(`http: refused ${request.method} (403): ${refusal.description}`);
+      return challengeResponse(refusal, metadataUrl);
     }
-    return { authInfo };
+    return undefined;
   };
 
   return {
     authenticate,
+    authorize,
     routes: (request, url) => resourceMetadataResponse(request, url, metadata),
     attach(bridge) {
       registry = () => bridge.registry();

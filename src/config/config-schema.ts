@@ -89,6 +89,17 @@ export const commonSourceShape = {
   askMissing: askMissingSchema.optional(),
 };
 
+// The HTTP limits beside maxBodyBytes, named like their flags (see the Serving table of the README).
+const httpLimitsSchema = z
+  .object({
+    headerTimeoutMs: z.number().int().positive().optional().describe('Like --header-timeout-ms.'),
+    bodyTimeoutMs: z.number().int().positive().optional().describe('Like --body-timeout-ms.'),
+    maxConnections: z.number().int().positive().optional().describe('Like --max-connections.'),
+    maxCallsPerCaller: z.number().int().positive().optional().describe('Like --max-calls-per-caller.'),
+    maxSessionsPerCaller: z.number().int().positive().optional().describe('Like --max-sessions-per-caller.'),
+  })
+  .strict();
+
 export const serverSchema = z
   .object({
     transport: z.enum(['stdio', 'http']).optional().describe('stdio (default) or Streamable HTTP.'),
@@ -103,6 +114,9 @@ export const serverSchema = z
       .optional()
       .describe('Origin host names browsers may call from.'),
     maxBodyBytes: z.number().int().positive().optional().describe('Largest HTTP request body.'),
+    limits: httpLimitsSchema
+      .optional()
+      .describe('Limits that keep one HTTP client from exhausting the server; flags win.'),
     logLevel: z.enum(['debug', 'info', 'warning', 'error']).optional(),
     instructions: z.string().optional().describe('Text telling the client model how to use this server.'),
     confirm: confirmSchema

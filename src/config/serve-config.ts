@@ -125,7 +125,14 @@ export function transportFromSettings(server: ServerSettings): TransportOptions 
     ...(server.allowedHosts ? { allowedHosts: server.allowedHosts } : {}),
     ...(server.allowedOrigins ? { allowedOrigins: server.allowedOrigins } : {}),
     ...(server.maxBodyBytes === undefined ? {} : { maxRequestBodySize: server.maxBodyBytes }),
+    ...limitsFromSettings(server.limits),
   };
+}
+
+function limitsFromSettings(limits: ServerSettings['limits']) {
+  if (!limits) return {};
+  const { maxSessionsPerCaller, ...rest } = limits;
+  return { limits: rest, ...(maxSessionsPerCaller === undefined ? {} : { maxSessionsPerCaller }) };
 }
 
 // "12 tools (added a, b; changed c; removed d)"

@@ -1,21 +1,12 @@
-import type { AuthInfo, LoggingLevel, ServerContext } from '@modelcontextprotocol/server';
+import type { LoggingLevel, ServerContext } from '@modelcontextprotocol/server';
 import type { ClientAsk } from '../ask/client-ask.js';
+import { callerOf } from '../caller.js';
 import type { Logger } from '../logger.js';
 import type { ResourceStore } from '../resource-store.js';
 import type { Progress, ToolContext } from '../tool.js';
 
-/** Who is calling, for binding resources and tasks: the authenticated subject, the session, or the process. */
-export function callerOf(ctx: ServerContext): string {
-  const auth = ctx.http?.authInfo;
-  if (auth) return callerOfAuth(auth);
-  if (ctx.sessionId) return `session:${ctx.sessionId}`;
-  return 'local';
-}
-
-/** The caller of a request without a session (2026-07-28 HTTP): its authenticated subject, or `local`. */
-export function callerOfAuth(auth: AuthInfo | undefined): string {
-  return auth ? `auth:${String(auth.extra?.subject ?? auth.clientId)}` : 'local';
-}
+// Who the caller is is decided in one place (src/caller.ts); re-exported for existing importers.
+export { callerOf, callerOfAuth } from '../caller.js';
 
 /**
  * Builds the `ToolContext` of one `tools/call`: the request's abort signal joined with the

@@ -7,10 +7,10 @@ import {
   type ServerContext,
   UriTemplate,
 } from '@modelcontextprotocol/server';
+import { callerOf, mayList } from '../caller.js';
 import type { CatalogContext, ResourceDefinition, ResourceTemplateDefinition } from '../catalog.js';
 import { PAGE_URI_TEMPLATE } from '../page-output.js';
 import type { ResourceStore } from '../resource-store.js';
-import { callerOf } from './call-context.js';
 import { listPage } from './paginate.js';
 
 /** What the resource handlers serve: the fixed resources and templates, then the caller's stored outputs. */
@@ -70,7 +70,10 @@ export function resourceHandlers(sources: ResourceSources): ResourceHandlers {
 
   const register = (server: Server) => {
     server.setRequestHandler('resources/list', (request, ctx) => {
-      const all: Resource[] = [...listedFixed, ...sources.store.list(callerOf(ctx))];
+      const caller = callerOf(ctx);
+      // Anonymous HTTP requests see no stored outputs: theirs are reachable only by their URI.
+      const own = mayList(caller) ? sources.store.list(caller) : [];
+      const all: Resource[] = [...listedFixed, ...own];
       return listPage('resources', all, request.params?.cursor);
     });
 

@@ -1,4 +1,5 @@
 import {
+  type AuthInfo,
   createMcpHandler,
   hostHeaderValidationResponse,
   InMemoryServerEventBus,
@@ -7,10 +8,12 @@ import {
   type McpServerFactory,
   originValidationResponse,
 } from '@modelcontextprotocol/server';
+import type { Peer } from '../auth/identity-header.js';
+import { callerOfAuth } from '../caller.js';
 import type { Logger } from '../logger.js';
-import { callerOfAuth } from '../server/call-context.js';
 import { asTaskListen, serveTaskListen, type TaskFeed } from '../tasks/task-listen.js';
 import { rejectParamHeaders } from './check-param-headers.js';
+import { excessiveDepth, MAX_JSON_DEPTH } from './json-depth.js';
 import { jsonRpcErrorResponse } from './json-rpc-response.js';
 import { LegacySessions } from './legacy-sessions.js';
 
@@ -25,14 +28,19 @@ export interface HttpHandlerOptions {
   maxRequestBodySize?: number;
   log: Logger;
   /**
-   * Runs before MCP handling, e.g. to authenticate: return a `Response` to answer the request
-   * yourself, or auth information to pass to the tool handlers. `parsedBody` is the POST's JSON
-   * body when the Node wrapper already parsed it (read it from there, not from the request).
+   * Authenticates a request from its headers alone, before any of its body is read: return a
+   * `Response` to refuse it, or the caller's auth information (none: anonymous).
    */
-  authenticate?: (
-    request: Request,
-    parsedBody?: unknown,
-  ) => Promise<Response | { authInfo?: import('@modelcontextprotocol/server').AuthInfo }>;
+  authenticate?: (request: Request, peer: Peer) => Promise<Response | { authInfo?: AuthInfo }>;
+  /**
+   * Checks an authenticated request once its body is parsed (e.g. the scopes of the tools it
+   * calls): a `Response` refuses it.
+   */
+  authorize?: (request: Request, authInfo: AuthInfo, parsedBody: unknown) => Promise<Response | undefined>;
+  /** Initialize-era sessions one caller may hold at once. Default 100. */
+  maxSessionsPerCaller?: number;
+  /** Initialize-era sessions in all. Default 1,000. */
+  maxSessions?: number;
   /**
    * The input schema of a tool by name, for checking SEP-2243 `Mcp-Param-*` headers of
    * 2026-07-28 calls against the tool's `x-mcp-header` declarations. Without it, no check.
@@ -46,10 +54,27 @@ export interface HttpHandlerOptions {
   resourceSubscriptions?: boolean;
 }
 
+/**
+ * What the header checks of a request established: who it is (`authInfo`, none when anonymous)
+ * and whose quotas it counts against (`quotaKey`: the caller, or the peer address when anonymous).
+ */
+export interface Admission {
+  authInfo?: AuthInfo;
+  quotaKey: string;
+}
+
 /** A web-standard HTTP face: `fetch` answers one request; `close` ends sessions and in-flight calls. */
 export interface HttpHandler {
-  /** Answers `request`; `options.parsedBody` is its JSON body when the caller already parsed it. */
-  fetch(request: Request, options?: { parsedBody?: unknown }): Promise<Response>;
+  /**
+   * The checks that need only the request line and headers (Host, Origin, path, media type,
+   * declared length, authentication): a `Response` refuses the request before its body is read.
+   */
+  admit(request: Request, peer: Peer): Promise<Response | Admission>;
+  /**
+   * Answers `request`. `parsedBody` is its JSON body when the caller already parsed it;
+   * `admission` what `admit` returned for it (without it, `admit` runs first).
+   */
+  fetch(request: Request, options?: { parsedBody?: unknown; admission?: Admission }): Promise<Response>;
   close(): Promise<void>;
   /** Tells every connected client that the tool list changed. */
   notifyToolsChanged(): void;
@@ -76,10 +101,14 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
     maxRequestBodySize,
     onerror: (error) => options.log.debug(`http: ${error.message}`),
   });
-  const legacy = new LegacySessions(factory, { maxRequestBodySize });
+  const legacy = new LegacySessions(factory, {
+    maxRequestBodySize,
+    ...(options.maxSessions === undefined ? {} : { maxSessions: options.maxSessions }),
+    ...(options.maxSessionsPerCaller === undefined ? {} : { maxPerCaller: options.maxSessionsPerCaller }),
+    log: options.log,
+  });
 
-  const fetch = async (request: Request, fetchOptions?: { parsedBody?: unknown }): Promise<Response> => {
-    const given = fetchOptions?.parsedBody;
+  const admit = async (request: Request, peer: Peer): Promise<Response | Admission> => {
     const url = new URL(request.url);
     const rejected =
       (options.allowedHosts && hostHeaderValidationResponse(request, options.allowedHosts)) ||
@@ -90,9 +119,9 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
     if (url.pathname !== path)
       return jsonRpcErrorResponse(404, -32000, `Not found: the MCP endpoint is ${path}`);
 
-    let authInfo: import('@modelcontextprotocol/server').AuthInfo | undefined;
+    let authInfo: AuthInfo | undefined;
     if (options.authenticate) {
-      const outcome = await options.authenticate(request, given);
+      const outcome = await options.authenticate(request, peer);
       if (outcome instanceof Response) return outcome;
       authInfo = outcome.authInfo;
     }
@@ -108,10 +137,33 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
     if (declared > maxRequestBodySize) {
       return jsonRpcErrorResponse(413, -32000, `Payload Too Large: the limit is ${maxRequestBodySize} bytes`);
     }
-    if (await isLegacyRequest(request, given, { maxRequestBodySize })) {
-      const body = given !== undefined || request.method !== 'POST' ? given : await readJson(request);
+    return {
+      ...(authInfo ? { authInfo } : {}),
+      quotaKey: authInfo ? callerOfAuth(authInfo) : `address:${peer.address ?? 'unknown'}`,
+    };
+  };
+
+  const fetch = async (
+    request: Request,
+    fetchOptions?: { parsedBody?: unknown; admission?: Admission },
+  ): Promise<Response> => {
+    const admission = fetchOptions?.admission ?? (await admit(request, {}));
+    if (admission instanceof Response) return admission;
+    const { authInfo } = admission;
+    let given = fetchOptions?.parsedBody;
+    if (given === undefined && request.method === 'POST') {
+      const body = await readJson(request);
       if (body instanceof Response) return body;
-      return legacy.handle(request, body, authInfo);
+      if (body === undefined)
+        return jsonRpcErrorResponse(400, -32700, 'Parse error: the request body is empty');
+      given = body;
+    }
+    if (authInfo && options.authorize) {
+      const refused = await options.authorize(request, authInfo, given);
+      if (refused) return refused;
+    }
+    if (await isLegacyRequest(request, given, { maxRequestBodySize })) {
+      return legacy.handle(request, given, admission);
     }
     if (options.toolInputSchema) {
       const mismatch = await rejectParamHeaders(request, options.toolInputSchema, given);
@@ -121,13 +173,7 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
     // problems are left to the SDK, which answers them as for any request.
     const listen =
       options.taskFeed && request.headers.get('mcp-method') === 'subscriptions/listen'
-        ? asTaskListen(
-            given ??
-              (await request
-                .clone()
-                .json()
-                .catch(() => undefined)),
-          )
+        ? asTaskListen(given)
         : undefined;
     if (listen && options.taskFeed) {
       return serveTaskListen(listen, {
@@ -145,6 +191,7 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
   };
 
   return {
+    admit,
     fetch,
     async close() {
       await Promise.allSettled([legacy.closeAll(), modern.close()]);
@@ -161,9 +208,20 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
 
 async function readJson(request: Request): Promise<unknown> {
   const text = await request.text();
+  if (text === '') return undefined;
+  if (excessiveDepth(text) !== undefined) return tooDeep();
   try {
     return JSON.parse(text);
   } catch (error) {
     return jsonRpcErrorResponse(400, -32700, `Parse error: ${(error as Error).message}`);
   }
+}
+
+/** The answer to a body nested deeper than {@link MAX_JSON_DEPTH}. */
+export function tooDeep(): Response {
+  return jsonRpcErrorResponse(
+    400,
+    -32700,
+    `Parse error: the JSON nests deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`,
+  );
 }

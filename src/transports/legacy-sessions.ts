@@ -1,51 +1,73 @@
 import { randomUUID } from 'node:crypto';
 import {
-  type AuthInfo,
   type McpServerFactory,
   type Server,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
+import { ANONYMOUS_CALLER, callerOfAuth } from '../caller.js';
+import type { Logger } from '../logger.js';
+import type { Admission } from './http-handler.js';
 import { jsonRpcErrorResponse } from './json-rpc-response.js';
 import { SessionEventStore } from './session-event-store.js';
 
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
   server: Server;
+  /** Who opened it (`auth:<subject>`, or anonymous: then the id alone is the key). */
+  owner: string;
+  /** Whose session quota it counts against (the caller, or the peer address when anonymous). */
+  quotaKey: string;
   lastSeen: number;
 }
 
 export interface LegacySessionOptions {
   /** Sessions idle longer than this are closed. Default 30 minutes. */
   idleMs?: number;
-  /** At most this many sessions at once; the least recently used is closed first. Default 1,000. */
+  /** At most this many sessions at once, all callers together. Default 1,000. */
   maxSessions?: number;
+  /** At most this many sessions per caller; a caller's next `initialize` closes its own oldest. Default 100. */
+  maxPerCaller?: number;
   maxRequestBodySize: number;
+  log?: Logger;
 }
+
+const NOT_FOUND = 'Session not found: start a new session with initialize.';
 
 /**
  * Initialize-era (2024-11-05 … 2025-11-25) Streamable HTTP with sessions: `initialize` opens one,
  * `Mcp-Session-Id` routes to it, an unknown id is 404 so the client starts over, DELETE ends it.
+ *
+ * A session belongs to the caller that opened it (bound at `initialize`, MCP security best
+ * practices): another authenticated caller presenting its id gets the same 404 as for an unknown id.
+ * Limits are per caller first: past `maxPerCaller` a caller's new session replaces its own least
+ * recently used one, and past `maxSessions` the least recently used session of whoever holds the
+ * most goes. So one caller opening sessions in a loop only ever closes its own.
  */
 export class LegacySessions {
   readonly #sessions = new Map<string, Session>();
   readonly #factory: McpServerFactory;
-  readonly #options: Required<LegacySessionOptions>;
+  readonly #options: Required<Omit<LegacySessionOptions, 'log'>>;
+  readonly #log: Logger | undefined;
   readonly #sweeper: NodeJS.Timeout;
 
   constructor(factory: McpServerFactory, options: LegacySessionOptions) {
     this.#factory = factory;
-    this.#options = { idleMs: 30 * 60_000, maxSessions: 1_000, ...options };
+    const { log, ...rest } = options;
+    this.#log = log;
+    this.#options = { idleMs: 30 * 60_000, maxSessions: 1_000, maxPerCaller: 100, ...rest };
     this.#sweeper = setInterval(() => this.#closeIdle(), Math.min(this.#options.idleMs, 60_000));
     this.#sweeper.unref();
   }
 
-  async handle(request: Request, parsedBody: unknown, authInfo?: AuthInfo): Promise<Response> {
+  async handle(request: Request, parsedBody: unknown, admission: Admission): Promise<Response> {
+    const { authInfo } = admission;
     const options = authInfo ? { parsedBody, authInfo } : { parsedBody };
+    const owner = authInfo ? callerOfAuth(authInfo) : ANONYMOUS_CALLER;
     const sessionId = request.headers.get('mcp-session-id');
     if (sessionId) {
       const session = this.#sessions.get(sessionId);
-      if (!session)
-        return jsonRpcErrorResponse(404, -32001, 'Session not found: start a new session with initialize.');
+      // Another caller's session looks exactly like no session: its id reveals nothing.
+      if (!session || session.owner !== owner) return jsonRpcErrorResponse(404, -32001, NOT_FOUND);
       session.lastSeen = Date.now();
       // Re-insert so that the map stays in least-recently-used order.
       this.#sessions.delete(sessionId);
@@ -65,7 +87,8 @@ export class LegacySessions {
         'Bad Request: Mcp-Session-Id header is required (send initialize first, or use the 2026-07-28 _meta envelope).',
       );
     }
-    return this.#open(request, options);
+    await this.#makeRoom(admission.quotaKey);
+    return this.#open(request, options, { owner, quotaKey: admission.quotaKey });
   }
 
   /** Sends `notifications/tools/list_changed` on every open session. */
@@ -78,11 +101,45 @@ export class LegacySessions {
     await Promise.allSettled([...this.#sessions.keys()].map((id) => this.#close(id)));
   }
 
-  async #open(request: Request, options: { parsedBody: unknown; authInfo?: AuthInfo }): Promise<Response> {
-    while (this.#sessions.size >= this.#options.maxSessions) {
-      const oldest = this.#sessions.keys().next().value as string;
+  /** How many sessions are open (for tests and diagnostics). */
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  // The map is in least-recently-used order, so the first match is the idlest session.
+  async #makeRoom(quotaKey: string): Promise<void> {
+    const own = [...this.#sessions].filter(([, session]) => session.quotaKey === quotaKey);
+    if (own.length >= this.#options.maxPerCaller) {
+      const [oldest] = own[0] as [string, Session];
+      this.#log?.debug(`http: closing the idlest session of ${quotaKey}: it reached ${own.length} sessions`);
       await this.#close(oldest);
     }
+    while (this.#sessions.size >= this.#options.maxSessions) {
+      const victim = this.#idlestOfLargestHolder(quotaKey);
+      if (victim === undefined) break;
+      await this.#close(victim);
+    }
+  }
+
+  // Fair share: the caller holding the most sessions gives one up (ties: the newcomer's own first).
+  #idlestOfLargestHolder(newcomer: string): string | undefined {
+    const counts = new Map<string, number>();
+    for (const session of this.#sessions.values()) {
+      counts.set(session.quotaKey, (counts.get(session.quotaKey) ?? 0) + 1);
+    }
+    let largest = newcomer;
+    for (const [key, count] of counts) {
+      if (count > (counts.get(largest) ?? 0)) largest = key;
+    }
+    for (const [id, session] of this.#sessions) if (session.quotaKey === largest) return id;
+    return this.#sessions.keys().next().value;
+  }
+
+  async #open(
+    request: Request,
+    options: { parsedBody: unknown; authInfo?: import('@modelcontextprotocol/server').AuthInfo },
+    binding: { owner: string; quotaKey: string },
+  ): Promise<Response> {
     const server = (await this.#factory({ era: 'legacy', requestInfo: request })) as Server;
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -90,7 +147,8 @@ export class LegacySessions {
       // Resumability: a client whose stream broke reconnects with Last-Event-ID and misses nothing.
       eventStore: new SessionEventStore(),
       onsessioninitialized: (id) => {
-        this.#sessions.set(id, { transport, server, lastSeen: Date.now() });
+        // The owner is bound here, from the request that opened the session, never later.
+        this.#sessions.set(id, { transport, server, ...binding, lastSeen: Date.now() });
       },
       onsessionclosed: (id) => {
         this.#sessions.delete(id);

@@ -6,38 +6,13 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toNodeHandler } from '@modelcontextprotocol/node';
+import type { Logger } from '../logger.js';
+import { CallLimits, requestsIn } from './call-limits.js';
 import type { HttpHandler } from './http-handler.js';
-
-// A body over the limit is refused with 413 but still read (and dropped) up to a few times the
-// limit, so that the client finishes sending and reads the answer instead of a broken pipe.
-function readBody(req: IncomingMessage, limit: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let refused = Number(req.headers['content-length'] ?? 0) > limit;
-    if (refused) reject(new Error('too large'));
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit * 4) req.destroy();
-      if (refused) return;
-      if (size > limit) {
-        refused = true;
-        chunks.length = 0;
-        reject(new Error('too large'));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-function writeError(res: ServerResponse, status: number, code: number, message: string): void {
-  const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(body);
-}
+import { excessiveDepth, MAX_JSON_DEPTH } from './json-depth.js';
+import { isRefusal, readBody } from './read-body.js';
+import { RefusalLog } from './refusal-log.js';
+import { answerShutdown, type InFlight } from './shutdown-answers.js';
 
 /** Where to listen: `PORT`, `HOST:PORT` or `[IPv6]:PORT`. Port 0 picks a free port. */
 export interface ListenAddress {
@@ -69,39 +44,164 @@ export interface RunningHttpServer {
   close(): Promise<void>;
 }
 
-/** Serves `handler` with `node:http` on `address`. */
+/** The limits that keep one client from exhausting the server; every field has a default. */
+export interface HttpLimits {
+  /** Largest request body, in bytes. Default 4 MiB. */
+  maxRequestBodySize?: number;
+  /** Time for a request's headers to arrive, in ms. Default 10 s. */
+  headerTimeoutMs?: number;
+  /** Time for a request's body to arrive once its headers are in, in ms. Default 10 s. */
+  bodyTimeoutMs?: number;
+  /** Open connections at once; more are closed on accept. Default 1,024. */
+  maxConnections?: number;
+  /** `tools/call` requests one caller may have running at once over HTTP. Default 32. */
+  maxCallsPerCaller?: number;
+}
+
+export const HTTP_LIMIT_DEFAULTS: Required<HttpLimits> = {
+  maxRequestBodySize: 4 * 1024 * 1024,
+  headerTimeoutMs: 10_000,
+  bodyTimeoutMs: 10_000,
+  maxConnections: 1_024,
+  maxCallsPerCaller: 32,
+};
+
+// A Host header is a name or an [IPv6] literal and an optional port: no userinfo, path or spaces.
+const HOST_HEADER = /^(?:[A-Za-z0-9._~-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+/**
+ * Serves `handler` with `node:http` on `address`. Steps for each request: check the request line
+ * and Host → `admit` (headers only: Host, Origin, path, authentication) → read the body within its
+ * size and time limits → check its nesting depth and parse it → take the caller's call slots → hand
+ * it to the handler. Nothing is read or parsed for a request that the headers already refuse.
+ */
 export async function serveHttp(
   handler: HttpHandler,
   address: ListenAddress,
-  options: { path?: string; maxRequestBodySize?: number; onerror?: (error: Error) => void } = {},
+  options: HttpLimits & { path?: string; log?: Logger; onerror?: (error: Error) => void } = {},
 ): Promise<RunningHttpServer> {
-  const nodeHandler = toNodeHandler(handler, {
-    ...(options.maxRequestBodySize === undefined ? {} : { maxRequestBodySize: options.maxRequestBodySize }),
+  const limits = { ...HTTP_LIMIT_DEFAULTS, ...definedOnly(options) };
+  const refusals = options.log ? new RefusalLog(options.log) : undefined;
+  const calls = new CallLimits(limits.maxCallsPerCaller);
+  const inFlight = new Set<InFlight>();
+  let closing = false;
+  const nodeOptions = {
+    maxRequestBodySize: limits.maxRequestBodySize,
     ...(options.onerror ? { onerror: options.onerror } : {}),
-  });
-  const maxBody = options.maxRequestBodySize ?? 4 * 1024 * 1024;
-  const server = createServer((req, res) => {
-    if (req.method !== 'POST') {
-      void nodeHandler(req, res);
+  };
+
+  const serve = async (req: IncomingMessage, res: ServerResponse) => {
+    const peer = { ...(req.socket.remoteAddress ? { address: req.socket.remoteAddress } : {}) };
+    const from = peer.address ?? 'an unknown address';
+    const host = req.headers.host ?? '';
+    if (!HOST_HEADER.test(host) || !req.url?.startsWith('/')) {
+      refusals?.refused('bad request line', `${req.method} from ${from}: Host "${host.slice(0, 100)}"`);
+      writeError(res, 400, -32000, 'Bad Request: the Host header must be a host name or address and a port');
       return;
     }
-    // The body is read and parsed once here; the SDK layers reuse the parsed value instead of
-    // cloning and re-reading the request (a third of the per-call cost in profiles).
-    readBody(req, maxBody).then(
-      (text) => {
-        let parsed: unknown;
-        try {
-          parsed = text === '' ? undefined : JSON.parse(text);
-        } catch (error) {
-          writeError(res, 400, -32700, `Parse error: ${(error as Error).message}`);
-          return;
-        }
-        void nodeHandler(req, res, parsed);
-      },
-      () => writeError(res, 413, -32000, `Payload Too Large: the limit is ${maxBody} bytes`),
+    const admission = await handler.admit(headRequest(req, host), peer);
+    if (admission instanceof Response) {
+      discardBody(req, limits);
+      await writeResponse(res, admission);
+      return;
+    }
+    if (closing) {
+      writeError(res, 503, -32000, 'The server is shutting down.');
+      return;
+    }
+    let parsed: unknown;
+    let ids: Array<string | number> = [];
+    let release = () => {};
+    if (req.method === 'POST') {
+      const text = await readBody(req, {
+        limit: limits.maxRequestBodySize,
+        deadlineMs: limits.bodyTimeoutMs,
+      });
+      if (isRefusal(text)) {
+        if (text.status === 408) refusals?.refused('slow body', `POST from ${from}: ${text.message}`);
+        writeError(res, text.status, text.code, text.message, { close: true });
+        return;
+      }
+      if (excessiveDepth(text) !== undefined) {
+        writeError(res, 400, -32700, `Parse error: the JSON nests deeper than ${MAX_JSON_DEPTH} levels`);
+        return;
+      }
+      try {
+        parsed = text === '' ? undefined : JSON.parse(text);
+      } catch (error) {
+        writeError(res, 400, -32700, `Parse error: ${(error as Error).message}`);
+        return;
+      }
+      const requests = requestsIn(parsed);
+      ids = requests.map((request) => request.id);
+      const count = requests.filter((request) => request.method === 'tools/call').length;
+      const taken = calls.acquire(admission.quotaKey, count);
+      if (!taken) {
+        refusals?.refused('calls per caller', `${admission.quotaKey} over ${limits.maxCallsPerCaller} calls`);
+        writeError(
+          res,
+          429,
+          -32000,
+          `Too Many Requests: ${count} more call(s) would exceed the ${limits.maxCallsPerCaller} calls one caller may run at once (${calls.inFlight(admission.quotaKey)} running); retry when some finish`,
+          { retryAfter: 1 },
+        );
+        return;
+      }
+      release = taken;
+    }
+    // A header set before the handler's writeHead makes the response's headers readable later
+    // (`getHeader`), which the shutdown answer needs to tell an SSE stream from a JSON body.
+    res.setHeader('x-content-type-options', 'nosniff');
+    const flight: InFlight = { res, ids };
+    inFlight.add(flight);
+    res.once('close', () => {
+      inFlight.delete(flight);
+      release();
+    });
+    // The body was read and parsed once here; the SDK layers reuse the parsed value.
+    const node = toNodeHandler(
+      { fetch: (request, o) => handler.fetch(request, { ...o, admission }) },
+      nodeOptions,
     );
-  });
+    await node(req, res, parsed);
+  };
+
+  const server = createServer(
+    {
+      headersTimeout: limits.headerTimeoutMs,
+      requestTimeout: limits.headerTimeoutMs + limits.bodyTimeoutMs + 1_000,
+      // How often Node checks the two timeouts above; its default (30 s) would make them loose.
+      connectionsCheckingInterval: Math.max(100, Math.min(1_000, limits.headerTimeoutMs / 2)),
+    },
+    (req, res) => {
+      serve(req, res).catch((error: unknown) => {
+        options.onerror?.(error instanceof Error ? error : new Error(String(error)));
+        if (!res.headersSent) writeError(res, 500, -32603, 'Internal error');
+        else res.destroy();
+      });
+    },
+  );
   server.keepAliveTimeout = 30_000;
+  server.maxConnections = limits.maxConnections;
+  server.on('drop', (data?: { remoteAddress?: string }) =>
+    refusals?.refused(
+      'connections',
+      `a connection from ${data?.remoteAddress ?? 'an unknown address'}: ${limits.maxConnections} are open`,
+    ),
+  );
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: import('node:net').Socket) => {
+    const timeout = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+    if (timeout) refusals?.refused('slow headers', `from ${socket.remoteAddress ?? 'an unknown address'}`);
+    if (socket.writable && error.code !== 'ECONNRESET') {
+      const status = timeout
+        ? '408 Request Timeout'
+        : error.code === 'HPE_HEADER_OVERFLOW'
+          ? '431 Request Header Fields Too Large'
+          : '400 Bad Request';
+      socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    }
+    socket.destroy();
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(address.port, address.host, () => {
@@ -115,9 +215,70 @@ export async function serveHttp(
     server,
     url: `http://${host}:${bound.port}${options.path ?? '/mcp'}`,
     async close() {
+      closing = true;
+      // Calls in flight get an answer saying why, rather than a connection cut mid-stream.
+      for (const flight of inFlight) answerShutdown(flight);
       await handler.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+// The request line and headers as a bodiless `Request`, for the checks that need nothing more.
+function headRequest(req: IncomingMessage, host: string): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name.startsWith(':')) continue;
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else headers.set(name, value);
+  }
+  return new Request(`http://${host}${req.url}`, { method: req.method ?? 'GET', headers });
+}
+
+/**
+ * Drops the body of a refused request as it arrives: nothing is kept, so a flood of refused
+ * bodies costs no memory. The connection stays open until the body ends so that the client reads
+ * the refusal instead of a reset, but no longer than the body deadline or four times the size limit.
+ */
+function discardBody(req: IncomingMessage, limits: Required<HttpLimits>): void {
+  if (req.complete) return;
+  let size = 0;
+  const timer = setTimeout(() => req.socket.destroy(), limits.bodyTimeoutMs);
+  timer.unref();
+  req.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > limits.maxRequestBodySize * 4) req.socket.destroy();
+  });
+  req.once('end', () => clearTimeout(timer));
+  req.once('close', () => clearTimeout(timer));
+  req.resume();
+}
+
+async function writeResponse(res: ServerResponse, response: Response) {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of response.headers) headers[name] = value;
+  const body = await response.text();
+  res.writeHead(response.status, headers);
+  res.end(body);
+}
+
+function writeError(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  options: { close?: boolean; retryAfter?: number } = {},
+): void {
+  const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    ...(options.close ? { connection: 'close' } : {}),
+    ...(options.retryAfter === undefined ? {} : { 'retry-after': String(options.retryAfter) }),
+  });
+  res.end(body);
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -86,6 +86,7 @@ describe('JWT verification against a JWKS', () => {
     const token = await mintToken(key, { iss: issuer, aud: resource });
     const answer = await protection.authenticate(
       new Request(resource, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: '{}' }),
+      { address: '127.0.0.1' },
     );
     expect(answer).toBeInstanceOf(Response);
     expect((answer as Response).status).toBe(503);

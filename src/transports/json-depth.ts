@@ -1,0 +1,27 @@
+/**
+ * How deeply a request body may nest arrays and objects. MCP messages need a handful of levels;
+ * tool arguments a few dozen at most. Deeper input is refused before parsing, because the layers
+ * after `JSON.parse` (serialisation, schema validation) recurse and would overflow the stack.
+ */
+export const MAX_JSON_DEPTH = 128;
+
+/**
+ * The nesting depth of JSON `text` if it exceeds `max`, else `undefined`. One pass over the text,
+ * skipping string contents (so brackets inside strings do not count); it does not validate.
+ */
+export function excessiveDepth(text: string, max = MAX_JSON_DEPTH): number | undefined {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return depth;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return undefined;
+}
