@@ -1,5 +1,7 @@
 // The real command line (`runCli`, so every authentication flag is parsed as in `bridge`) serving
 // a `notes` command: read-only tools, a write tool, and a tool that says who is calling.
+import { writeFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { type AdapterCommand, pageOutput, type ToolDefinition } from '../../src/index.js';
 import { runCli } from '../../src/run-cli.js';
@@ -40,6 +42,19 @@ const tools: ToolDefinition[] = [
         label: 'long output',
       });
       return { content: [{ type: 'text', text: paged.firstPage }, ...paged.links] };
+    },
+  },
+  {
+    name: 'wait',
+    description:
+      'Writes MARKER.started (when given), then waits ms (default 60 s) or until the call is aborted.',
+    inputSchema: { type: 'object', properties: { ms: { type: 'integer' }, marker: { type: 'string' } } },
+    annotations: readOnly,
+    async invoke(args, context) {
+      if (typeof args.marker === 'string') writeFileSync(`${args.marker}.started`, 'started');
+      const ms = typeof args.ms === 'number' ? args.ms : 60_000;
+      await sleep(ms, undefined, { signal: context.signal }).catch(() => {});
+      return { content: [{ type: 'text', text: context.signal.aborted ? 'aborted' : 'waited' }] };
     },
   },
   {
