@@ -3,6 +3,7 @@ import {
   type IncomingMessage,
   type Server as NodeHttpServer,
   type ServerResponse,
+  STATUS_CODES,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toNodeHandler } from '@modelcontextprotocol/node';
@@ -101,8 +102,7 @@ export async function serveHttp(
     }
     const admission = await handler.admit(headRequest(req, host), peer);
     if (admission instanceof Response) {
-      discardBody(req, limits);
-      await writeResponse(res, admission);
+      await refuse(req, res, admission, limits);
       return;
     }
     if (closing) {
@@ -236,23 +236,42 @@ function headRequest(req: IncomingMessage, host: string): Request {
   return new Request(`http://${host}${req.url}`, { method: req.method ?? 'GET', headers });
 }
 
+// Bodies up to this size are drained normally after a refusal: the connection stays reusable.
+const SMALL_BODY = 64 * 1024;
+
 /**
- * Drops the body of a refused request as it arrives: nothing is kept, so a flood of refused
- * bodies costs no memory. The connection stays open until the body ends so that the client reads
- * the refusal instead of a reset, but no longer than the body deadline or four times the size limit.
+ * Answers a request refused on its headers. A small body is drained by Node as usual. A large or
+ * chunked one is never read: the refusal is written straight to the socket, which reads no further
+ * (Node stops reading once the unread request fills its small buffer), and the connection is
+ * closed a moment later, after the client has had time to read the answer while still sending.
+ * So a flood of large unauthenticated bodies costs neither memory nor CPU.
  */
-function discardBody(req: IncomingMessage, limits: Required<HttpLimits>): void {
-  if (req.complete) return;
-  let size = 0;
-  const timer = setTimeout(() => req.socket.destroy(), limits.bodyTimeoutMs);
+async function refuse(
+  req: IncomingMessage,
+  res: ServerResponse,
+  response: Response,
+  limits: Required<HttpLimits>,
+) {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  const large =
+    req.method !== 'GET' &&
+    req.method !== 'HEAD' &&
+    (declared > SMALL_BODY || req.headers['transfer-encoding'] !== undefined);
+  if (!large) {
+    await writeResponse(res, response);
+    return;
+  }
+  const body = Buffer.from(await response.text());
+  const lines = [`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? ''}`];
+  for (const [name, value] of response.headers) {
+    if (name !== 'content-length' && name !== 'connection') lines.push(`${name}: ${value}`);
+  }
+  lines.push(`content-length: ${body.length}`, 'connection: close', '', '');
+  const socket = req.socket;
+  socket.write(Buffer.concat([Buffer.from(lines.join('\r\n')), body]));
+  const timer = setTimeout(() => socket.destroy(), Math.min(limits.bodyTimeoutMs, 2_000));
   timer.unref();
-  req.on('data', (chunk: Buffer) => {
-    size += chunk.length;
-    if (size > limits.maxRequestBodySize * 4) req.socket.destroy();
-  });
-  req.once('end', () => clearTimeout(timer));
-  req.once('close', () => clearTimeout(timer));
-  req.resume();
+  socket.once('close', () => clearTimeout(timer));
 }
 
 async function writeResponse(res: ServerResponse, response: Response) {
