@@ -16,6 +16,8 @@ export interface HeaderClient extends AsyncDisposable {
   ): Promise<{ content: Array<{ type: string; text?: string; uri?: string }> }>;
   listResources(): Promise<string[]>;
   readResource(uri: string): Promise<{ contents: Array<{ uri: string; text?: string }> }>;
+  /** The initialize-era session id (v1 client), `undefined` for the stateless v2 client. */
+  sessionId(): string | undefined;
 }
 
 /**
@@ -49,6 +51,7 @@ export async function connectWithHeaders(
       return (await any.listResources()).resources.map((resource) => resource.uri);
     },
     readResource: (uri) => any.readResource({ uri }),
+    sessionId: () => (transport as { sessionId?: string }).sessionId,
     async [Symbol.asyncDispose]() {
       await any.close().catch(() => {});
     },
