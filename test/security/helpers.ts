@@ -58,12 +58,13 @@ export async function connectWithHeaders(
   };
 }
 
-/** Runs the auth server with `args` (and `--http 127.0.0.1:0`), expecting it to refuse to start. */
+/** Runs the auth server with `args` (and `--http 127.0.0.1:0` unless they say where), expecting it to refuse to start. */
 export async function refusedStart(
   args: string[],
   env: Record<string, string> = {},
 ): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [AUTH_SERVER, 'notes', ...args, '--http', '127.0.0.1:0'], {
+  const http = args.includes('--http') ? [] : ['--http', '127.0.0.1:0'];
+  const child = spawn(process.execPath, [AUTH_SERVER, 'notes', ...args, ...http], {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, ...env },
   });
