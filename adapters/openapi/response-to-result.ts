@@ -53,7 +53,8 @@ export function responseToResult(
     let value: unknown;
     try {
       value = JSON.parse(text);
-    } catch {
+    } catch (error) {
+      if (options.checkOutput) return notJsonResult(text, mediaType, options, (error as Error).message);
       return pagedText(text, mediaType || 'text/plain', options, context);
     }
     const compact = JSON.stringify(value);
@@ -74,7 +75,31 @@ export function responseToResult(
     }
     return result;
   }
+  if (options.checkOutput) return notJsonResult(text, mediaType, options);
   return pagedText(text, mediaType || 'text/plain', options, context);
+}
+
+// A tool with an outputSchema must return structuredContent, or clients reject the result: a body
+// that is not JSON is the upstream's error, said as such with the start of what it sent.
+function notJsonResult(
+  text: string,
+  mediaType: string,
+  options: ResultOptions,
+  parseError?: string,
+): ToolResult {
+  const start = text.length > 500 ? `${text.slice(0, 500)}… [${text.length} characters in all]` : text;
+  const problem = parseError
+    ? `is not valid JSON although its Content-Type is ${mediaType || 'absent'} (${parseError})`
+    : `is ${mediaType || 'of no declared type'}, not the JSON its schema declares`;
+  return {
+    content: [
+      {
+        type: 'text',
+        text: `The response of ${options.toolName} ${problem}. It starts:\n${start}`,
+      },
+    ],
+    isError: true,
+  };
 }
 
 function pagedText(text: string, mimeType: string, options: ResultOptions, context: ToolContext): ToolResult {
