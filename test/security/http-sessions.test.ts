@@ -105,3 +105,67 @@ describe('one caller opening sessions in a loop evicts only its own', () => {
     expect((await whoami(opened[900] as string, MALLORY)).status).toBe(200);
   }, 120_000);
 });
+
+describe('past the global session cap, the biggest holder gives up its idlest session', () => {
+  // In-process, with caps small enough to reach: 4 sessions in all, 3 per caller.
+  async function sessions() {
+    const { createServerFactory } = await import('../../src/server/create-server.js');
+    const { LegacySessions } = await import('../../src/transports/legacy-sessions.js');
+    const { MemoryResourceStore, silentLogger, ToolRegistry } = await import('../../src/index.js');
+    const factory = createServerFactory({
+      info: { name: 'fair', version: '1' },
+      registry: () => new ToolRegistry([]),
+      resources: new MemoryResourceStore(),
+      log: silentLogger,
+      shutdown: new AbortController().signal,
+    });
+    return new LegacySessions(factory, { maxSessions: 4, maxPerCaller: 3, maxRequestBodySize: 1 << 20 });
+  }
+  const body = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  };
+  const open = async (store: Awaited<ReturnType<typeof sessions>>, quotaKey: string) => {
+    const request = new Request('http://localhost/mcp', {
+      method: 'POST',
+      headers: { ...HEADERS },
+      body: JSON.stringify(body),
+    });
+    const response = await store.handle(request, body, { quotaKey });
+    await response.text();
+    return response.headers.get('mcp-session-id') as string;
+  };
+  const alive = async (store: Awaited<ReturnType<typeof sessions>>, id: string) => {
+    const ping = { jsonrpc: '2.0', id: 9, method: 'ping' };
+    const request = new Request('http://localhost/mcp', {
+      method: 'POST',
+      headers: { ...HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify(ping),
+    });
+    const response = await store.handle(request, ping, { quotaKey: 'probe' });
+    await response.text();
+    return response.status === 200;
+  };
+
+  it('a newcomer at the cap closes a session of the caller holding the most, never the single one', async () => {
+    const store = await sessions();
+    try {
+      const carol = await open(store, 'address:carol');
+      const flood = [await open(store, 'address:mallory'), await open(store, 'address:mallory')];
+      const dave = await open(store, 'address:dave');
+      expect(store.size).toBe(4);
+      // Erin arrives at the cap: mallory (2 sessions) gives up its idlest, not carol or dave.
+      const erin = await open(store, 'address:erin');
+      expect(store.size).toBe(4);
+      expect(await alive(store, carol)).toBe(true);
+      expect(await alive(store, dave)).toBe(true);
+      expect(await alive(store, erin)).toBe(true);
+      expect(await alive(store, flood[0] as string)).toBe(false);
+      expect(await alive(store, flood[1] as string)).toBe(true);
+    } finally {
+      await store.closeAll();
+    }
+  });
+});
