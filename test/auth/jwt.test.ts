@@ -175,7 +175,7 @@ describe('JWT bearer tokens on Streamable HTTP', () => {
 describe.each(['v1', 'v2'] as const)('the %s SDK client with a bearer token', (kind) => {
   it('connects, lists and calls tools as the token subject', async () => {
     await using client = await connectWithToken(kind, bridge.url, await token({ sub: `user-${kind}` }));
-    expect(await client.listTools()).toEqual(['echo', 'long', 'whoami', 'write_note']);
+    expect(await client.listTools()).toEqual(['echo', 'long', 'wait', 'whoami', 'write_note']);
     const echoed = await client.callTool('echo', { text: 'hi' });
     expect(echoed.content[0]?.text).toBe('hi');
     const who = await client.callTool('whoami');
