@@ -2,7 +2,8 @@
 // initialize-era sessions are separate callers, and behind a trusted proxy each user is their own.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { modernRequest } from '../helpers/modern-request.js';
-import { type HttpBridge, startHttpBridge } from '../helpers/start-bridge.js';
+import { distPath, type HttpBridge, startHttpBridge } from '../helpers/start-bridge.js';
+import { eventually, isAlive, pidDirectory } from '../tasks/helpers.js';
 import { AUTH_SERVER, connectWithHeaders, pageLinks, refusedStart } from './helpers.js';
 
 const OUTPUT = 'bridge://output/';
@@ -51,6 +52,45 @@ describe('anonymous callers on a bridge without authentication', () => {
       },
     );
     expect(reply.json?.error?.code).toBe(-32601);
+  });
+});
+
+describe('anonymous 2026-07-28 tasks are reached only through their ids', () => {
+  const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
+  const pids = pidDirectory();
+  let bridge: HttpBridge;
+  beforeAll(async () => {
+    bridge = await startHttpBridge({
+      script: distPath('test/servers/tasks-server.js'),
+      args: [],
+      env: { TASKS_PID_DIR: pids.path },
+    });
+  });
+  afterAll(async () => {
+    await bridge?.[Symbol.asyncDispose]();
+    pids[Symbol.dispose]();
+  });
+  const rpc = async (method: string, params: Record<string, unknown>) =>
+    (await modernRequest(bridge.url, method, params, { capabilities: TASKS })).json;
+
+  it('another request can neither list nor cancel a task without its id; its process runs on', async () => {
+    const created = await rpc('tools/call', { name: 'sleep_required', arguments: { seconds: 60 } });
+    const taskId = String(created?.result?.taskId);
+    // 128 random bits: an id nobody else can guess.
+    expect(taskId).toMatch(/^[A-Za-z0-9_-]{22,}$/);
+    const pid = await eventually(() => pids.pids().find((candidate) => isAlive(candidate)));
+
+    expect((await rpc('tasks/list', {}))?.error?.code).toBe(-32601);
+    const nearMiss = taskId.replace(/.$/, (last) => (last === 'A' ? 'B' : 'A'));
+    for (const guess of ['1', '00000000-0000-0000-0000-000000000000', nearMiss]) {
+      expect((await rpc('tasks/cancel', { taskId: guess }))?.error?.code).toBe(-32602);
+    }
+    // The world: the task's process is still running, the task still working.
+    expect(isAlive(pid)).toBe(true);
+    expect((await rpc('tasks/get', { taskId }))?.result).toMatchObject({ status: 'working' });
+    // Presenting the id cancels it, and the process goes.
+    expect((await rpc('tasks/cancel', { taskId }))?.result).toMatchObject({ resultType: 'complete' });
+    await eventually(() => (isAlive(pid) ? undefined : true));
   });
 });
 
