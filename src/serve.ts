@@ -5,6 +5,7 @@ import { ToolRegistry } from './registry.js';
 import { MemoryResourceStore, type MemoryResourceStoreOptions } from './resource-store.js';
 import { createServerFactory, type ServerSetup } from './server/create-server.js';
 import { ResourceSubscriptions } from './server/resource-subscriptions.js';
+import { SignInCallbacks } from './sign-in/sign-in-callbacks.js';
 import type { Source } from './source.js';
 import { createHttpHandler, type HttpHandlerOptions } from './transports/http-handler.js';
 import { isLoopback, type ListenAddress, serveHttp } from './transports/serve-http.js';
@@ -42,6 +43,11 @@ export interface ServeOptions {
   ask?: ServerSetup['ask'];
   /** Longest silence of a call with a progress token before a keep-alive progress notification. */
   progressKeepAliveMs?: number;
+  /**
+   * Upstream OAuth sign-ins: the redirect URI to register and send (default: this server's
+   * `/oauth/callback` over HTTP, a loopback listener on 127.0.0.1 over stdio).
+   */
+  signIn?: { redirectUri?: string };
 }
 
 /** How long a source replaced by a reload keeps serving the calls that started before it. */
@@ -84,6 +90,7 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
   log.info(`serving ${registry.tools.length} tools from ${sources.map((s) => s.label).join(', ')}`);
 
   const subscriptions = new ResourceSubscriptions();
+  const signIn = new SignInCallbacks(options.signIn);
   const factory = createServerFactory({
     info: options.info ?? { name: 'bridge', version: '0.1.0' },
     ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
@@ -93,6 +100,7 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
     subscriptions,
     log,
     shutdown: shutdown.signal,
+    signIn,
     ...(options.extend ? { extend: options.extend } : {}),
     ...(options.tasks ? { tasks: options.tasks } : {}),
     ...(options.ask ? { ask: options.ask } : {}),
@@ -121,7 +129,8 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
         ? {}
         : { maxRequestBodySize: transport.maxRequestBodySize }),
       ...(transport.authenticate ? { authenticate: transport.authenticate } : {}),
-      ...(transport.routes ? { routes: transport.routes } : {}),
+      // Sign-in redirects first: a browser brings no bearer token, and the callback needs none.
+      routes: async (request, url) => (await signIn.route(request, url)) ?? transport.routes?.(request, url),
       taskFeed: factory.taskFeed,
       resourceSubscriptions:
         (options.catalog?.resources?.length ?? 0) > 0 ||
@@ -134,6 +143,7 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
       onerror: (error) => log.debug(`http: ${error.message}`),
     });
     url = running.url;
+    signIn.useHttpServer(running.url);
     notifyToolsChanged = () => handler.notifyToolsChanged();
     notifyListeners = (uri) => handler.notifyResourceUpdated(uri);
     stopTransport = running.close;
@@ -157,6 +167,7 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
     closing ??= (async () => {
       shutdown.abort(new Error('The server is shutting down.'));
       await stopTransport().catch((error) => log.debug(`closing transport: ${describeError(error)}`));
+      await signIn.close();
       await Promise.allSettled([...sources, ...retired].map((source) => source.close?.()));
     })();
     return closing;

@@ -2,6 +2,7 @@ import type { AuthInfo, LoggingLevel, ServerContext } from '@modelcontextprotoco
 import type { ClientAsk } from '../ask/client-ask.js';
 import type { Logger } from '../logger.js';
 import type { ResourceStore } from '../resource-store.js';
+import type { SignInCallbacks } from '../sign-in/sign-in-callbacks.js';
 import type { Progress, ToolContext } from '../tool.js';
 
 /** Who is calling, for binding resources and tasks: the authenticated subject, the session, or the process. */
@@ -34,6 +35,8 @@ export function createCallContext(
     ask?: (signal: AbortSignal) => ClientAsk;
     /** Longest silence before a keep-alive progress notification (with a progress token). Default 10 s. */
     keepAliveMs?: number;
+    /** Where upstream sign-in redirects arrive. */
+    signIn?: SignInCallbacks;
   },
 ): { context: ToolContext; settled: () => Promise<void>; stop: () => void } {
   // Notifications are sent in order and awaited before the result, so none arrives after it.
@@ -86,6 +89,7 @@ export function createCallContext(
   };
   if (options.roots) context.roots = options.roots;
   if (options.ask) context.ask = options.ask(context.signal);
+  if (options.signIn) context.signIn = options.signIn;
   const authorization = ctx.http?.req?.headers.get('authorization');
   if (authorization) context.authorization = authorization;
   // The v2 SDK client dispatches notifications a tick later than responses: when the last

@@ -13,6 +13,7 @@ import type { Catalog } from '../catalog.js';
 import type { Logger } from '../logger.js';
 import type { RegisteredTool, ToolRegistry } from '../registry.js';
 import type { ResourceStore } from '../resource-store.js';
+import type { SignInCallbacks } from '../sign-in/sign-in-callbacks.js';
 import { createTaskSupport } from '../tasks/install-tasks.js';
 import type { TaskFeed } from '../tasks/task-listen.js';
 import type { TaskOptions } from '../tasks/task-runner.js';
@@ -51,6 +52,8 @@ export interface ServerSetup {
    * progress notification (clients reset their timeout on progress). Default 10 s.
    */
   progressKeepAliveMs?: number;
+  /** Where upstream OAuth sign-ins receive their redirects (see `UpstreamSignIn`). */
+  signIn?: SignInCallbacks;
 }
 
 /** Settings of asking the client. */

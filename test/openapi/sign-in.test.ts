@@ -1,0 +1,224 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browseSignIn } from '../helpers/browse-sign-in.js';
+import { type ClientOffer, connect, MATRIX } from '../helpers/connect.js';
+import { BRIDGE_BIN, type ServerCommand } from '../helpers/start-bridge.js';
+import {
+  type AuthorizationServer,
+  type ProtectedApi,
+  protectedApiSpec,
+  startAuthorizationServer,
+  startProtectedApi,
+} from '../servers/oidc-server.js';
+
+// Upstream sign-in end to end: a real authorization server (oidc-provider), an API that checks
+// every bearer token by introspection, the bridge as a child process, and MCP clients that answer
+// the URL elicitation by actually following the URL (log in, consent, redirect to the bridge).
+
+let authorization: AuthorizationServer;
+let api: ProtectedApi;
+let dir: string;
+let bridge: ServerCommand;
+
+beforeAll(async () => {
+  authorization = await startAuthorizationServer();
+  api = await startProtectedApi(authorization);
+  dir = mkdtempSync(join(tmpdir(), 'bridge-sign-in-'));
+  const spec = join(dir, 'items.json');
+  writeFileSync(spec, protectedApiSpec(api, authorization));
+  bridge = {
+    script: BRIDGE_BIN,
+    args: ['openapi', spec],
+    env: {
+      BRIDGE_ITEMS_AUTH_CLIENT_ID: authorization.client.id,
+      BRIDGE_ITEMS_AUTH_CLIENT_SECRET: authorization.client.secret,
+    },
+  };
+});
+afterAll(async () => {
+  await api?.[Symbol.asyncDispose]();
+  await authorization?.[Symbol.asyncDispose]();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+type Page = { status: number; url: string; text: string };
+
+/** A client that answers the bridge's URL elicitation as a user would, in a browser, as `login`. */
+function user(
+  login: string,
+  how: { action?: 'accept' | 'decline' | 'cancel'; deny?: boolean; tamper?: (redirect: URL) => URL } = {},
+): ClientOffer & { asked: Array<Record<string, unknown>>; pages: Array<Promise<Page>> } {
+  const asked: Array<Record<string, unknown>> = [];
+  const pages: Array<Promise<Page>> = [];
+  return {
+    asked,
+    pages,
+    capabilities: { elicitation: { form: {}, url: {} } },
+    async answer(_method, params) {
+      asked.push(params);
+      const action = how.action ?? 'accept';
+      // The user agrees to open the page; the browser goes on while the client answers.
+      if (action === 'accept') {
+        const page = browseSignIn(String(params.url), {
+          login,
+          ...(how.deny ? { deny: true } : {}),
+          ...(how.tamper ? { tamper: how.tamper } : {}),
+        });
+        page.catch(() => {});
+        pages.push(page);
+      }
+      return { action };
+    },
+  };
+}
+
+const text = (result: { content: Array<Record<string, unknown>> }) => String(result.content[0]?.text);
+
+describe.each(MATRIX)('upstream sign-in, $kind client over $wire', ({ kind, wire }) => {
+  it('signs the user in through the URL, keeps the token, and refreshes it when the API rejects it', async () => {
+    const alice = user('alice');
+    await using client = await connect(kind, wire, bridge, alice);
+    const before = api.requests.length;
+
+    const first = await client.callTool('listMyItems');
+    expect(first.isError).toBeFalsy();
+    expect(text(first)).toContain('"owner":"alice"');
+    expect(alice.asked).toHaveLength(1);
+    const question = alice.asked[0] ?? {};
+    expect(question.mode).toBe('url');
+    const url = new URL(String(question.url));
+    expect(`${url.origin}${url.pathname}`).toBe(`${authorization.issuer}/auth`);
+    expect(url.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(url.searchParams.get('scope')).toBe('openid items:read');
+    expect(url.searchParams.get('redirect_uri')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/oauth\/callback$/);
+    const landed = await alice.pages[0];
+    expect(landed?.status).toBe(200);
+    expect(landed?.text).toContain('You are signed in');
+
+    // The token is kept: no second question, the same token upstream.
+    const second = await client.callTool('listMyItems');
+    expect(text(second)).toContain('"owner":"alice"');
+    expect(alice.asked).toHaveLength(1);
+    const used = api.requests.slice(before);
+    expect(used.map((r) => r.status)).toEqual([200, 200]);
+    const token = used[0]?.token as string;
+    expect(used[1]?.token).toBe(token);
+
+    // The API now holds the token expired: the bridge refreshes it and retries, without asking.
+    api.refuse(token);
+    const third = await client.callTool('listMyItems');
+    expect(third.isError).toBeFalsy();
+    expect(text(third)).toContain('"owner":"alice"');
+    expect(alice.asked).toHaveLength(1);
+    const retried = api.requests.slice(before + 2);
+    expect(retried.map((r) => r.status)).toEqual([401, 200]);
+    expect(retried[1]?.token).not.toBe(token);
+    expect((await authorization.introspect(retried[1]?.token as string)).sub).toBe('alice');
+  });
+
+  it('runs nothing upstream when the user declines or cancels, and keeps serving', async () => {
+    for (const action of ['decline', 'cancel'] as const) {
+      const nobody = user('nobody', { action });
+      await using client = await connect(kind, wire, bridge, nobody);
+      const before = api.requests.length;
+      const result = await client.callTool('listMyItems');
+      expect(result.isError).toBe(true);
+      expect(text(result)).toContain(
+        `The user ${action === 'decline' ? 'declined' : 'cancelled'} signing in to security scheme "items_auth"`,
+      );
+      expect(api.requests.length).toBe(before);
+      // Still serving: the next call asks again.
+      await client.callTool('listMyItems');
+      expect(nobody.asked).toHaveLength(2);
+    }
+  });
+
+  it('reports a refusal by the authorization server, and runs nothing upstream', async () => {
+    const refusing = user('carol', { deny: true });
+    await using client = await connect(kind, wire, bridge, refusing);
+    const before = api.requests.length;
+    const result = await client.callTool('listMyItems');
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain('the authorization server answered access_denied');
+    expect(api.requests.length).toBe(before);
+    expect((await refusing.pages[0])?.status).toBe(400);
+  });
+
+  it('aborts on a redirect whose state does not match, without using its code', async () => {
+    const forged = user('mallory', {
+      tamper: (redirect) => {
+        const state = String(redirect.searchParams.get('state'));
+        redirect.searchParams.set('state', `${state.split('.')[0]}.forged`);
+        return redirect;
+      },
+    });
+    await using client = await connect(kind, wire, bridge, forged);
+    const before = api.requests.length;
+    const result = await client.callTool('listMyItems');
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain('does not match the one the bridge sent');
+    expect(api.requests.length).toBe(before);
+    const page = await forged.pages[0];
+    expect(page?.status).toBe(400);
+    expect(page?.text).toContain('does not match');
+  });
+});
+
+describe('upstream sign-in, a client that cannot open URLs', () => {
+  it('is told what to set instead, and nothing runs upstream', async () => {
+    await using client = await connect('v1', 'stdio', bridge, {
+      capabilities: { elicitation: { form: {} } },
+    });
+    const before = api.requests.length;
+    const result = await client.callTool('listMyItems');
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain('needs a client that can open a URL');
+    expect(text(result)).toContain('Set BRIDGE_ITEMS_AUTH_TOKEN');
+    expect(api.requests.length).toBe(before);
+  });
+});
+
+describe('upstream sign-in, two callers of one HTTP bridge', () => {
+  it('makes each caller sign in for itself, and never lends one caller’s token to another', async () => {
+    const { startHttpBridge } = await import('../helpers/start-bridge.js');
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StreamableHTTPClientTransport } = await import(
+      '@modelcontextprotocol/sdk/client/streamableHttp.js'
+    );
+    const { ElicitRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+    await using server = await startHttpBridge(bridge);
+    const session = async (offer: ReturnType<typeof user>) => {
+      const client = new Client({ name: 'caller', version: '1.0.0' }, { capabilities: offer.capabilities });
+      client.setRequestHandler(
+        ElicitRequestSchema,
+        async (request) =>
+          (await offer.answer?.('elicitation/create', request.params, new AbortController().signal)) as never,
+      );
+      await client.connect(new StreamableHTTPClientTransport(server.url));
+      return client;
+    };
+    const alice = user('alice');
+    const bob = user('bob');
+    const a = await session(alice);
+    const b = await session(bob);
+    try {
+      const call = async (client: typeof a) =>
+        text((await client.callTool({ name: 'listMyItems', arguments: {} })) as never);
+      expect(await call(a)).toContain('"owner":"alice"');
+      expect(await call(b)).toContain('"owner":"bob"');
+      expect(await call(a)).toContain('"owner":"alice"');
+      expect(await call(b)).toContain('"owner":"bob"');
+      expect(alice.asked).toHaveLength(1);
+      expect(bob.asked).toHaveLength(1);
+      expect(alice.asked[0]?.url).not.toBe(bob.asked[0]?.url);
+      // The server's log never shows a token.
+      const tokens = api.requests.map((r) => r.token).filter(Boolean) as string[];
+      for (const token of tokens) expect(server.stderr()).not.toContain(token);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
