@@ -1,3 +1,4 @@
+import type { Server } from '@modelcontextprotocol/server';
 import type { Catalog } from './catalog.js';
 import { describeError } from './errors.js';
 import type { Logger } from './logger.js';
@@ -68,8 +69,8 @@ export interface RunningBridge {
   reload(sources?: Source[]): Promise<void>;
   /**
    * Tells clients subscribed to the catalog resource `uri` that it changed
-   * (`notifications/resources/updated`): initialize-era subscribers on any transport, and
-   * 2026-07-28 `subscriptions/listen` streams over HTTP.
+   * (`notifications/resources/updated`): initialize-era subscribers, and 2026-07-28
+   * `subscriptions/listen` subscriptions, on either transport.
    */
   notifyResourceUpdated(uri: string): void;
   /** Resolves when the server stops (stdin closed, or `close` called). */
@@ -115,10 +116,22 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
   let notifyListeners = (_uri: string) => {};
   let url: string | undefined;
   if (options.transport.kind === 'stdio') {
-    const stdio = serveStdio(factory, (error) => log.debug(`stdio: ${error.message}`));
+    // A 2026-07-28 stdio client hears resource updates on its `subscriptions/listen`, which the SDK
+    // feeds from the connection's server instance: the last one the factory made (a probe comes
+    // first). Initialize-era subscribers are told through `subscriptions` instead.
+    let modern: Server | undefined;
+    const stdio = serveStdio(
+      (context) => {
+        const server = factory(context);
+        modern = context.era === 'modern' ? server : undefined;
+        return server;
+      },
+      (error) => log.debug(`stdio: ${error.message}`),
+    );
     stopTransport = stdio.close;
     transportClosed = stdio.closed;
     notifyToolsChanged = stdio.notifyToolsChanged;
+    notifyListeners = (uri) => void modern?.sendResourceUpdated({ uri }).catch(() => {});
   } else {
     const { transport } = options;
     const handler = createHttpHandler(factory, {
