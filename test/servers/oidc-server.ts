@@ -92,7 +92,8 @@ export interface ApiRequest {
 
 /**
  * An HTTP API that accepts only bearer tokens the authorization server says are active
- * (introspection on every request), and answers `GET /me/items` with the token's subject.
+ * (introspection on every request), and answers `GET /me/items` with the token's subject, and a
+ * GraphQL POST with `{ data: { me: { login } } }`.
  */
 export interface ProtectedApi extends AsyncDisposable {
   url: string;
@@ -115,6 +116,8 @@ export async function startProtectedApi(authorization: AuthorizationServer): Pro
       };
       const seen = token && !refused.has(token) ? await authorization.introspect(token) : { active: false };
       if (!seen.active || !seen.sub) return answer(401, { error: 'invalid_token' });
+      // POST is GraphQL (any query: `{ me { login } }` is the only one the schema allows).
+      if (req.method === 'POST') return answer(200, { data: { me: { login: seen.sub } } }, seen.sub);
       return answer(200, { owner: seen.sub, items: [`${seen.sub}'s first item`] }, seen.sub);
     })();
   });

@@ -222,3 +222,39 @@ describe('upstream sign-in, two callers of one HTTP bridge', () => {
     }
   });
 });
+
+describe('upstream sign-in for a GraphQL source', () => {
+  it('signs the user in with the same settings, and refreshes a refused token', async () => {
+    const sdl = join(dir, 'schema.graphql');
+    writeFileSync(sdl, 'type Query { me: User }\ntype User { login: String }\n');
+    const graphql = {
+      script: BRIDGE_BIN,
+      args: [
+        'graphql',
+        `${api.url}/graphql`,
+        '--schema',
+        sdl,
+        '--oauth-authorization-url',
+        `${authorization.issuer}/auth`,
+        '--oauth-token-url',
+        `${authorization.issuer}/token`,
+        '--oauth-scope',
+        'openid',
+      ],
+      env: {
+        BRIDGE_GRAPHQL_CLIENT_ID: authorization.client.id,
+        BRIDGE_GRAPHQL_CLIENT_SECRET: authorization.client.secret,
+      },
+    };
+    const dana = user('dana');
+    await using client = await connect('v1', 'stdio', graphql, dana);
+    const name = (await client.listTools()).tools.find((tool) => tool.name.includes('me'))?.name as string;
+    const before = api.requests.length;
+    expect(text(await client.callTool(name))).toContain('"login":"dana"');
+    expect(dana.asked).toHaveLength(1);
+    api.refuse(api.requests[before]?.token as string);
+    expect(text(await client.callTool(name))).toContain('"login":"dana"');
+    expect(dana.asked).toHaveLength(1);
+    expect(api.requests.slice(before).map((r) => r.status)).toEqual([200, 401, 200]);
+  });
+});
