@@ -1,6 +1,6 @@
 import type { Server } from '@modelcontextprotocol/server';
 import type { Catalog } from './catalog.js';
-import { describeError } from './errors.js';
+import { BridgeError, describeError } from './errors.js';
 import type { Logger } from './logger.js';
 import { ToolRegistry } from './registry.js';
 import { MemoryResourceStore, type MemoryResourceStoreOptions } from './resource-store.js';
@@ -45,8 +45,9 @@ export interface ServeOptions {
   /** Longest silence of a call with a progress token before a keep-alive progress notification. */
   progressKeepAliveMs?: number;
   /**
-   * Upstream OAuth sign-ins: the redirect URI to register and send (default: this server's
-   * `/oauth/callback` over HTTP, a loopback listener on 127.0.0.1 over stdio).
+   * Upstream OAuth sign-ins: the redirect URI to register and send (default: the environment's
+   * `BRIDGE_OAUTH_REDIRECT_URI`, else this server's `/oauth/callback` over HTTP, a loopback
+   * listener on 127.0.0.1 over stdio).
    */
   signIn?: { redirectUri?: string };
 }
@@ -91,7 +92,7 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
   log.info(`serving ${registry.tools.length} tools from ${sources.map((s) => s.label).join(', ')}`);
 
   const subscriptions = new ResourceSubscriptions();
-  const signIn = new SignInCallbacks(options.signIn);
+  const signIn = new SignInCallbacks(signInSettings(options.signIn));
   const factory = createServerFactory({
     info: options.info ?? { name: 'bridge', version: '0.1.0' },
     ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
@@ -217,4 +218,23 @@ function hostGuards(transport: Extract<TransportOptions, { kind: 'http' }>) {
     return { allowedHosts: [...LOCAL_NAMES, ...(transport.allowedHosts ?? [])], allowedOrigins };
   }
   return { ...(transport.allowedHosts ? { allowedHosts: transport.allowedHosts } : {}), allowedOrigins };
+}
+
+// Behind a proxy or on 0.0.0.0 the listening address is not what browsers reach: the user names it.
+function signInSettings(given: ServeOptions['signIn']): { redirectUri?: string } {
+  const redirectUri = given?.redirectUri ?? process.env.BRIDGE_OAUTH_REDIRECT_URI;
+  if (redirectUri === undefined || redirectUri === '') return {};
+  let url: URL;
+  try {
+    url = new URL(redirectUri);
+  } catch {
+    throw new BridgeError('invalid_input', `BRIDGE_OAUTH_REDIRECT_URI is not a URL: "${redirectUri}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new BridgeError(
+      'invalid_input',
+      `BRIDGE_OAUTH_REDIRECT_URI must be an http or https URL, got "${redirectUri}"`,
+    );
+  }
+  return { redirectUri: url.href };
 }

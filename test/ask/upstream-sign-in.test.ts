@@ -166,6 +166,35 @@ describe.each(MATRIX)('upstream sign-in, $kind client over $wire', ({ kind, wire
   });
 });
 
+describe('upstream sign-in with BRIDGE_OAUTH_REDIRECT_URI', () => {
+  it('sends that redirect URI and receives the redirect there', async () => {
+    const { createServer } = await import('node:net');
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise((resolve) => probe.close(resolve));
+    const fixed = `http://127.0.0.1:${port}/oauth/callback`;
+    const erin = user('erin');
+    const command = { ...bridge, env: { ...bridge.env, BRIDGE_OAUTH_REDIRECT_URI: fixed } };
+    await using client = await connect('v1', 'stdio', command, erin);
+    expect(text(await client.callTool('listMyItems'))).toContain('"owner":"erin"');
+    expect(new URL(String(erin.asked[0]?.url)).searchParams.get('redirect_uri')).toBe(fixed);
+    expect((await erin.pages[0])?.url).toMatch(new RegExp(`^${fixed}\\?`));
+  });
+
+  it('refuses to start when it is not a URL', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const run = spawnSync(process.execPath, [bridge.script, ...bridge.args], {
+      env: { ...process.env, ...bridge.env, BRIDGE_OAUTH_REDIRECT_URI: 'not a url' },
+      input: '',
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toContain('BRIDGE_OAUTH_REDIRECT_URI is not a URL');
+  });
+});
+
 describe('upstream sign-in, a client that cannot open URLs', () => {
   it('is told what to set instead, and nothing runs upstream', async () => {
     await using client = await connect('v1', 'stdio', bridge, {
