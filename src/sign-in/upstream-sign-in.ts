@@ -116,7 +116,9 @@ export class UpstreamSignIn {
       throw this.#failure(flow.failed);
     }
     if (!flow) {
-      flow = await this.#start(caller, context.signIn);
+      const redirectUri = await context.signIn.redirectUri();
+      // Concurrent calls of one caller share one sign-in (another may have started it meanwhile).
+      flow = this.#flows.get(caller) ?? this.#start(caller, context.signIn, redirectUri);
       this.#flows.set(caller, flow);
     }
     const answer = await ask.elicitUrl({
@@ -145,9 +147,8 @@ export class UpstreamSignIn {
     return tokens;
   }
 
-  async #start(caller: string, callbacks: SignInCallbacks): Promise<Flow> {
+  #start(caller: string, callbacks: SignInCallbacks, redirectUri: string): Flow {
     const settings = this.#settings;
-    const redirectUri = await callbacks.redirectUri();
     const id = randomBytes(12).toString('base64url');
     const state = `${id}.${randomBytes(16).toString('base64url')}`;
     const pkce = pkcePair();
