@@ -93,7 +93,7 @@ export function createServerFactory(
   const registerCatalog = catalogHandlers(setup, askSettings);
 
   // One task layer for every instance, so a task created on one request is found by the next.
-  const tasks = createTaskSupport(setup, setup.tasks);
+  const tasks = createTaskSupport(setup, setup.tasks, askSettings);
 
   // The same for every instance; a 2026-07-28 HTTP server builds one instance per request.
   const serverOptions = {
