@@ -287,3 +287,52 @@ describe('upstream sign-in for a GraphQL source', () => {
     expect(api.requests.slice(before).map((r) => r.status)).toEqual([200, 401, 200]);
   });
 });
+
+describe('upstream sign-in behind --auth, 2026-07-28 clients over HTTP', () => {
+  it('keeps each authenticated subject’s token apart, and serves the callback without a bearer token', async () => {
+    const { startHttpBridge } = await import('../helpers/start-bridge.js');
+    const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
+    await using server = await startHttpBridge({
+      ...bridge,
+      args: [...bridge.args, '--auth-tokens-env', 'BRIDGE_TEST_TOKENS'],
+      env: { ...bridge.env, BRIDGE_TEST_TOKENS: 'token-of-alice alice;token-of-bob bob' },
+    });
+    const caller = async (offer: ReturnType<typeof user>, bearer: string) => {
+      const client = new Client(
+        { name: 'caller', version: '2.0.0' },
+        { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: offer.capabilities },
+      );
+      client.setRequestHandler('elicitation/create', (async (request: { params?: unknown }) =>
+        offer.answer?.(
+          'elicitation/create',
+          (request.params ?? {}) as Record<string, unknown>,
+          new AbortController().signal,
+        )) as never);
+      await client.connect(
+        new StreamableHTTPClientTransport(server.url, {
+          requestInit: { headers: { authorization: `Bearer ${bearer}` } },
+        }),
+      );
+      return client;
+    };
+    const alice = user('alice-upstream');
+    const bob = user('bob-upstream');
+    const a = await caller(alice, 'token-of-alice');
+    const b = await caller(bob, 'token-of-bob');
+    try {
+      const call = async (client: typeof a) =>
+        text((await client.callTool({ name: 'listMyItems', arguments: {} })) as never);
+      expect(await call(a)).toContain('"owner":"alice-upstream"');
+      expect(await call(b)).toContain('"owner":"bob-upstream"');
+      expect(await call(a)).toContain('"owner":"alice-upstream"');
+      expect(alice.asked).toHaveLength(1);
+      expect(bob.asked).toHaveLength(1);
+      // The browser reached /oauth/callback with no bearer token, and was answered.
+      expect((await alice.pages[0])?.status).toBe(200);
+      expect(new URL(String((await alice.pages[0])?.url)).pathname).toBe('/oauth/callback');
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
