@@ -163,6 +163,13 @@ describe.each(MATRIX)('upstream sign-in, $kind client over $wire', ({ kind, wire
     const page = await forged.pages[0];
     expect(page?.status).toBe(400);
     expect(page?.text).toContain('does not match');
+    // A redirect for no sign-in at all is refused too, and the server goes on.
+    const redirectUri = new URL(String(forged.asked[0]?.url)).searchParams.get('redirect_uri') as string;
+    const stray = await fetch(`${redirectUri}?state=nobody.knows&code=stolen`);
+    expect(stray.status).toBe(400);
+    expect(await stray.text()).toContain('matches no sign-in in progress');
+    expect(api.requests.length).toBe(before);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('listMyItems');
   });
 });
 
