@@ -343,3 +343,42 @@ describe('upstream sign-in behind --auth, 2026-07-28 clients over HTTP', () => {
     }
   });
 });
+
+describe('upstream sign-in from a task, v1 client over stdio', () => {
+  it('asks on tasks/result, waits for the redirect, and completes the task', async () => {
+    const config = join(dir, 'bridge.config.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        sources: [
+          {
+            kind: 'openapi',
+            options: { spec: join(dir, 'items.json') },
+            tools: { listMyItems: { taskSupport: 'optional' } },
+          },
+        ],
+      }),
+    );
+    const frank = user('frank');
+    await using client = await connect(
+      'v1',
+      'stdio',
+      { ...bridge, args: ['serve', config, '--no-watch'] },
+      frank,
+    );
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const messages: Array<Record<string, unknown>> = [];
+    const stream = (client.raw as InstanceType<typeof Client>).experimental.tasks.callToolStream(
+      { name: 'listMyItems', arguments: {} },
+      undefined,
+      { task: { ttl: 60_000 } },
+    );
+    for await (const message of stream) messages.push(message as never);
+    expect(messages[0]?.type).toBe('taskCreated');
+    expect(messages.at(-1)).toMatchObject({ type: 'result' });
+    const result = messages.at(-1)?.result as { content: Array<Record<string, unknown>> };
+    expect(text(result)).toContain('"owner":"frank"');
+    expect(frank.asked).toHaveLength(1);
+    expect(frank.asked[0]?.mode).toBe('url');
+  });
+});
