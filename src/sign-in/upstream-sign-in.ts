@@ -23,7 +23,8 @@ interface Flow {
   done: Promise<TokenSet>;
   /** Why it failed, once it did: a rerun reports it instead of asking again. */
   failed?: Error;
-  stop(): void;
+  /** Stops waiting for the redirect; with a reason, calls still waiting fail with it. */
+  stop(reason?: Error): void;
 }
 
 const DEFAULT_SIGN_IN_TIMEOUT_MS = 10 * 60_000;
@@ -78,7 +79,7 @@ export class UpstreamSignIn {
 
   /** Forgets every caller's tokens and sign-ins in progress. */
   clear(): void {
-    for (const flow of this.#flows.values()) flow.stop();
+    for (const flow of this.#flows.values()) flow.stop(new Error('the sign-in was abandoned'));
     this.#flows.clear();
     this.#tokens.clear();
   }
@@ -128,7 +129,12 @@ export class UpstreamSignIn {
       elicitationId: flow.id,
     });
     if (answer.action !== 'accept') {
-      this.#drop(caller, flow);
+      // Another call of this caller may be waiting on the same sign-in: it fails too.
+      this.#drop(
+        caller,
+        flow,
+        new Error(`the user ${answer.action === 'decline' ? 'declined' : 'cancelled'} it`),
+      );
       throw new BridgeError(
         'declined',
         `The user ${answer.action === 'decline' ? 'declined' : 'cancelled'} signing in to ${label}: nothing was sent upstream.`,
@@ -163,14 +169,19 @@ export class UpstreamSignIn {
 
     const flow: Flow = { id, url: url.href, done: Promise.resolve() as never, stop: () => {} };
     let settle!: { resolve: (tokens: TokenSet) => void; reject: (error: Error) => void };
+    let settled = false;
     flow.done = new Promise<TokenSet>((resolve, reject) => {
       settle = {
         // A finished sign-in leaves the table (its tokens are held); a failed one stays to be reported.
         resolve: (tokens) => {
+          if (settled) return;
+          settled = true;
           if (this.#flows.get(caller) === flow) this.#flows.delete(caller);
           resolve(tokens);
         },
         reject: (error) => {
+          if (settled) return;
+          settled = true;
           flow.failed = error;
           reject(error);
         },
@@ -198,9 +209,10 @@ export class UpstreamSignIn {
         throw failure;
       }
     });
-    const stop = () => {
+    const stop = (reason?: Error) => {
       clearTimeout(timer);
       unregister();
+      if (reason) settle.reject(reason);
     };
     flow.stop = stop;
     return flow;
@@ -214,8 +226,8 @@ export class UpstreamSignIn {
     );
   }
 
-  #drop(caller: string, flow: Flow): void {
-    flow.stop();
+  #drop(caller: string, flow: Flow, reason?: Error): void {
+    flow.stop(reason);
     if (this.#flows.get(caller) === flow) this.#flows.delete(caller);
   }
 }

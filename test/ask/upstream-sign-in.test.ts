@@ -382,3 +382,32 @@ describe('upstream sign-in from a task, v1 client over stdio', () => {
     expect(frank.asked[0]?.mode).toBe('url');
   });
 });
+
+describe('upstream sign-in, concurrent calls of one caller', () => {
+  it('share one sign-in: when the user declines it in one call, the other stops waiting too', async () => {
+    const asked: Array<Record<string, unknown>> = [];
+    let release = () => {};
+    const bothAsked = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await using client = await connect('v1', 'stdio', bridge, {
+      capabilities: { elicitation: { form: {}, url: {} } },
+      async answer(_method, params) {
+        asked.push(params);
+        if (asked.length === 2) release();
+        const mine = asked.length;
+        await bothAsked;
+        // The first question is declined; the second is accepted but nobody opens the page.
+        return { action: mine === 1 ? 'decline' : 'accept' };
+      },
+    });
+    const before = api.requests.length;
+    const results = await Promise.all([client.callTool('listMyItems'), client.callTool('listMyItems')]);
+    expect(asked.map((question) => question.url)).toEqual([asked[0]?.url, asked[0]?.url]);
+    const texts = results.map(text).sort();
+    expect(results.every((result) => result.isError)).toBe(true);
+    expect(texts.some((t) => t.includes('The user declined signing in'))).toBe(true);
+    expect(texts.some((t) => t.includes('failed: the user declined it'))).toBe(true);
+    expect(api.requests.length).toBe(before);
+  });
+});
