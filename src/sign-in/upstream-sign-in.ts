@@ -28,6 +28,8 @@ interface Flow {
 }
 
 const DEFAULT_SIGN_IN_TIMEOUT_MS = 10 * 60_000;
+/** Signed-in callers kept per sign-in (per OpenAPI scheme or GraphQL source). */
+const MAX_CALLERS = 10_000;
 
 /**
  * Signs callers in to an upstream API with the OAuth 2.1 authorization code flow and PKCE, through
@@ -90,7 +92,7 @@ export class UpstreamSignIn {
     let pending = this.#refreshing.get(caller);
     if (!pending) {
       pending = refreshTokens(this.#settings, refreshToken, signal).then((tokens) => {
-        this.#tokens.set(caller, tokens);
+        this.#hold(caller, tokens);
         return tokens;
       });
       const shared = pending;
@@ -201,7 +203,7 @@ export class UpstreamSignIn {
       }
       try {
         const tokens = await exchangeCode(settings, outcome.code, redirectUri, pkce.verifier);
-        this.#tokens.set(caller, tokens);
+        this.#hold(caller, tokens);
         settle.resolve(tokens);
       } catch (error) {
         const failure = new Error(`exchanging the code failed: ${describeError(error)}`);
@@ -216,6 +218,16 @@ export class UpstreamSignIn {
     };
     flow.stop = stop;
     return flow;
+  }
+
+  // Callers come and go (one per HTTP session): past the cap, the longest-unrefreshed is forgotten.
+  #hold(caller: string, tokens: TokenSet): void {
+    this.#tokens.delete(caller);
+    this.#tokens.set(caller, tokens);
+    if (this.#tokens.size > MAX_CALLERS) {
+      const oldest = this.#tokens.keys().next().value;
+      if (oldest !== undefined) this.#tokens.delete(oldest);
+    }
   }
 
   #failure(error: unknown): BridgeError {
