@@ -13,6 +13,8 @@ export type BridgeErrorCode =
   | 'upstream_failed'
   /** The call was cancelled by the client or by shutdown. */
   | 'aborted'
+  /** The user declined or cancelled something the call needed (a sign-in): nothing ran. */
+  | 'declined'
   /** The call ran past its time limit. */
   | 'timeout'
   /** Anything else: a bug in the bridge. */

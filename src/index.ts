@@ -42,6 +42,8 @@ export {
   type StoredResource,
 } from './resource-store.js';
 export { type RunningBridge, type ServeOptions, serve, type TransportOptions } from './serve.js';
+export { CALLBACK_PATH, SignInCallbacks } from './sign-in/sign-in-callbacks.js';
+export { type SignInSettings, UpstreamSignIn } from './sign-in/upstream-sign-in.js';
 export type { LoadContext, Source } from './source.js';
 export {
   type ContentBlock,

@@ -1,5 +1,5 @@
 import { askMissingArguments } from './ask/ask-missing.js';
-import { AskInterrupt } from './ask/client-ask.js';
+import { AskInterrupt, type ClientAsk } from './ask/client-ask.js';
 import { BridgeError, describeError, toBridgeError } from './errors.js';
 import type { LoadContext, Source } from './source.js';
 import { type ToolContext, type ToolDefinition, type ToolResult, textResult } from './tool.js';
@@ -82,16 +82,10 @@ export class ToolRegistry {
    */
   async call(tool: RegisteredTool, args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
     const validate = this.#validator(tool, context);
-    let violations = validate?.(args) ?? [];
-    if (violations.length > 0 && tool.definition.askMissing && context.ask) {
-      // Asked before anything runs; in 2026-07-28 this may end the run with an input_required round.
-      const asked = await askMissingArguments(tool.definition, tool.name, args, violations, context.ask);
-      if (asked && 'refused' in asked) return textResult(asked.refused, true);
-      if (asked) {
-        args = asked.args;
-        violations = validate?.(args) ?? [];
-      }
-    }
+    const completed = context.ask ? await this.askMissing(tool, args, context.ask, context) : undefined;
+    if (completed && 'refused' in completed) return textResult(completed.refused, true);
+    if (completed) args = completed.args;
+    const violations = validate?.(args) ?? [];
     if (violations.length > 0) {
       return textResult(formatViolations(tool.name, violations), true);
     }
@@ -107,7 +101,24 @@ export class ToolRegistry {
     }
   }
 
-  #validator(tool: RegisteredTool, context: ToolContext): ArgumentValidator | null {
+  /**
+   * When the tool asks for missing arguments (`askMissing`) and `args` lacks required ones, asks
+   * the user for them: the completed arguments, a refusal text, or `undefined` when there is
+   * nothing to ask. In 2026-07-28 the question may end the run with an input_required round.
+   */
+  async askMissing(
+    tool: RegisteredTool,
+    args: Record<string, unknown>,
+    ask: ClientAsk,
+    context: Pick<ToolContext, 'log'>,
+  ): Promise<{ args: Record<string, unknown> } | { refused: string } | undefined> {
+    if (!tool.definition.askMissing) return undefined;
+    const violations = this.#validator(tool, context)?.(args) ?? [];
+    if (violations.length === 0) return undefined;
+    return askMissingArguments(tool.definition, tool.name, args, violations, ask);
+  }
+
+  #validator(tool: RegisteredTool, context: Pick<ToolContext, 'log'>): ArgumentValidator | null {
     let validator = this.#validators.get(tool.name);
     if (validator === undefined) {
       try {

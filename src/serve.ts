@@ -1,10 +1,12 @@
+import type { Server } from '@modelcontextprotocol/server';
 import type { Catalog } from './catalog.js';
-import { describeError } from './errors.js';
+import { BridgeError, describeError } from './errors.js';
 import type { Logger } from './logger.js';
 import { ToolRegistry } from './registry.js';
 import { MemoryResourceStore, type MemoryResourceStoreOptions } from './resource-store.js';
 import { createServerFactory, type ServerSetup } from './server/create-server.js';
 import { ResourceSubscriptions } from './server/resource-subscriptions.js';
+import { SignInCallbacks } from './sign-in/sign-in-callbacks.js';
 import type { Source } from './source.js';
 import { createHttpHandler, type HttpHandlerOptions } from './transports/http-handler.js';
 import { type HttpLimits, isLoopback, type ListenAddress, serveHttp } from './transports/serve-http.js';
@@ -47,6 +49,12 @@ export interface ServeOptions {
   ask?: ServerSetup['ask'];
   /** Longest silence of a call with a progress token before a keep-alive progress notification. */
   progressKeepAliveMs?: number;
+  /**
+   * Upstream OAuth sign-ins: the redirect URI to register and send (default: the environment's
+   * `BRIDGE_OAUTH_REDIRECT_URI`, else this server's `/oauth/callback` over HTTP, a loopback
+   * listener on 127.0.0.1 over stdio).
+   */
+  signIn?: { redirectUri?: string };
 }
 
 /** How long a source replaced by a reload keeps serving the calls that started before it. */
@@ -67,8 +75,8 @@ export interface RunningBridge {
   reload(sources?: Source[]): Promise<void>;
   /**
    * Tells clients subscribed to the catalog resource `uri` that it changed
-   * (`notifications/resources/updated`): initialize-era subscribers on any transport, and
-   * 2026-07-28 `subscriptions/listen` streams over HTTP.
+   * (`notifications/resources/updated`): initialize-era subscribers, and 2026-07-28
+   * `subscriptions/listen` subscriptions, on either transport.
    */
   notifyResourceUpdated(uri: string): void;
   /** Resolves when the server stops (stdin closed, or `close` called). */
@@ -89,6 +97,7 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
   log.info(`serving ${registry.tools.length} tools from ${sources.map((s) => s.label).join(', ')}`);
 
   const subscriptions = new ResourceSubscriptions();
+  const signIn = new SignInCallbacks(signInSettings(options.signIn));
   const factory = createServerFactory({
     info: options.info ?? { name: 'bridge', version: '0.1.0' },
     ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
@@ -98,6 +107,7 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
     subscriptions,
     log,
     shutdown: shutdown.signal,
+    signIn,
     ...(options.extend ? { extend: options.extend } : {}),
     ...(options.tasks ? { tasks: options.tasks } : {}),
     ...(options.ask ? { ask: options.ask } : {}),
@@ -112,10 +122,22 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
   let notifyListeners = (_uri: string) => {};
   let url: string | undefined;
   if (options.transport.kind === 'stdio') {
-    const stdio = serveStdio(factory, (error) => log.debug(`stdio: ${error.message}`));
+    // A 2026-07-28 stdio client hears resource updates on its `subscriptions/listen`, which the SDK
+    // feeds from the connection's server instance: the last one the factory made (a probe comes
+    // first). Initialize-era subscribers are told through `subscriptions` instead.
+    let modern: Server | undefined;
+    const stdio = serveStdio(
+      (context) => {
+        const server = factory(context);
+        modern = context.era === 'modern' ? server : undefined;
+        return server;
+      },
+      (error) => log.debug(`stdio: ${error.message}`),
+    );
     stopTransport = stdio.close;
     transportClosed = stdio.closed;
     notifyToolsChanged = stdio.notifyToolsChanged;
+    notifyListeners = (uri) => void modern?.sendResourceUpdated({ uri }).catch(() => {});
   } else {
     const { transport } = options;
     const handler = createHttpHandler(factory, {
@@ -130,7 +152,8 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
       ...(transport.maxSessionsPerCaller === undefined
         ? {}
         : { maxSessionsPerCaller: transport.maxSessionsPerCaller }),
-      ...(transport.routes ? { routes: transport.routes } : {}),
+      // Sign-in redirects first: a browser brings no bearer token, and the callback needs none.
+      routes: async (request, url) => (await signIn.route(request, url)) ?? transport.routes?.(request, url),
       taskFeed: factory.taskFeed,
       resourceSubscriptions:
         (options.catalog?.resources?.length ?? 0) > 0 ||
@@ -145,6 +168,7 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
       onerror: (error) => log.debug(`http: ${error.message}`),
     });
     url = running.url;
+    signIn.useHttpServer(running.url);
     notifyToolsChanged = () => handler.notifyToolsChanged();
     notifyListeners = (uri) => handler.notifyResourceUpdated(uri);
     stopTransport = running.close;
@@ -168,6 +192,7 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
     closing ??= (async () => {
       shutdown.abort(new Error('The server is shutting down.'));
       await stopTransport().catch((error) => log.debug(`closing transport: ${describeError(error)}`));
+      await signIn.close();
       await Promise.allSettled([...sources, ...retired].map((source) => source.close?.()));
     })();
     return closing;
@@ -204,4 +229,23 @@ function hostGuards(transport: Extract<TransportOptions, { kind: 'http' }>) {
     return { allowedHosts: [...LOCAL_NAMES, ...(transport.allowedHosts ?? [])], allowedOrigins };
   }
   return { ...(transport.allowedHosts ? { allowedHosts: transport.allowedHosts } : {}), allowedOrigins };
+}
+
+// Behind a proxy or on 0.0.0.0 the listening address is not what browsers reach: the user names it.
+function signInSettings(given: ServeOptions['signIn']): { redirectUri?: string } {
+  const redirectUri = given?.redirectUri ?? process.env.BRIDGE_OAUTH_REDIRECT_URI;
+  if (redirectUri === undefined || redirectUri === '') return {};
+  let url: URL;
+  try {
+    url = new URL(redirectUri);
+  } catch {
+    throw new BridgeError('invalid_input', `BRIDGE_OAUTH_REDIRECT_URI is not a URL: "${redirectUri}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new BridgeError(
+      'invalid_input',
+      `BRIDGE_OAUTH_REDIRECT_URI must be an http or https URL, got "${redirectUri}"`,
+    );
+  }
+  return { redirectUri: url.href };
 }

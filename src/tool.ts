@@ -1,6 +1,7 @@
 import type { ClientAsk } from './ask/client-ask.js';
 import type { Logger } from './logger.js';
 import type { ResourceStore } from './resource-store.js';
+import type { SignInCallbacks } from './sign-in/sign-in-callbacks.js';
 
 /** A JSON Schema (2020-12 dialect) kept exactly as written: the bridge never rewrites it. */
 export type JsonSchema = { [key: string]: unknown };
@@ -100,6 +101,11 @@ export interface ToolContext {
    * doing anything that must not happen twice.
    */
   ask?: ClientAsk;
+  /**
+   * Where OAuth redirects of upstream sign-ins arrive (the bridge's `/oauth/callback`, or a
+   * loopback listener on stdio). Adapters use it through `UpstreamSignIn`, not directly.
+   */
+  signIn?: SignInCallbacks;
 }
 
 /**

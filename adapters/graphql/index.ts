@@ -16,6 +16,7 @@ import {
   parseGraphqlFlags,
 } from './options.js';
 import type { Endpoint } from './send-request.js';
+import { endpointAuth } from './sign-in.js';
 import { InputSchemaBuilder } from './variables-to-json-schema.js';
 
 export type { GraphqlOptions } from './options.js';
@@ -45,6 +46,8 @@ export function createGraphqlSource(options: GraphqlOptions, baseDir: string): S
     headers: expandHeaders(options.headers ?? {}),
     timeout: options.timeout ?? DEFAULT_TIMEOUT,
   };
+  const auth = options.oauth && endpointAuth(options.oauth, process.env, endpoint.timeout);
+  if (auth) endpoint.auth = auth;
   const schemaFile = options.schema ? resolve(baseDir, options.schema) : undefined;
   const operationsDir = options.operations ? resolve(baseDir, options.operations) : undefined;
   let watched: string[] = [];

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BridgeError, type FlagValues, type JsonSchema } from '../../src/index.js';
+import type { GraphqlOAuth } from './sign-in.js';
 
 /** How a custom scalar is described to clients: a JSON Schema type, a string format, or a schema. */
 export type ScalarMapping = string | JsonSchema;
@@ -28,6 +29,8 @@ export interface GraphqlOptions {
   breadth?: number;
   /** Milliseconds before a request to the endpoint is abandoned. Default 30,000. */
   timeout?: number;
+  /** Sign each caller in with OAuth 2.1 (authorization code + PKCE) through URL elicitation. */
+  oauth?: GraphqlOAuth;
 }
 
 export const DEFAULT_DEPTH = 1;
@@ -70,6 +73,20 @@ export const graphqlConfigSchema = z
       .optional()
       .describe('Fields per object in generated selections.'),
     timeout: z.number().int().positive().optional().describe('Time limit of a call, in milliseconds.'),
+    oauth: z
+      .object({
+        authorizationUrl: z.string().url().describe("The authorization server's authorization endpoint."),
+        tokenUrl: z.string().url().describe('Its token endpoint.'),
+        scopes: z.array(z.string().min(1)).optional().describe('Scopes to ask for.'),
+        name: z
+          .string()
+          .min(1)
+          .optional()
+          .describe('Names the variables BRIDGE_<NAME>_CLIENT_ID, _CLIENT_SECRET, _TOKEN (default graphql).'),
+      })
+      .strict()
+      .optional()
+      .describe('Sign callers in (OAuth authorization code + PKCE) through URL elicitation.'),
   })
   .strict() as z.ZodType<GraphqlOptions>;
 
@@ -83,6 +100,9 @@ export const graphqlFlags = {
   depth: { type: 'string' },
   breadth: { type: 'string' },
   timeout: { type: 'string' },
+  'oauth-authorization-url': { type: 'string' },
+  'oauth-token-url': { type: 'string' },
+  'oauth-scope': { type: 'string', multiple: true },
 } as const;
 
 export const graphqlUsage = `Usage: bridge graphql <endpoint-url> [flags]
@@ -111,7 +131,12 @@ GraphQL flags:
   --depth N                object levels selected below each root field (default ${DEFAULT_DEPTH})
   --breadth N              fields selected per object (default ${DEFAULT_BREADTH})
   --timeout MS             abandon a request to the endpoint after MS milliseconds
-                           (default ${DEFAULT_TIMEOUT})`;
+                           (default ${DEFAULT_TIMEOUT})
+  --oauth-authorization-url URL, --oauth-token-url URL
+                           sign each caller in (OAuth authorization code + PKCE) through
+                           the client: client id and secret from BRIDGE_GRAPHQL_CLIENT_ID and
+                           BRIDGE_GRAPHQL_CLIENT_SECRET (BRIDGE_GRAPHQL_TOKEN skips sign-in)
+  --oauth-scope SCOPE      a scope to ask for when signing in (repeatable)`;
 
 /** Turns `bridge graphql` positionals and flags into options. */
 export function parseGraphqlFlags(positionals: string[], values: FlagValues): GraphqlOptions {
@@ -147,6 +172,22 @@ export function parseGraphqlFlags(positionals: string[], values: FlagValues): Gr
   if (breadth !== undefined) options.breadth = breadth;
   const timeout = integerFlag(values, 'timeout', 1, 3_600_000);
   if (timeout !== undefined) options.timeout = timeout;
+  const authorizationUrl = stringFlag(values, 'oauth-authorization-url');
+  const tokenUrl = stringFlag(values, 'oauth-token-url');
+  if ((authorizationUrl === undefined) !== (tokenUrl === undefined)) {
+    throw new BridgeError(
+      'invalid_input',
+      '--oauth-authorization-url and --oauth-token-url go together: give both',
+    );
+  }
+  if (authorizationUrl !== undefined && tokenUrl !== undefined) {
+    const scopes = listFlag(values, 'oauth-scope');
+    options.oauth = {
+      authorizationUrl: parseEndpoint(authorizationUrl),
+      tokenUrl: parseEndpoint(tokenUrl),
+      ...(scopes.length > 0 ? { scopes } : {}),
+    };
+  }
   return options;
 }
 

@@ -31,10 +31,26 @@ export async function runOperation(
   label: string,
 ): Promise<ToolResult> {
   let response: GraphqlResponse;
+  // Signing in (a question to the user) happens before anything is sent, and its refusal is thrown.
+  const send = async () => {
+    const auth = await endpoint.auth?.headers(context);
+    return {
+      auth,
+      response: await sendRequest(
+        auth ? { ...endpoint, headers: { ...endpoint.headers, ...auth } } : endpoint,
+        operation,
+        context.signal,
+      ),
+    };
+  };
   try {
-    response = await sendRequest(endpoint, operation, context.signal);
+    let sent = await send();
+    // A signed-in token refused early (revoked, expired): refresh it and try once more.
+    if (sent.response.status === 401 && sent.auth && endpoint.auth?.rejected(context, sent.auth))
+      sent = await send();
+    response = sent.response;
   } catch (error) {
-    if (error instanceof BridgeError && error.code === 'aborted') throw error;
+    if (!(error instanceof BridgeError) || error.code === 'aborted' || error.code === 'declined') throw error;
     return { content: [{ type: 'text', text: `${label} failed: ${describeError(error)}` }], isError: true };
   }
   return responseToResult(response, endpoint.url, context, label);

@@ -12,6 +12,8 @@ export interface Endpoint {
   url: string;
   headers: Record<string, string>;
   timeout: number;
+  /** Per-caller credentials of tool calls (upstream sign-in); introspection goes without. */
+  auth?: import('./sign-in.js').EndpointAuth;
 }
 
 /** What the endpoint answered: the HTTP status and the parsed body (or its text when not JSON). */

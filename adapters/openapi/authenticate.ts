@@ -1,4 +1,4 @@
-import { BridgeError, describeError } from '../../src/index.js';
+import { BridgeError, describeError, type ToolContext, UpstreamSignIn } from '../../src/index.js';
 import type { HttpRequest } from './build-request.js';
 import { isObject, type Json } from './resolve-ref.js';
 
@@ -23,7 +23,7 @@ export function credentialVariables(scheme: string, definition: Json): string[] 
     return [envName(scheme, 'USERNAME'), envName(scheme, 'PASSWORD')];
   }
   if (type === 'http') return [envName(scheme, 'TOKEN')];
-  if (type === 'oauth2' && clientCredentialsUrl(definition)) {
+  if (type === 'oauth2' && (clientCredentialsUrl(definition) || authorizationCodeFlow(definition))) {
     return [envName(scheme, 'CLIENT_ID'), envName(scheme, 'CLIENT_SECRET'), envName(scheme, 'TOKEN')];
   }
   return [envName(scheme, 'TOKEN')];
@@ -46,6 +46,7 @@ export class Authenticator {
   readonly #env: NodeJS.ProcessEnv;
   readonly #tokens = new Map<string, Promise<CachedToken>>();
   readonly #timeoutMs: number;
+  readonly #signIns = new Map<string, UpstreamSignIn>();
 
   constructor(schemes: Json, env: NodeJS.ProcessEnv, timeoutMs: number) {
     this.#schemes = schemes;
@@ -57,7 +58,7 @@ export class Authenticator {
    * Adds the credentials of the first security alternative whose variables are all set. Returns
    * the variables that would have been needed when none is satisfied (for the 401 hint).
    */
-  async apply(security: readonly Json[], request: HttpRequest, signal: AbortSignal): Promise<Applied> {
+  async apply(security: readonly Json[], request: HttpRequest, context: ToolContext): Promise<Applied> {
     if (security.length === 0) return { missing: [], refreshable: false };
     const missing = new Set<string>();
     for (const alternative of security) {
@@ -71,16 +72,22 @@ export class Authenticator {
       let refreshable = false;
       for (const name of names) {
         const scopes = Array.isArray(alternative[name]) ? (alternative[name] as string[]) : [];
-        refreshable = (await this.#applyScheme(name, scopes, request, signal)) || refreshable;
+        refreshable = (await this.#applyScheme(name, scopes, request, context)) || refreshable;
       }
       return { missing: [], refreshable };
     }
     return { missing: [...missing], refreshable: false };
   }
 
-  /** Forgets cached OAuth2 tokens (after the upstream rejected one with 401). */
-  invalidateTokens(): void {
+  /**
+   * Forgets cached client-credentials tokens, and marks the caller's signed-in token as rejected so
+   * that the next `apply` refreshes it (after the upstream answered 401 to `authorization`).
+   */
+  invalidateTokens(caller?: string, authorization?: string): void {
     this.#tokens.clear();
+    const token = /^Bearer (.+)$/.exec(authorization ?? '')?.[1];
+    if (caller === undefined || token === undefined) return;
+    for (const signIn of this.#signIns.values()) signIn.rejected(caller, token);
   }
 
   #definition(name: string): Json | undefined {
@@ -92,10 +99,12 @@ export class Authenticator {
     const definition = this.#definition(name);
     if (!definition) return [];
     const variables = credentialVariables(name, definition);
-    if (String(definition.type).toLowerCase() === 'oauth2' && clientCredentialsUrl(definition)) {
+    if (String(definition.type).toLowerCase() === 'oauth2' && variables.length === 3) {
       const token = variables[2] as string;
       if (this.#env[token]) return [];
-      return variables.slice(0, 2).filter((v) => !this.#env[v]);
+      // Authorization code: a public client has no secret; the user signs in at call time.
+      const needed = clientCredentialsUrl(definition) ? variables.slice(0, 2) : variables.slice(0, 1);
+      return needed.filter((v) => !this.#env[v]);
     }
     return variables.filter((v) => !this.#env[v]);
   }
@@ -105,8 +114,9 @@ export class Authenticator {
     name: string,
     scopes: string[],
     req: HttpRequest,
-    signal: AbortSignal,
+    context: ToolContext,
   ): Promise<boolean> {
+    const { signal } = context;
     const definition = this.#definition(name);
     if (!definition) return false;
     const type = String(definition.type ?? '').toLowerCase();
@@ -139,9 +149,41 @@ export class Authenticator {
         req.headers.authorization = `Bearer ${token}`;
         return true;
       }
+      const flow = authorizationCodeFlow(definition);
+      if (flow) {
+        const token = await this.#signIn(name, flow, req.origin).accessToken(context);
+        req.headers.authorization = `Bearer ${token}`;
+        return true;
+      }
     }
     req.headers.authorization = `Bearer ${env('TOKEN')}`;
     return false;
+  }
+
+  // One sign-in per scheme: it keeps each caller's tokens for every operation of the source.
+  #signIn(
+    name: string,
+    flow: { authorizationUrl: string; tokenUrl: string; scopes: string[] },
+    origin: string,
+  ) {
+    let signIn = this.#signIns.get(name);
+    if (!signIn) {
+      const secret = this.#env[envName(name, 'CLIENT_SECRET')];
+      const configured = this.#env[envName(name, 'SCOPES')];
+      signIn = new UpstreamSignIn({
+        label: `security scheme "${name}"`,
+        // Relative URLs are relative to the API's own base URL.
+        authorizationUrl: new URL(flow.authorizationUrl, `${origin}/`).href,
+        tokenUrl: new URL(flow.tokenUrl, `${origin}/`).href,
+        clientId: this.#env[envName(name, 'CLIENT_ID')] ?? '',
+        ...(secret ? { clientSecret: secret } : {}),
+        scopes: configured === undefined ? flow.scopes : configured.split(/\s+/).filter(Boolean),
+        timeoutMs: this.#timeoutMs,
+        alternative: envName(name, 'TOKEN'),
+      });
+      this.#signIns.set(name, signIn);
+    }
+    return signIn;
   }
 
   // OAuth2 client credentials (RFC 6749 §4.4): one token per scheme, shared by concurrent calls,
@@ -216,4 +258,23 @@ function clientCredentialsUrl(definition: Json): string | undefined {
   if (definition.flow === 'application' && typeof definition.tokenUrl === 'string')
     return definition.tokenUrl;
   return undefined;
+}
+
+/**
+ * The authorization-code flow of an OAuth2 scheme (OpenAPI 3 `authorizationCode`, Swagger 2
+ * `accessCode`), with every scope it declares: one sign-in then serves all the source's operations.
+ */
+function authorizationCodeFlow(
+  definition: Json,
+): { authorizationUrl: string; tokenUrl: string; scopes: string[] } | undefined {
+  const flow =
+    isObject(definition.flows) && isObject(definition.flows.authorizationCode)
+      ? definition.flows.authorizationCode
+      : definition.flow === 'accessCode'
+        ? definition
+        : undefined;
+  if (!flow || typeof flow.authorizationUrl !== 'string' || typeof flow.tokenUrl !== 'string')
+    return undefined;
+  const scopes = isObject(flow.scopes) ? Object.keys(flow.scopes) : [];
+  return { authorizationUrl: flow.authorizationUrl, tokenUrl: flow.tokenUrl, scopes };
 }

@@ -210,7 +210,7 @@ async function callOperation(
   const prepare = async () => {
     request = buildRequest(plan, args, baseUrl);
     Object.assign(request.headers, setup.headers);
-    applied = await setup.auth.apply(plan.security, request, context.signal);
+    applied = await setup.auth.apply(plan.security, request, context);
     // The MCP client's own credentials go upstream only when the user asked for it.
     if (setup.forwardAuth && context.authorization) request.headers.authorization = context.authorization;
   };
@@ -219,7 +219,7 @@ async function callOperation(
   let response = await setup.sender.send(request, options);
   if (response.status === 401 && applied.refreshable) {
     // A cached OAuth2 token may have been revoked early: fetch a fresh one and try once more.
-    setup.auth.invalidateTokens();
+    setup.auth.invalidateTokens(context.caller, request.headers.authorization);
     await prepare();
     response = await setup.sender.send(request, options);
   }

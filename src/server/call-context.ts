@@ -3,6 +3,7 @@ import type { ClientAsk } from '../ask/client-ask.js';
 import { callerOf } from '../caller.js';
 import type { Logger } from '../logger.js';
 import type { ResourceStore } from '../resource-store.js';
+import type { SignInCallbacks } from '../sign-in/sign-in-callbacks.js';
 import type { Progress, ToolContext } from '../tool.js';
 
 // Who the caller is is decided in one place (src/caller.ts); re-exported for existing importers.
@@ -25,6 +26,8 @@ export function createCallContext(
     ask?: (signal: AbortSignal) => ClientAsk;
     /** Longest silence before a keep-alive progress notification (with a progress token). Default 10 s. */
     keepAliveMs?: number;
+    /** Where upstream sign-in redirects arrive. */
+    signIn?: SignInCallbacks;
   },
 ): { context: ToolContext; settled: () => Promise<void>; stop: () => void } {
   // Notifications are sent in order and awaited before the result, so none arrives after it.
@@ -77,6 +80,7 @@ export function createCallContext(
   };
   if (options.roots) context.roots = options.roots;
   if (options.ask) context.ask = options.ask(context.signal);
+  if (options.signIn) context.signIn = options.signIn;
   const authorization = ctx.http?.req?.headers.get('authorization');
   if (authorization) context.authorization = authorization;
   // The v2 SDK client dispatches notifications a tick later than responses: when the last

@@ -13,6 +13,7 @@ import type { Catalog } from '../catalog.js';
 import type { Logger } from '../logger.js';
 import type { RegisteredTool, ToolRegistry } from '../registry.js';
 import type { ResourceStore } from '../resource-store.js';
+import type { SignInCallbacks } from '../sign-in/sign-in-callbacks.js';
 import { createTaskSupport } from '../tasks/install-tasks.js';
 import type { TaskFeed } from '../tasks/task-listen.js';
 import type { TaskOptions } from '../tasks/task-runner.js';
@@ -51,6 +52,8 @@ export interface ServerSetup {
    * progress notification (clients reset their timeout on progress). Default 10 s.
    */
   progressKeepAliveMs?: number;
+  /** Where upstream OAuth sign-ins receive their redirects (see `UpstreamSignIn`). */
+  signIn?: SignInCallbacks;
 }
 
 /** Settings of asking the client. */
@@ -90,7 +93,7 @@ export function createServerFactory(
   const registerCatalog = catalogHandlers(setup, askSettings);
 
   // One task layer for every instance, so a task created on one request is found by the next.
-  const tasks = createTaskSupport(setup, setup.tasks);
+  const tasks = createTaskSupport(setup, setup.tasks, askSettings);
 
   // The same for every instance; a 2026-07-28 HTTP server builds one instance per request.
   const serverOptions = {

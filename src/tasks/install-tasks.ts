@@ -1,4 +1,5 @@
 import type { McpRequestContext, Server } from '@modelcontextprotocol/server';
+import type { AskSettings } from '../ask/call-asking.js';
 import type { ToolRegistry } from '../registry.js';
 import { installLegacyTasks } from './legacy-era.js';
 import { detailedTask, installModernTasks } from './modern-era.js';
@@ -20,6 +21,8 @@ export interface TaskLayer {
 export function createTaskSupport(
   setup: TaskRunnerSetup & { registry: () => ToolRegistry },
   options: TaskOptions = {},
+  /** 2026-07-28: missing arguments are asked on `tools/call` before the task exists. */
+  asking?: AskSettings,
 ): TaskLayer {
   const runner = new TaskRunner(setup, options);
   const feed: TaskFeed = {
@@ -35,7 +38,7 @@ export function createTaskSupport(
   return {
     feed,
     install(server, context) {
-      if (context.era === 'modern') installModernTasks(server, runner, setup.registry);
+      if (context.era === 'modern') installModernTasks(server, runner, setup.registry, asking);
       else installLegacyTasks(server, runner, setup.registry);
     },
   };

@@ -9,14 +9,55 @@ import {
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { AskCapabilities } from '../ask/ask-params.js';
+import { type AskSettings, prepareAsking } from '../ask/call-asking.js';
 import { InvalidAnswerError } from '../ask/check-answer.js';
 import type { ToolRegistry } from '../registry.js';
 import { callerOf } from '../server/call-context.js';
+import { textResult } from '../tool.js';
 import { interceptToolsCall } from './intercept-tools-call.js';
 import { legacyTask } from './legacy-era.js';
-import { startOrAnswerCall, toolCallTarget, wireError } from './task-call.js';
+import { startOrAnswerCall, type ToolCallTarget, toolCallTarget, wireError } from './task-call.js';
 import { TaskAlreadyFinishedError, type TaskRunner } from './task-runner.js';
 import type { TaskRecord } from './task-store.js';
+
+/**
+ * Missing arguments of a task tool are asked before the task exists (SEP-2663's MRTR → task
+ * composition): `tools/call` answers `input_required` rounds until they are in, and the round that
+ * completes them creates the task with the completed arguments. A decline is the call's result.
+ */
+async function gatherMissing(
+  ctx: ServerContext,
+  target: ToolCallTarget,
+  settings: AskSettings,
+): Promise<{ args: Record<string, unknown> } | { refused: string } | { answer: unknown }> {
+  const caller = callerOf(ctx);
+  const asking = prepareAsking(ctx, {
+    modern: true,
+    settings,
+    caller,
+    tool: target.tool.name,
+    args: target.args,
+  });
+  const log = { debug() {}, info() {}, warn() {}, error() {} };
+  try {
+    const completed = await target.registry.askMissing(
+      target.tool,
+      target.args,
+      asking.ask(ctx.mcpReq.signal),
+      {
+        log,
+      },
+    );
+    if (!completed) return { args: target.args };
+    if ('refused' in completed) return { refused: completed.refused };
+    return { args: completed.args };
+  } catch (error) {
+    // An unanswered question: the input_required round (a refused one throws its JSON-RPC error).
+    const answer = asking.settle({ error });
+    if (answer) return { answer };
+    throw error;
+  }
+}
 
 /** The extension's identifier, in `server/discover` and in the client's per-request capabilities. */
 const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -36,7 +77,12 @@ const updateParams = z.object({
  * empty result; `tasks/result` and `tasks/list` do not exist in this era (-32601 from the SDK,
  * since they are not registered here).
  */
-export function installModernTasks(server: Server, runner: TaskRunner, registry: () => ToolRegistry): void {
+export function installModernTasks(
+  server: Server,
+  runner: TaskRunner,
+  registry: () => ToolRegistry,
+  asking?: AskSettings,
+): void {
   server.registerCapabilities({ extensions: { [TASKS_EXTENSION]: {} } });
 
   interceptToolsCall(server, (request, ctx) => {
@@ -51,15 +97,27 @@ export function installModernTasks(server: Server, runner: TaskRunner, registry:
     // Quick calls of optional tools are answered directly: a task would only add polling.
     const answerWithinMs = support === 'optional' ? runner.answerWithinMs : 0;
     const askCapabilities = (envelopeCapabilities(ctx) ?? {}) as AskCapabilities;
-    return startOrAnswerCall(runner, target, { caller: callerOf(ctx), askCapabilities }, answerWithinMs).then(
-      (outcome) =>
+    const start = (args: Record<string, unknown>) =>
+      startOrAnswerCall(
+        runner,
+        { ...target, args },
+        { caller: callerOf(ctx), askCapabilities },
+        answerWithinMs,
+      ).then((outcome) =>
         'task' in outcome
           ? { resultType: 'task', ...modernTask(outcome.task) }
           : server.projectCallToolResult(
               outcome.result as CallToolResult,
               target.tool.definition.outputSchema,
             ),
-    );
+      );
+    if (!asking || !target.tool.definition.askMissing) return start(target.args);
+    return gatherMissing(ctx, target, asking).then((gathered) => {
+      if ('args' in gathered) return start(gathered.args);
+      if ('refused' in gathered)
+        return server.projectCallToolResult(textResult(gathered.refused, true) as CallToolResult, undefined);
+      return gathered.answer as Record<string, unknown>;
+    });
   });
 
   server.setRequestHandler('tasks/get', { params: taskIdParams }, async ({ taskId }, ctx) => {

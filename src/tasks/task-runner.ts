@@ -5,6 +5,7 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { RegisteredTool, ToolRegistry } from '../registry.js';
 import type { ResourceStore } from '../resource-store.js';
+import type { SignInCallbacks } from '../sign-in/sign-in-callbacks.js';
 import { type ToolContext, type ToolResult, textResult } from '../tool.js';
 import { MemoryTaskStore, type MemoryTaskStoreOptions } from './memory-task-store.js';
 import { isTerminal, type TaskRecord, type TaskStore } from './task-store.js';
@@ -38,6 +39,8 @@ export interface TaskRunnerSetup {
   resources: ResourceStore;
   /** Aborted at shutdown: every task's work stops. */
   shutdown: AbortSignal;
+  /** Where upstream sign-in redirects arrive, for tasks whose tool signs the user in. */
+  signIn?: SignInCallbacks;
 }
 
 /** One tool call to run as a task. */
@@ -204,6 +207,7 @@ export class TaskRunner {
       resources: this.#setup.resources,
       caller: call.caller,
     };
+    if (this.#setup.signIn) context.signIn = this.#setup.signIn;
     const { roots } = call;
     if (roots) context.roots = async () => roots;
     if (call.askCapabilities) {

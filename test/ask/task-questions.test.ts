@@ -100,6 +100,50 @@ describe('a 2026-07-28 task that asks, raw HTTP', () => {
     expect(readFileSync(marker, 'utf8')).toBe('hello Uma\n');
   });
 
+  it('asks for missing arguments on tools/call first, and creates the task with the answers', async () => {
+    const marker = join(dir, 'composed');
+    const first = await request('tools/call', { name: 'note_task', arguments: { marker } });
+    const round = first.json?.result as Record<string, unknown>;
+    expect(round.resultType).toBe('input_required');
+    expect(round).not.toHaveProperty('taskId');
+    expect(Object.keys(round.inputRequests as object)).toEqual(['bridge_missing_arguments']);
+    expect(existsSync(marker)).toBe(false);
+
+    const second = await request('tools/call', {
+      name: 'note_task',
+      arguments: { marker },
+      inputResponses: { bridge_missing_arguments: { action: 'accept', content: { title: 'buy milk' } } },
+      requestState: round.requestState,
+    });
+    const created = second.json?.result as Record<string, unknown>;
+    expect(created.resultType).toBe('task');
+    expect(created).not.toHaveProperty('requestState');
+    expect(created).not.toHaveProperty('inputRequests');
+    const taskId = String(created.taskId);
+    const done = await eventually(async () => {
+      const task = (await request('tasks/get', { taskId })).json?.result;
+      return task?.status === 'completed' ? task : undefined;
+    });
+    expect(done.result).toMatchObject({ content: [{ type: 'text', text: 'noted buy milk' }] });
+    expect(readFileSync(marker, 'utf8')).toBe('buy milk\n');
+
+    // The same state again is a replay: refused, and no second task runs.
+    const replay = await request('tools/call', {
+      name: 'note_task',
+      arguments: { marker },
+      inputResponses: { bridge_missing_arguments: { action: 'accept', content: { title: 'again' } } },
+      requestState: round.requestState,
+    });
+    expect(replay.json?.error?.code).toBe(-32602);
+    const declined = await request('tools/call', {
+      name: 'note_task',
+      arguments: { marker },
+      inputResponses: { bridge_missing_arguments: { action: 'decline' } },
+    });
+    expect(declined.json?.result?.isError).toBe(true);
+    expect(readFileSync(marker, 'utf8')).toBe('buy milk\n');
+  });
+
   it('stops asking when the task is cancelled, and runs nothing', async () => {
     const marker = join(dir, 'cancelled');
     const created = await request('tools/call', { name: 'greet', arguments: { marker } });

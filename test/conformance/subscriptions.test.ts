@@ -1,5 +1,5 @@
 // Subscriptions to catalog resources: `resources/subscribe` in the initialize era (both
-// transports), `subscriptions/listen` in 2026-07-28 over HTTP; the fixture's
+// transports), `subscriptions/listen` in 2026-07-28 (both transports); the fixture's
 // test_touch_watched_resource changes test://watched-resource and calls notifyResourceUpdated.
 import type { Client as ClientV2 } from '@modelcontextprotocol/client';
 import type { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
@@ -63,19 +63,27 @@ describe.each(['stdio', 'http'] as const)('resource subscriptions, v1 client ove
   });
 });
 
-describe('resource subscriptions, v2 client (2026-07-28) over http', () => {
-  it('delivers updates on a subscriptions/listen stream that asked for the URI', async () => {
-    await using client = await connect('v2', 'http', fixtureServer);
-    const v2 = client.raw as ClientV2;
-    const heard = updates();
-    v2.setNotificationHandler('notifications/resources/updated', (n) => heard.add(n.params.uri));
-    const subscription = await v2.listen({ resourceSubscriptions: [WATCHED] });
-    try {
-      const first = heard.next();
+describe.each(['stdio', 'http'] as const)(
+  'resource subscriptions, v2 client (2026-07-28) over %s',
+  (wire) => {
+    it('delivers updates on a subscriptions/listen that asked for the URI, and only there', async () => {
+      await using client = await connect('v2', wire, fixtureServer);
+      const v2 = client.raw as ClientV2;
+      const heard = updates();
+      v2.setNotificationHandler('notifications/resources/updated', (n) => heard.add(n.params.uri));
+      const subscription = await v2.listen({ resourceSubscriptions: [WATCHED] });
+      try {
+        const first = heard.next();
+        await client.callTool('test_touch_watched_resource');
+        expect(await first).toBe(WATCHED);
+      } finally {
+        await subscription.close();
+      }
+      // Without a subscription that names the URI, nothing is sent.
+      const none = heard.next(500);
       await client.callTool('test_touch_watched_resource');
-      expect(await first).toBe(WATCHED);
-    } finally {
-      await subscription.close();
-    }
-  });
-});
+      expect(await none).toBeUndefined();
+      expect(heard.seen).toEqual([WATCHED]);
+    });
+  },
+);

@@ -104,6 +104,25 @@ export const askTools: ToolDefinition[] = [
     },
   },
   {
+    name: 'note_task',
+    description: 'Like make_note, but runs only as a task.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        marker: { type: 'string' },
+        title: { type: 'string', minLength: 1, description: 'What the note says' },
+      },
+      required: ['marker', 'title'],
+    },
+    annotations,
+    askMissing: true,
+    taskSupport: 'required',
+    async invoke(args) {
+      appendFileSync(String(args.marker), `${args.title}\n`);
+      return textResult(`noted ${args.title}`);
+    },
+  },
+  {
     name: 'sign_in',
     description: 'Asks the user to open a sign-in page (URL elicitation), then says it is done.',
     inputSchema: { type: 'object', properties: {} },

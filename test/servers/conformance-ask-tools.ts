@@ -283,4 +283,21 @@ export const conformanceAskTools: ToolDefinition[] = [
     }),
     taskSupport: 'optional',
   },
+  // Input first, then a task (SEP-2663's MRTR → task composition): the missing `name` is asked
+  // through input_required rounds on tools/call, and the round that brings it creates the task.
+  {
+    name: 'test_tool_with_task',
+    description: 'Greets the user by name; runs only as a task, asking the name first when it is missing.',
+    inputSchema: {
+      type: 'object',
+      properties: { name: { type: 'string', title: 'user_name', description: 'Who to greet' } },
+      required: ['name'],
+    },
+    annotations: READ_ONLY_LOCAL,
+    taskSupport: 'required',
+    askMissing: true,
+    async invoke(args) {
+      return textResult(`Hello, ${String(args.name)}! (asked before the task started)`);
+    },
+  },
 ];

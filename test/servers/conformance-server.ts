@@ -194,8 +194,8 @@ const statelessDiagnostics: ToolDefinition[] = [
 ];
 
 // Fixtures of the tasks extension scenarios (tasks-*; not scored by --requirements, reported).
-// confirm_delete, multi_input and test_tool_with_task are left out: they ask the client for
-// input (elicitation), which the bridge never does.
+// Those that ask the client (confirm_delete, multi_input, test_tool_with_task) are in
+// conformance-ask-tools.ts.
 const taskFixtures: ToolDefinition[] = [
   // Not a task fixture: it sorts first in tools/list, and http-header-validation calls the first
   // tool with no arguments and without the tasks extension, which a task-only tool would refuse.

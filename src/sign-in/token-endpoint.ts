@@ -1,0 +1,98 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/** Tokens of one signed-in caller. */
+export interface TokenSet {
+  accessToken: string;
+  refreshToken?: string;
+  /** When to stop using the access token: 30 s before the server said it expires. */
+  expiresAt: number;
+}
+
+/** A client of an authorization server, as the user registered the bridge there. */
+export interface OAuthClient {
+  tokenUrl: string;
+  clientId: string;
+  /** Confidential clients authenticate with `client_secret_basic`; public ones send `client_id`. */
+  clientSecret?: string;
+  timeoutMs: number;
+}
+
+/** A PKCE verifier and its S256 challenge (RFC 7636). */
+export function pkcePair(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+/** Exchanges an authorization code (RFC 6749 §4.1.3, with the PKCE verifier). */
+export function exchangeCode(
+  client: OAuthClient,
+  code: string,
+  redirectUri: string,
+  verifier: string,
+  signal?: AbortSignal,
+): Promise<TokenSet> {
+  const form = new URLSearchParams({
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: redirectUri,
+    code_verifier: verifier,
+  });
+  return tokenRequest(client, form, undefined, signal);
+}
+
+/** Uses a refresh token (RFC 6749 §6); keeps the old refresh token when no new one is issued. */
+export function refreshTokens(
+  client: OAuthClient,
+  refreshToken: string,
+  signal?: AbortSignal,
+): Promise<TokenSet> {
+  const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken });
+  return tokenRequest(client, form, refreshToken, signal);
+}
+
+async function tokenRequest(
+  client: OAuthClient,
+  form: URLSearchParams,
+  previousRefresh: string | undefined,
+  signal: AbortSignal | undefined,
+): Promise<TokenSet> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/x-www-form-urlencoded',
+    accept: 'application/json',
+  };
+  if (client.clientSecret !== undefined) {
+    const pair = `${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`;
+    headers.authorization = `Basic ${Buffer.from(pair).toString('base64')}`;
+  } else {
+    form.set('client_id', client.clientId);
+  }
+  const timeout = AbortSignal.timeout(client.timeoutMs);
+  const response = await fetch(client.tokenUrl, {
+    method: 'POST',
+    headers,
+    body: form.toString(),
+    redirect: 'error',
+    signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+  });
+  const text = await response.text();
+  let json: Record<string, unknown> = {};
+  try {
+    json = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    // Reported below with the status and the start of the body.
+  }
+  if (!response.ok || typeof json.access_token !== 'string') {
+    const reason =
+      typeof json.error === 'string'
+        ? `${json.error}${typeof json.error_description === 'string' ? `: ${json.error_description}` : ''}`
+        : text.slice(0, 300);
+    throw new Error(`the token endpoint ${client.tokenUrl} answered HTTP ${response.status}: ${reason}`);
+  }
+  const lifetime = typeof json.expires_in === 'number' ? json.expires_in : 3600;
+  const refresh = typeof json.refresh_token === 'string' ? json.refresh_token : previousRefresh;
+  return {
+    accessToken: json.access_token,
+    ...(refresh ? { refreshToken: refresh } : {}),
+    expiresAt: Date.now() + Math.max(0, lifetime - 30) * 1000,
+  };
+}

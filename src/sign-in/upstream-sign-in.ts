@@ -1,0 +1,271 @@
+import { randomBytes } from 'node:crypto';
+import { ANONYMOUS_CALLER } from '../caller.js';
+import { BridgeError, describeError } from '../errors.js';
+import type { ToolContext } from '../tool.js';
+import type { RedirectOutcome, SignInCallbacks } from './sign-in-callbacks.js';
+import { exchangeCode, type OAuthClient, pkcePair, refreshTokens, type TokenSet } from './token-endpoint.js';
+
+/** An upstream API's OAuth 2.1 authorization-code client, as the user configured it. */
+export interface SignInSettings extends OAuthClient {
+  /** Names the upstream in messages: `security scheme "oidc" of petstore.yaml`. */
+  label: string;
+  authorizationUrl: string;
+  scopes: string[];
+  /** How long a started sign-in waits for the user. Default 10 minutes. */
+  signInTimeoutMs?: number;
+  /** Names variables to set instead, for the message to clients that cannot open a URL. */
+  alternative?: string;
+}
+
+interface Flow {
+  id: string;
+  url: string;
+  /** Settles when the redirect came and the code was exchanged (or the sign-in failed). */
+  done: Promise<TokenSet>;
+  /** Why it failed, once it did: a rerun reports it instead of asking again. */
+  failed?: Error;
+  /** Stops waiting for the redirect; with a reason, calls still waiting fail with it. */
+  stop(reason?: Error): void;
+}
+
+const DEFAULT_SIGN_IN_TIMEOUT_MS = 10 * 60_000;
+/** Signed-in callers kept per sign-in (per OpenAPI scheme or GraphQL source). */
+const MAX_CALLERS = 10_000;
+
+/**
+ * Signs callers in to an upstream API with the OAuth 2.1 authorization code flow and PKCE, through
+ * URL-mode elicitation: the user opens the authorization page the bridge sends, the authorization
+ * server redirects back to the bridge (`SignInCallbacks`), and the bridge exchanges the code.
+ *
+ * Tokens are kept per caller (`ToolContext.caller`), in memory only, and never handed to another
+ * caller; they are refreshed with the refresh token when they expire or the upstream rejects them.
+ * A sign-in survives the 2026-07-28 era's reruns: the rerun finds the same sign-in (same URL, same
+ * question) and waits for its redirect.
+ */
+export class UpstreamSignIn {
+  readonly #settings: SignInSettings;
+  readonly #tokens = new Map<string, TokenSet>();
+  readonly #refreshing = new Map<string, Promise<TokenSet>>();
+  readonly #flows = new Map<string, Flow>();
+
+  constructor(settings: SignInSettings) {
+    this.#settings = settings;
+  }
+
+  /**
+   * The caller's access token: held, refreshed, or obtained by asking the user to sign in (which
+   * ends this run with a question in the 2026-07-28 era). Throws a `BridgeError` when the user
+   * declines, the authorization server refuses, or the client cannot open a URL.
+   */
+  async accessToken(context: ToolContext): Promise<string> {
+    const { caller } = context;
+    const held = this.#tokens.get(caller);
+    if (held && held.expiresAt > Date.now()) return held.accessToken;
+    if (held?.refreshToken) {
+      try {
+        return (await this.#refresh(caller, held.refreshToken, context.signal)).accessToken;
+      } catch (error) {
+        context.log.warn(
+          `${this.#settings.label}: refreshing the token failed, signing in again: ${describeError(error)}`,
+        );
+      }
+    }
+    this.#tokens.delete(caller);
+    return (await this.#signIn(context)).accessToken;
+  }
+
+  /** The upstream rejected `accessToken`: the next `accessToken` refreshes it (or signs in again). */
+  rejected(caller: string, accessToken: string): void {
+    const held = this.#tokens.get(caller);
+    if (held?.accessToken === accessToken) held.expiresAt = 0;
+  }
+
+  /** Forgets every caller's tokens and sign-ins in progress. */
+  clear(): void {
+    for (const flow of this.#flows.values()) flow.stop(new Error('the sign-in was abandoned'));
+    this.#flows.clear();
+    this.#tokens.clear();
+  }
+
+  // One refresh per caller at a time: concurrent calls share it, and a rotated refresh token is
+  // used once.
+  #refresh(caller: string, refreshToken: string, signal: AbortSignal): Promise<TokenSet> {
+    let pending = this.#refreshing.get(caller);
+    if (!pending) {
+      pending = refreshTokens(this.#settings, refreshToken, signal).then((tokens) => {
+        this.#hold(caller, tokens);
+        return tokens;
+      });
+      const shared = pending;
+      void shared
+        .catch(() => {})
+        .finally(() => this.#refreshing.get(caller) === shared && this.#refreshing.delete(caller));
+      this.#refreshing.set(caller, shared);
+    }
+    return pending;
+  }
+
+  async #signIn(context: ToolContext): Promise<TokenSet> {
+    const { label } = this.#settings;
+    const { ask, caller } = context;
+    // Anonymous 2026-07-28 HTTP requests cannot be told apart: a token kept for one would serve all.
+    if (caller === ANONYMOUS_CALLER) {
+      throw new BridgeError(
+        'invalid_input',
+        `Signing in to ${label} needs to know who is calling, so that the token serves only you, and this request carries no identity (a 2026-07-28 HTTP request without authentication). Serve the bridge with --auth (or behind a proxy with --trust-identity-header), or connect with an initialize-era session.${this.#settings.alternative ? ` Or set ${this.#settings.alternative} in the bridge's environment.` : ''} Nothing was sent upstream.`,
+      );
+    }
+    if (!ask?.can('url') || !context.signIn) {
+      throw new BridgeError(
+        'invalid_input',
+        `Signing in to ${label} needs a client that can open a URL for the user (URL-mode elicitation), and this one cannot.${this.#settings.alternative ? ` Set ${this.#settings.alternative} in the bridge's environment instead.` : ''} Nothing was sent upstream.`,
+      );
+    }
+    let flow = this.#flows.get(caller);
+    if (flow?.failed) {
+      this.#drop(caller, flow);
+      throw this.#failure(flow.failed);
+    }
+    if (!flow) {
+      const redirectUri = await context.signIn.redirectUri();
+      // Concurrent calls of one caller share one sign-in (another may have started it meanwhile).
+      flow = this.#flows.get(caller) ?? this.#start(caller, context.signIn, redirectUri);
+      this.#flows.set(caller, flow);
+    }
+    const answer = await ask.elicitUrl({
+      key: `sign-in:${label}`.slice(0, 120),
+      message: `Sign in to ${label} to let the bridge call it on your behalf. The page asks for your consent; the bridge keeps the token for this session only.`,
+      url: flow.url,
+      elicitationId: flow.id,
+    });
+    if (answer.action !== 'accept') {
+      // Another call of this caller may be waiting on the same sign-in: it fails too.
+      this.#drop(
+        caller,
+        flow,
+        new Error(`the user ${answer.action === 'decline' ? 'declined' : 'cancelled'} it`),
+      );
+      throw new BridgeError(
+        'declined',
+        `The user ${answer.action === 'decline' ? 'declined' : 'cancelled'} signing in to ${label}: nothing was sent upstream.`,
+      );
+    }
+    let tokens: TokenSet;
+    try {
+      tokens = await untilAborted(flow.done, context.signal);
+    } catch (error) {
+      if (context.signal.aborted) throw error;
+      this.#drop(caller, flow);
+      throw this.#failure(error);
+    }
+    this.#drop(caller, flow);
+    if (answer.elicitationId) await ask.urlCompleted(answer.elicitationId).catch(() => {});
+    return tokens;
+  }
+
+  #start(caller: string, callbacks: SignInCallbacks, redirectUri: string): Flow {
+    const settings = this.#settings;
+    const id = randomBytes(12).toString('base64url');
+    const state = `${id}.${randomBytes(16).toString('base64url')}`;
+    const pkce = pkcePair();
+    const url = new URL(settings.authorizationUrl);
+    url.searchParams.set('response_type', 'code');
+    url.searchParams.set('client_id', settings.clientId);
+    url.searchParams.set('redirect_uri', redirectUri);
+    if (settings.scopes.length > 0) url.searchParams.set('scope', settings.scopes.join(' '));
+    url.searchParams.set('state', state);
+    url.searchParams.set('code_challenge', pkce.challenge);
+    url.searchParams.set('code_challenge_method', 'S256');
+
+    const flow: Flow = { id, url: url.href, done: Promise.resolve() as never, stop: () => {} };
+    let settle!: { resolve: (tokens: TokenSet) => void; reject: (error: Error) => void };
+    let settled = false;
+    flow.done = new Promise<TokenSet>((resolve, reject) => {
+      settle = {
+        // A finished sign-in leaves the table (its tokens are held); a failed one stays to be reported.
+        resolve: (tokens) => {
+          if (settled) return;
+          settled = true;
+          if (this.#flows.get(caller) === flow) this.#flows.delete(caller);
+          resolve(tokens);
+        },
+        reject: (error) => {
+          if (settled) return;
+          settled = true;
+          flow.failed = error;
+          reject(error);
+        },
+      };
+    });
+    flow.done.catch(() => {});
+    const timer = setTimeout(() => {
+      stop();
+      settle.reject(new Error('nobody completed the sign-in page in time'));
+    }, settings.signInTimeoutMs ?? DEFAULT_SIGN_IN_TIMEOUT_MS);
+    timer.unref();
+    const unregister = callbacks.expect(state, async (outcome: RedirectOutcome) => {
+      clearTimeout(timer);
+      if ('error' in outcome) {
+        settle.reject(new Error(outcome.error));
+        throw new Error(`Signing in to ${settings.label} failed: ${outcome.error}.`);
+      }
+      try {
+        const tokens = await exchangeCode(settings, outcome.code, redirectUri, pkce.verifier);
+        this.#hold(caller, tokens);
+        settle.resolve(tokens);
+      } catch (error) {
+        const failure = new Error(`exchanging the code failed: ${describeError(error)}`);
+        settle.reject(failure);
+        throw failure;
+      }
+    });
+    const stop = (reason?: Error) => {
+      clearTimeout(timer);
+      unregister();
+      if (reason) settle.reject(reason);
+    };
+    flow.stop = stop;
+    return flow;
+  }
+
+  // Callers come and go (one per HTTP session): past the cap, the longest-unrefreshed is forgotten.
+  #hold(caller: string, tokens: TokenSet): void {
+    this.#tokens.delete(caller);
+    this.#tokens.set(caller, tokens);
+    if (this.#tokens.size > MAX_CALLERS) {
+      const oldest = this.#tokens.keys().next().value;
+      if (oldest !== undefined) this.#tokens.delete(oldest);
+    }
+  }
+
+  #failure(error: unknown): BridgeError {
+    return new BridgeError(
+      'upstream_failed',
+      `Signing in to ${this.#settings.label} failed: ${describeError(error)}. Nothing was sent upstream; call again to start a new sign-in.`,
+      { cause: error },
+    );
+  }
+
+  #drop(caller: string, flow: Flow, reason?: Error): void {
+    flow.stop(reason);
+    if (this.#flows.get(caller) === flow) this.#flows.delete(caller);
+  }
+}
+
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}

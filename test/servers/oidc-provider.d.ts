@@ -1,0 +1,15 @@
+// The part of oidc-provider's API the test authorization server uses (the package ships no types).
+declare module 'oidc-provider' {
+  import type { IncomingMessage, ServerResponse } from 'node:http';
+
+  interface ClientLike {
+    grantTypeAllowed(type: string): boolean;
+  }
+
+  export default class Provider {
+    constructor(issuer: string, configuration: Record<string, unknown>);
+    callback(): (req: IncomingMessage, res: ServerResponse) => void;
+    on(event: string, listener: (...args: unknown[]) => void): this;
+  }
+  export type { ClientLike };
+}
