@@ -3,6 +3,7 @@ import type { ClientAsk } from '../ask/client-ask.js';
 import type { Logger } from '../logger.js';
 import type { ResourceStore } from '../resource-store.js';
 import type { Progress, ToolContext } from '../tool.js';
+import { buildToolContext, callOrigin } from '../tool-context.js';
 
 /** Who is calling, for binding resources and tasks: the authenticated subject, the session, or the process. */
 export function callerOf(ctx: ServerContext): string {
@@ -77,17 +78,15 @@ export function createCallContext(
         );
   keepAlive?.unref();
   const stop = () => clearInterval(keepAlive);
-  const context: ToolContext = {
-    signal: AbortSignal.any([ctx.mcpReq.signal, options.shutdown]),
+  const signal = AbortSignal.any([ctx.mcpReq.signal, options.shutdown]);
+  const context = buildToolContext(callOrigin(ctx), {
+    signal,
     progress,
     log: forwardingLogger(ctx, options.log, options.toolName),
     resources: options.resources,
-    caller: callerOf(ctx),
-  };
-  if (options.roots) context.roots = options.roots;
-  if (options.ask) context.ask = options.ask(context.signal);
-  const authorization = ctx.http?.req?.headers.get('authorization');
-  if (authorization) context.authorization = authorization;
+    ...(options.roots ? { roots: options.roots } : {}),
+    ...(options.ask ? { ask: options.ask(signal) } : {}),
+  });
   // The v2 SDK client dispatches notifications a tick later than responses: when the last
   // progress and the result share one read, it drops the progress. One macrotask apart, they don't.
   const settled = async () => {

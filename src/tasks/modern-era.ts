@@ -12,6 +12,7 @@ import type { AskCapabilities } from '../ask/ask-params.js';
 import { InvalidAnswerError } from '../ask/check-answer.js';
 import type { ToolRegistry } from '../registry.js';
 import { callerOf } from '../server/call-context.js';
+import { callOrigin } from '../tool-context.js';
 import { interceptToolsCall } from './intercept-tools-call.js';
 import { legacyTask } from './legacy-era.js';
 import { startOrAnswerCall, toolCallTarget, wireError } from './task-call.js';
@@ -51,14 +52,15 @@ export function installModernTasks(server: Server, runner: TaskRunner, registry:
     // Quick calls of optional tools are answered directly: a task would only add polling.
     const answerWithinMs = support === 'optional' ? runner.answerWithinMs : 0;
     const askCapabilities = (envelopeCapabilities(ctx) ?? {}) as AskCapabilities;
-    return startOrAnswerCall(runner, target, { caller: callerOf(ctx), askCapabilities }, answerWithinMs).then(
-      (outcome) =>
-        'task' in outcome
-          ? { resultType: 'task', ...modernTask(outcome.task) }
-          : server.projectCallToolResult(
-              outcome.result as CallToolResult,
-              target.tool.definition.outputSchema,
-            ),
+    return startOrAnswerCall(
+      runner,
+      target,
+      { origin: callOrigin(ctx), askCapabilities },
+      answerWithinMs,
+    ).then((outcome) =>
+      'task' in outcome
+        ? { resultType: 'task', ...modernTask(outcome.task) }
+        : server.projectCallToolResult(outcome.result as CallToolResult, target.tool.definition.outputSchema),
     );
   });
 

@@ -6,6 +6,7 @@ import type { Logger } from '../logger.js';
 import type { RegisteredTool, ToolRegistry } from '../registry.js';
 import type { ResourceStore } from '../resource-store.js';
 import { type ToolContext, type ToolResult, textResult } from '../tool.js';
+import { buildToolContext, type CallOrigin } from '../tool-context.js';
 import { MemoryTaskStore, type MemoryTaskStoreOptions } from './memory-task-store.js';
 import { isTerminal, type TaskRecord, type TaskStore } from './task-store.js';
 
@@ -45,7 +46,8 @@ export interface TaskCall {
   registry: ToolRegistry;
   tool: RegisteredTool;
   args: Record<string, unknown>;
-  caller: string;
+  /** Who created the task and with what credentials, captured from the creating request. */
+  origin: CallOrigin;
   ttlMs: number;
   /** Hears the task's transitions (the connection that created it), when anyone can. */
   notify?: (task: Readonly<TaskRecord>) => void;
@@ -187,7 +189,7 @@ export class TaskRunner {
 
   async #launch(call: TaskCall): Promise<{ task: Readonly<TaskRecord>; work: Promise<ToolResult> }> {
     const task = await this.store.create({
-      caller: call.caller,
+      caller: call.origin.caller,
       toolName: call.tool.name,
       ttlMs: call.ttlMs,
       pollIntervalMs: this.#options.pollIntervalMs,
@@ -196,18 +198,10 @@ export class TaskRunner {
     if (this.#setup.shutdown.aborted) controller.abort(this.#setup.shutdown.reason);
     this.#running.set(task.taskId, controller);
     if (call.notify) this.#notifiers.set(task.taskId, call.notify);
-    const context: ToolContext = {
-      signal: controller.signal,
-      // Progress has no request to ride on once the create result is sent: it becomes the status message.
-      progress: this.#progressReporter(task.taskId),
-      log: this.#setup.log,
-      resources: this.#setup.resources,
-      caller: call.caller,
-    };
     const { roots } = call;
-    if (roots) context.roots = async () => roots;
+    let questions: TaskQuestions | undefined;
     if (call.askCapabilities) {
-      const questions = new TaskQuestions({
+      questions = new TaskQuestions({
         capabilities: call.askCapabilities,
         signal: controller.signal,
         onWaiting: (waiting) => {
@@ -217,8 +211,16 @@ export class TaskRunner {
         },
       });
       this.#questions.set(task.taskId, questions);
-      context.ask = questions.ask;
     }
+    const context = buildToolContext(call.origin, {
+      signal: controller.signal,
+      // Progress has no request to ride on once the create result is sent: it becomes the status message.
+      progress: this.#progressReporter(task.taskId),
+      log: this.#setup.log,
+      resources: this.#setup.resources,
+      ...(roots ? { roots: async () => roots } : {}),
+      ...(questions ? { ask: questions.ask } : {}),
+    });
     // A question the client cannot take, or a bad answer, ends the task's call as the model's error.
     const work = call.registry.call(call.tool, call.args, context).catch((error: unknown) => {
       if (error instanceof AskInterrupt) return textResult(`${call.tool.name}: ${error.message}`, true);
