@@ -31,7 +31,7 @@ export { BridgeError, type BridgeErrorCode, describeError, toBridgeError } from 
 export { expandHeaders } from './expand-headers.js';
 export { createStderrLogger, type Logger, type LogLevel, silentLogger } from './logger.js';
 export { PAGE_URI_TEMPLATE, type PagedOutput, type PageOutputOptions, pageOutput } from './page-output.js';
-export { type RegisteredTool, type SourceTools, ToolRegistry } from './registry.js';
+export { invokeTool, type RegisteredTool, type SourceTools, ToolRegistry } from './registry.js';
 export {
   MemoryResourceStore,
   type MemoryResourceStoreOptions,
