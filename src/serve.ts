@@ -34,8 +34,6 @@ export interface ServeOptions {
   resources?: MemoryResourceStoreOptions;
   /** Prompts, fixed resources and resource templates to serve beside the tools. */
   catalog?: Catalog;
-  /** Adds handlers to every server instance (tasks, scopes). */
-  extend?: ServerSetup['extend'];
   /** Task lifetime bounds (TTL default, min, max), polling pace, memory cap, or another store. */
   tasks?: ServerSetup['tasks'];
   /** Asking the client: the 2026-07-28 request-state key, the initialize-era answer timeout. */
@@ -93,7 +91,6 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
     subscriptions,
     log,
     shutdown: shutdown.signal,
-    ...(options.extend ? { extend: options.extend } : {}),
     ...(options.tasks ? { tasks: options.tasks } : {}),
     ...(options.ask ? { ask: options.ask } : {}),
     ...(options.progressKeepAliveMs === undefined
