@@ -103,7 +103,7 @@ export const taskTools: ToolDefinition[] = [
     taskSupport: 'optional',
     async invoke(args, context) {
       const { stdout } = await run('seq', ['1', String(args.to)], context);
-      const paged = pageOutput(stdout, {
+      const paged = await pageOutput(stdout, {
         store: context.resources,
         caller: context.caller,
         label: 'seq output',
