@@ -1,6 +1,7 @@
 // The bridge the core benchmark drives: one tool that GETs a JSON item from a local upstream.
 import { request } from 'undici';
-import { parseListenAddress, serve, silentLogger } from '../src/index.js';
+import { parseListenAddress, serve } from '../src/embed.js';
+import { silentLogger } from '../src/index.js';
 
 const upstream = process.env.BENCH_UPSTREAM ?? 'http://127.0.0.1:1';
 

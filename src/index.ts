@@ -1,5 +1,6 @@
 /**
- * The core's public surface: everything an adapter may import. Adapters import from here only.
+ * The adapter contract: everything an adapter may import. Adapters import from here only; a host
+ * program embedding a bridge imports `src/embed.ts` (serve, the stores, their options).
  */
 
 export {
@@ -41,7 +42,6 @@ export {
   type StoredContents,
   type StoredResource,
 } from './resource-store.js';
-export { type RunningBridge, type ServeOptions, serve, type TransportOptions } from './serve.js';
 export type { LoadContext, Source } from './source.js';
 export {
   type ContentBlock,
@@ -56,5 +56,4 @@ export {
   textResult,
 } from './tool.js';
 export { MAX_TOOL_NAME_LENGTH, sanitizeToolName, uniqueToolNames } from './tool-names.js';
-export { parseListenAddress } from './transports/serve-http.js';
 export { compileValidator, formatViolations, type Violation } from './validate-arguments.js';
