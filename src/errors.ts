@@ -15,6 +15,8 @@ export type BridgeErrorCode =
   | 'aborted'
   /** The call ran past its time limit. */
   | 'timeout'
+  /** A shared store (Redis) the call needs cannot be reached right now; retrying later may work. */
+  | 'unavailable'
   /** Anything else: a bug in the bridge. */
   | 'internal';
 

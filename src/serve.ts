@@ -2,10 +2,15 @@ import type { Catalog } from './catalog.js';
 import { describeError } from './errors.js';
 import type { Logger } from './logger.js';
 import { ToolRegistry } from './registry.js';
-import { MemoryResourceStore, type MemoryResourceStoreOptions } from './resource-store.js';
+import {
+  MemoryResourceStore,
+  type MemoryResourceStoreOptions,
+  type ResourceStore,
+} from './resource-store.js';
 import { createServerFactory, type ServerSetup } from './server/create-server.js';
 import { ResourceSubscriptions } from './server/resource-subscriptions.js';
 import type { Source } from './source.js';
+import { openStores, type SharedStoreOptions } from './stores/open-stores.js';
 import { createHttpHandler, type HttpHandlerOptions } from './transports/http-handler.js';
 import { isLoopback, type ListenAddress, serveHttp } from './transports/serve-http.js';
 import { serveStdio } from './transports/serve-stdio.js';
@@ -23,6 +28,11 @@ export type TransportOptions =
       maxRequestBodySize?: number;
       authenticate?: HttpHandlerOptions['authenticate'];
       routes?: HttpHandlerOptions['routes'];
+      /**
+       * This instance's name among several behind a load balancer: initialize-era session ids
+       * start with `NAME.`, so the balancer can route each session back to its instance.
+       */
+      instance?: string;
     };
 
 export interface ServeOptions {
@@ -31,7 +41,16 @@ export interface ServeOptions {
   log: Logger;
   info?: { name: string; version: string };
   instructions?: string;
+  /** Lifetime and per-caller byte quota of paged outputs (and the total, in memory). */
   resources?: MemoryResourceStoreOptions;
+  /**
+   * Share tasks and paged outputs with other instances through Redis: `redis://HOST:PORT/DB`
+   * (`?namespace=NAME` to share one Redis between deployments). Default: in this process's memory.
+   * Credentials come from `BRIDGE_STORE_USERNAME` / `BRIDGE_STORE_PASSWORD`, never the URL.
+   */
+  store?: string;
+  /** A resource store of your own (overrides `resources` and `store` for outputs). */
+  resourceStore?: ResourceStore;
   /** Prompts, fixed resources and resource templates to serve beside the tools. */
   catalog?: Catalog;
   /** Task lifetime bounds (TTL default, min, max), polling pace, memory cap, or another store. */
@@ -78,7 +97,15 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
   const { log } = options;
   const shutdown = new AbortController();
   let sources = options.sources;
-  let registry = await ToolRegistry.load(sources, { log, signal: shutdown.signal });
+  // Opened first: a bridge told to share its state stops here when it cannot reach the store.
+  const shared = options.store ? await openStores(options.store, log, storeOptions(options)) : undefined;
+  let registry: ToolRegistry;
+  try {
+    registry = await ToolRegistry.load(sources, { log, signal: shutdown.signal });
+  } catch (error) {
+    await shared?.close();
+    throw error;
+  }
   log.info(`serving ${registry.tools.length} tools from ${sources.map((s) => s.label).join(', ')}`);
 
   const subscriptions = new ResourceSubscriptions();
@@ -86,12 +113,14 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
     info: options.info ?? { name: 'bridge', version: '0.1.0' },
     ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
     registry: () => registry,
-    resources: new MemoryResourceStore(options.resources),
+    resources: options.resourceStore ?? shared?.resources ?? new MemoryResourceStore(options.resources),
     ...(options.catalog ? { catalog: options.catalog } : {}),
     subscriptions,
     log,
     shutdown: shutdown.signal,
-    ...(options.tasks ? { tasks: options.tasks } : {}),
+    ...(options.tasks || shared
+      ? { tasks: { ...options.tasks, ...(shared ? { store: shared.tasks } : {}) } }
+      : {}),
     ...(options.ask ? { ask: options.ask } : {}),
     ...(options.progressKeepAliveMs === undefined
       ? {}
@@ -119,6 +148,7 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
         : { maxRequestBodySize: transport.maxRequestBodySize }),
       ...(transport.authenticate ? { authenticate: transport.authenticate } : {}),
       ...(transport.routes ? { routes: transport.routes } : {}),
+      ...(transport.instance ? { instance: transport.instance } : {}),
       taskFeed: factory.taskFeed,
       resourceSubscriptions:
         (options.catalog?.resources?.length ?? 0) > 0 ||
@@ -155,6 +185,7 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
       shutdown.abort(new Error('The server is shutting down.'));
       await stopTransport().catch((error) => log.debug(`closing transport: ${describeError(error)}`));
       await Promise.allSettled([...sources, ...retired].map((source) => source.close?.()));
+      await shared?.close().catch((error) => log.debug(`closing the store: ${describeError(error)}`));
     })();
     return closing;
   };
@@ -178,6 +209,17 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
     closed,
     close,
   };
+}
+
+function storeOptions(options: ServeOptions): SharedStoreOptions {
+  const resources = {
+    ...(options.resources?.ttlMs === undefined ? {} : { ttlMs: options.resources.ttlMs }),
+    ...(options.resources?.maxBytesPerCaller === undefined
+      ? {}
+      : { maxBytesPerCaller: options.resources.maxBytesPerCaller }),
+  };
+  const perCaller = options.tasks?.memory?.maxTasksPerCaller;
+  return { resources, ...(perCaller === undefined ? {} : { tasks: { maxTasksPerCaller: perCaller } }) };
 }
 
 // Loopback binds accept only localhost names; other binds accept what the user lists. Browsers on

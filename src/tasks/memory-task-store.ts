@@ -164,7 +164,7 @@ export class MemoryTaskStore implements TaskStore {
     return () => this.#listeners.delete(listener);
   }
 
-  close(): void {
+  async close(): Promise<void> {
     for (const taskId of [...this.#entries.keys()]) this.#drop(taskId);
     this.#listeners.clear();
   }

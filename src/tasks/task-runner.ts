@@ -114,7 +114,7 @@ export class TaskRunner {
         for (const controller of this.#running.values()) controller.abort(setup.shutdown.reason);
         this.#running.clear();
         // A store passed in may be shared with other instances: only ours is ours to close.
-        if (!options.store) this.store.close();
+        if (!options.store) void this.store.close();
       },
       { once: true },
     );

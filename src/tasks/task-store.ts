@@ -58,9 +58,10 @@ export interface TaskPage {
 
 /**
  * Keeps tasks and their results, bound to their callers, for their TTL. Transport- and
- * era-independent, and asynchronous so that a store shared by several server instances (Redis, a
- * database) can implement it later; the work itself (processes, abort signals) stays with the
- * instance that runs it.
+ * era-independent, and asynchronous so that several server instances can share one store
+ * (`RedisTaskStore`); the work itself (processes, abort signals) stays with the instance that runs
+ * it, which hears of a cancel made elsewhere through `subscribe`. Any method may reject with a
+ * `BridgeError` coded `unavailable` when a shared store cannot be reached.
  *
  * Every read takes the caller: a task of another caller is reported as absent, never as forbidden,
  * so ids cannot be probed.
@@ -94,8 +95,8 @@ export interface TaskStore {
   ): Promise<Readonly<TaskRecord> | undefined>;
   /** Calls `listener` on every transition and expiry; returns the unsubscribe function. */
   subscribe(listener: (event: TaskEvent) => void): () => void;
-  /** Drops every task and timer. */
-  close(): void;
+  /** Releases what this process holds: the memory store drops every task and timer. */
+  close(): Promise<void>;
 }
 
 /** The store is at its memory cap and every task in it is still running. */

@@ -44,6 +44,8 @@ export interface HttpHandlerOptions {
   taskFeed?: TaskFeed;
   /** Whether the server offers resource subscriptions (a listen stream honors them only then). */
   resourceSubscriptions?: boolean;
+  /** This instance's name behind a load balancer: session ids start with `NAME.`. */
+  instance?: string;
 }
 
 /** A web-standard HTTP face: `fetch` answers one request; `close` ends sessions and in-flight calls. */
@@ -76,7 +78,10 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
     maxRequestBodySize,
     onerror: (error) => options.log.debug(`http: ${error.message}`),
   });
-  const legacy = new LegacySessions(factory, { maxRequestBodySize });
+  const legacy = new LegacySessions(factory, {
+    maxRequestBodySize,
+    ...(options.instance ? { sessionIdPrefix: `${options.instance}.` } : {}),
+  });
 
   const fetch = async (request: Request, fetchOptions?: { parsedBody?: unknown }): Promise<Response> => {
     const given = fetchOptions?.parsedBody;

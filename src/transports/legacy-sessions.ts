@@ -20,6 +20,11 @@ export interface LegacySessionOptions {
   /** At most this many sessions at once; the least recently used is closed first. Default 1,000. */
   maxSessions?: number;
   maxRequestBodySize: number;
+  /**
+   * Starts every session id (`NAME.` + a UUID), so that a load balancer can send a session back to
+   * the instance that holds it (see the README's "Deploying"). Default none.
+   */
+  sessionIdPrefix?: string;
 }
 
 /**
@@ -34,7 +39,7 @@ export class LegacySessions {
 
   constructor(factory: McpServerFactory, options: LegacySessionOptions) {
     this.#factory = factory;
-    this.#options = { idleMs: 30 * 60_000, maxSessions: 1_000, ...options };
+    this.#options = { idleMs: 30 * 60_000, maxSessions: 1_000, sessionIdPrefix: '', ...options };
     this.#sweeper = setInterval(() => this.#closeIdle(), Math.min(this.#options.idleMs, 60_000));
     this.#sweeper.unref();
   }
@@ -85,7 +90,7 @@ export class LegacySessions {
     }
     const server = (await this.#factory({ era: 'legacy', requestInfo: request })) as Server;
     const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
+      sessionIdGenerator: () => this.#options.sessionIdPrefix + randomUUID(),
       maxRequestBodySize: this.#options.maxRequestBodySize,
       // Resumability: a client whose stream broke reconnects with Last-Event-ID and misses nothing.
       eventStore: new SessionEventStore(),

@@ -1,0 +1,319 @@
+import { randomBytes } from 'node:crypto';
+import { describeError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import {
+  InvalidCursorError,
+  type NewTask,
+  type TaskEvent,
+  type TaskOutcome,
+  type TaskPage,
+  type TaskRecord,
+  type TaskStatus,
+  type TaskStore,
+  TaskStoreFullError,
+} from '../tasks/task-store.js';
+import type { RedisConnection } from './redis-connection.js';
+import { recordOf, relayedRecord, taskFields } from './task-fields.js';
+import { TaskLease } from './task-lease.js';
+import { waitForTerminal } from './wait-for-terminal.js';
+
+export interface RedisTaskStoreOptions {
+  /** Tasks one caller may hold at once; finished ones make room first. Default 1,000. */
+  maxTasksPerCaller?: number;
+  /** Tasks per `tasks/list` page. Default 100. */
+  pageSize?: number;
+  /** How often this instance says it is alive. Default 1 s. */
+  heartbeatMs?: number;
+  /** Silence after which another instance fails this one's unfinished tasks. Default 5 s. */
+  leaseMs?: number;
+}
+
+const TERMINAL = "s == 'completed' or s == 'failed' or s == 'cancelled'";
+
+// KEYS: the task, the caller's index. ARGV: max per caller, ttl, key prefix, running-set key, task id, fields…
+const CREATE = `
+local max, ttl, prefix = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
+if redis.call('ZCARD', KEYS[2]) >= max then
+  for _, id in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
+    local s = redis.pcall('HGET', prefix .. id, 'status')
+    if type(s) ~= 'string' then
+      redis.call('ZREM', KEYS[2], id)
+    elseif ${TERMINAL} then
+      redis.call('DEL', prefix .. id)
+      redis.call('ZREM', KEYS[2], id)
+    end
+    if redis.call('ZCARD', KEYS[2]) < max then break end
+  end
+  if redis.call('ZCARD', KEYS[2]) >= max then return -1 end
+end
+local seq = redis.call('INCR', prefix .. 'seq')
+redis.call('HSET', KEYS[1], 'seq', seq, unpack(ARGV, 6))
+redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('ZADD', KEYS[2], seq, ARGV[5])
+if redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], ttl) end
+redis.call('SADD', ARGV[4], ARGV[5])
+return seq
+`;
+
+// KEYS: the task. ARGV: status, now, has message (1/0), message, outcome JSON or '', running-set prefix.
+// The first terminal status wins; a finished task leaves its owner's running set.
+const TRANSITION = `
+local s = redis.pcall('HGET', KEYS[1], 'status')
+if type(s) ~= 'string' or ${TERMINAL} then return false end
+redis.call('HSET', KEYS[1], 'status', ARGV[1], 'lastUpdatedAt', ARGV[2])
+if ARGV[3] == '1' then redis.call('HSET', KEYS[1], 'statusMessage', ARGV[4]) else redis.call('HDEL', KEYS[1], 'statusMessage') end
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'outcome', ARGV[5]) end
+s = ARGV[1]
+if ${TERMINAL} then
+  redis.call('SREM', ARGV[6] .. redis.call('HGET', KEYS[1], 'owner'), redis.call('HGET', KEYS[1], 'taskId'))
+end
+return redis.call('HGETALL', KEYS[1])
+`;
+
+/**
+ * The `TaskStore` in Redis, shared by every bridge instance on it: a task created through one
+ * instance is read, listed, updated and cancelled through any other. The work stays with the
+ * instance that runs it; transitions are published to every instance (so a cancel on B stops the
+ * process on A, and `notifications/tasks` reach listeners on B), and a heartbeat lease fails the
+ * unfinished tasks of an instance that died. Redis does the expiry.
+ */
+export class RedisTaskStore implements TaskStore {
+  readonly #redis: RedisConnection;
+  readonly #log: Logger;
+  readonly #prefix: string;
+  readonly #channel: string;
+  /** This process, as named in the heartbeat set and on the tasks it runs. */
+  readonly instance = randomBytes(8).toString('hex');
+  readonly #options: Required<Omit<RedisTaskStoreOptions, 'heartbeatMs' | 'leaseMs'>>;
+  readonly #listeners = new Set<(event: TaskEvent) => void>();
+  /** The tasks created here: their callers, and timers that report their expiry locally. */
+  readonly #own = new Map<string, { caller: string; timer: NodeJS.Timeout }>();
+  readonly #lease: TaskLease;
+
+  private constructor(redis: RedisConnection, log: Logger, options: RedisTaskStoreOptions) {
+    this.#redis = redis;
+    this.#log = log;
+    this.#prefix = `${redis.address.namespace}:task:`;
+    this.#channel = `${redis.address.namespace}:task-events`;
+    this.#options = { maxTasksPerCaller: 1_000, pageSize: 100, ...options };
+    this.#lease = new TaskLease({
+      redis,
+      log,
+      instance: this.instance,
+      heartbeatMs: options.heartbeatMs ?? 1_000,
+      leaseMs: options.leaseMs ?? 5_000,
+      fail: (taskId, reason) =>
+        this.transition(taskId, 'failed', {
+          statusMessage: reason,
+          outcome: { kind: 'error', error: { code: -32603, message: reason } },
+        }),
+    });
+  }
+
+  /** Opens the store: subscribes to task events and starts the heartbeat. */
+  static async open(
+    redis: RedisConnection,
+    log: Logger,
+    options: RedisTaskStoreOptions = {},
+  ): Promise<RedisTaskStore> {
+    const store = new RedisTaskStore(redis, log, options);
+    await redis.subscriber.subscribe(store.#channel, (message) => store.#relay(message));
+    await store.#lease.start();
+    return store;
+  }
+
+  async create(task: NewTask): Promise<Readonly<TaskRecord>> {
+    const now = Date.now();
+    const record: TaskRecord = {
+      taskId: randomBytes(16).toString('base64url'),
+      caller: task.caller,
+      toolName: task.toolName,
+      status: 'working',
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttlMs: task.ttlMs,
+      pollIntervalMs: task.pollIntervalMs,
+    };
+    const seq = await this.#redis.run((client) =>
+      client.sendCommand([
+        'EVAL',
+        CREATE,
+        '2',
+        this.#prefix + record.taskId,
+        this.#index(task.caller),
+        String(this.#options.maxTasksPerCaller),
+        String(task.ttlMs),
+        this.#prefix,
+        this.#lease.runningKey,
+        record.taskId,
+        ...taskFields(record, this.instance),
+      ]),
+    );
+    if (Number(seq) < 0) {
+      throw new TaskStoreFullError(
+        `Too many tasks: this client already has ${this.#options.maxTasksPerCaller} unfinished tasks (the limit). Wait for some to finish or cancel them.`,
+      );
+    }
+    const timer = setTimeout(() => this.#expire(record), task.ttlMs);
+    timer.unref();
+    this.#own.set(record.taskId, { caller: task.caller, timer });
+    return record;
+  }
+
+  async get(taskId: string, caller: string): Promise<Readonly<TaskRecord> | undefined> {
+    const record = await this.#read(taskId);
+    return record?.caller === caller ? record : undefined;
+  }
+
+  async list(caller: string, cursor?: string): Promise<TaskPage> {
+    const after = cursor === undefined ? 0 : decodeCursor(cursor);
+    const { pageSize } = this.#options;
+    const ids = (await this.#redis.run((client) =>
+      client.sendCommand([
+        'ZRANGEBYSCORE',
+        this.#index(caller),
+        `(${after}`,
+        '+inf',
+        'WITHSCORES',
+        'LIMIT',
+        '0',
+        String(pageSize + 1),
+      ]),
+    )) as string[];
+    const tasks: TaskRecord[] = [];
+    let last = after;
+    for (let i = 0; i + 1 < ids.length && tasks.length < pageSize; i += 2) {
+      const record = await this.get(ids[i] as string, caller);
+      last = Number(ids[i + 1]);
+      if (record) tasks.push(record);
+    }
+    return ids.length / 2 > pageSize ? { tasks, nextCursor: encodeCursor(last) } : { tasks };
+  }
+
+  async transition(
+    taskId: string,
+    status: TaskStatus,
+    details: { statusMessage?: string; outcome?: TaskOutcome } = {},
+  ): Promise<Readonly<TaskRecord> | undefined> {
+    const reply = await this.#redis.run((client) =>
+      client.sendCommand([
+        'EVAL',
+        TRANSITION,
+        '1',
+        this.#prefix + taskId,
+        status,
+        String(Date.now()),
+        details.statusMessage === undefined ? '0' : '1',
+        details.statusMessage ?? '',
+        details.outcome ? JSON.stringify(details.outcome) : '',
+        this.#lease.runningPrefix,
+      ]),
+    );
+    if (!Array.isArray(reply)) return undefined;
+    const fields: Record<string, string> = {};
+    for (let i = 0; i + 1 < reply.length; i += 2) fields[String(reply[i])] = String(reply[i + 1]);
+    const record = recordOf(fields);
+    if (!record) return undefined;
+    const event: TaskEvent = { type: 'status', task: record };
+    this.#emit(event);
+    // Every other instance hears it: their listen streams, and the one whose work must stop.
+    void this.#redis
+      .run((client) => client.publish(this.#channel, JSON.stringify({ from: this.instance, ...event })))
+      .catch((error) => this.#log.debug(`store: publishing a task event: ${describeError(error)}`));
+    return record;
+  }
+
+  async delete(taskId: string): Promise<void> {
+    const own = this.#own.get(taskId);
+    if (own) clearTimeout(own.timer);
+    this.#own.delete(taskId);
+    await this.#redis.run(async (client) => {
+      await client.sendCommand(['DEL', this.#prefix + taskId]);
+      if (own) await client.sendCommand(['ZREM', this.#index(own.caller), taskId]);
+      await client.sendCommand(['SREM', this.#lease.runningKey, taskId]);
+    });
+  }
+
+  waitForTerminal(
+    taskId: string,
+    caller: string,
+    signal?: AbortSignal,
+  ): Promise<Readonly<TaskRecord> | undefined> {
+    return waitForTerminal(this, taskId, caller, signal);
+  }
+
+  subscribe(listener: (event: TaskEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Leaves the shared store: stops the heartbeat and fails the tasks still running here (their work
+   * stops with this process). The connection is its opener's to close.
+   */
+  async close(): Promise<void> {
+    for (const { timer } of this.#own.values()) clearTimeout(timer);
+    this.#own.clear();
+    await this.#lease.stop('The bridge instance running this task shut down before it finished.');
+    await this.#redis.subscriber.unsubscribe(this.#channel).catch(() => {});
+    this.#listeners.clear();
+  }
+
+  #index(caller: string): string {
+    return `${this.#prefix}of:${caller}`;
+  }
+
+  async #read(taskId: string): Promise<TaskRecord | undefined> {
+    let fields: Record<string, string>;
+    try {
+      fields = await this.#redis.run((client) => client.hGetAll(this.#prefix + taskId));
+    } catch (error) {
+      if (!/WRONGTYPE/.test(String((error as Error)?.message))) throw error;
+      fields = { foreign: '1' };
+    }
+    if (Object.keys(fields).length === 0) return undefined;
+    const record = recordOf(fields);
+    if (!record)
+      this.#log.warn(`store: ignoring a value under ${this.#prefix}${taskId} that this bridge did not write`);
+    return record;
+  }
+
+  // An event published by another instance: checked like a stored value, then heard locally.
+  #relay(message: string): void {
+    let parsed: { from?: unknown; type?: unknown; task?: unknown };
+    try {
+      parsed = JSON.parse(message);
+    } catch {
+      parsed = {};
+    }
+    if (parsed.from === this.instance) return;
+    const task = relayedRecord(parsed.task);
+    if (parsed.type !== 'status' || !task) {
+      this.#log.warn(`store: ignoring a message on ${this.#channel} that this bridge did not send`);
+      return;
+    }
+    this.#emit({ type: 'status', task });
+  }
+
+  #expire(record: TaskRecord): void {
+    this.#own.delete(record.taskId);
+    void this.#redis
+      .run((client) => client.sendCommand(['SREM', this.#lease.runningKey, record.taskId]))
+      .catch(() => {});
+    this.#emit({ type: 'expired', task: record });
+  }
+
+  #emit(event: TaskEvent): void {
+    for (const listener of this.#listeners) listener(event);
+  }
+}
+
+function encodeCursor(seq: number): string {
+  return Buffer.from(`t${seq}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): number {
+  const match = /^t(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString());
+  if (!match?.[1]) throw new InvalidCursorError(`Invalid cursor: "${cursor}" was not issued by tasks/list.`);
+  return Number(match[1]);
+}
