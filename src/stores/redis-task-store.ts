@@ -168,7 +168,7 @@ export class RedisTaskStore implements TaskStore {
   async list(caller: string, cursor?: string): Promise<TaskPage> {
     const after = cursor === undefined ? 0 : decodeCursor(cursor);
     const { pageSize } = this.#options;
-    const ids = (await this.#redis.run((client) =>
+    const reply = (await this.#redis.run((client) =>
       client.sendCommand([
         'ZRANGEBYSCORE',
         this.#index(caller),
@@ -179,15 +179,19 @@ export class RedisTaskStore implements TaskStore {
         '0',
         String(pageSize + 1),
       ]),
-    )) as string[];
+    )) as unknown[];
+    // RESP3 answers [member, score] pairs; RESP2 a flat list.
+    const entries = Array.isArray(reply[0])
+      ? (reply as Array<[string, number]>)
+      : Array.from({ length: reply.length / 2 }, (_, i) => [reply[2 * i], reply[2 * i + 1]] as [string, number]);
     const tasks: TaskRecord[] = [];
     let last = after;
-    for (let i = 0; i + 1 < ids.length && tasks.length < pageSize; i += 2) {
-      const record = await this.get(ids[i] as string, caller);
-      last = Number(ids[i + 1]);
+    for (const [taskId, seq] of entries.slice(0, pageSize)) {
+      const record = await this.get(String(taskId), caller);
+      last = Number(seq);
       if (record) tasks.push(record);
     }
-    return ids.length / 2 > pageSize ? { tasks, nextCursor: encodeCursor(last) } : { tasks };
+    return entries.length > pageSize ? { tasks, nextCursor: encodeCursor(last) } : { tasks };
   }
 
   async transition(
