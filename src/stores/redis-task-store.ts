@@ -5,12 +5,12 @@ import {
   InvalidCursorError,
   type NewTask,
   type TaskEvent,
-  type TaskOutcome,
   type TaskPage,
   type TaskRecord,
   type TaskStatus,
   type TaskStore,
   TaskStoreFullError,
+  type TransitionDetails,
 } from '../tasks/task-store.js';
 import type { RedisConnection } from './redis-connection.js';
 import { recordOf, relayedRecord, taskFields } from './task-fields.js';
@@ -55,7 +55,8 @@ redis.call('SADD', ARGV[4], ARGV[5])
 return seq
 `;
 
-// KEYS: the task. ARGV: status, now, has message (1/0), message, outcome JSON or '', running-set prefix.
+// KEYS: the task. ARGV: status, now, has message (1/0), message, outcome JSON or '', running-set
+// prefix, input requests JSON or ''.
 // The first terminal status wins; a finished task leaves its owner's running set.
 const TRANSITION = `
 local s = redis.pcall('HGET', KEYS[1], 'status')
@@ -63,6 +64,7 @@ if type(s) ~= 'string' or ${TERMINAL} then return false end
 redis.call('HSET', KEYS[1], 'status', ARGV[1], 'lastUpdatedAt', ARGV[2])
 if ARGV[3] == '1' then redis.call('HSET', KEYS[1], 'statusMessage', ARGV[4]) else redis.call('HDEL', KEYS[1], 'statusMessage') end
 if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'outcome', ARGV[5]) end
+if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'inputRequests', ARGV[7]) else redis.call('HDEL', KEYS[1], 'inputRequests') end
 s = ARGV[1]
 if ${TERMINAL} then
   redis.call('SREM', ARGV[6] .. redis.call('HGET', KEYS[1], 'owner'), redis.call('HGET', KEYS[1], 'taskId'))
@@ -82,6 +84,8 @@ export class RedisTaskStore implements TaskStore {
   readonly #log: Logger;
   readonly #prefix: string;
   readonly #channel: string;
+  readonly #answersChannel: string;
+  readonly #answerListeners = new Set<(taskId: string, responses: Record<string, unknown>) => void>();
   /** This process, as named in the heartbeat set and on the tasks it runs. */
   readonly instance = randomBytes(8).toString('hex');
   readonly #options: Required<Omit<RedisTaskStoreOptions, 'heartbeatMs' | 'leaseMs'>>;
@@ -95,6 +99,7 @@ export class RedisTaskStore implements TaskStore {
     this.#log = log;
     this.#prefix = `${redis.address.namespace}:task:`;
     this.#channel = `${redis.address.namespace}:task-events`;
+    this.#answersChannel = `${redis.address.namespace}:task-answers`;
     this.#options = { maxTasksPerCaller: 1_000, pageSize: 100, ...options };
     this.#lease = new TaskLease({
       redis,
@@ -118,6 +123,7 @@ export class RedisTaskStore implements TaskStore {
   ): Promise<RedisTaskStore> {
     const store = new RedisTaskStore(redis, log, options);
     await redis.subscriber.subscribe(store.#channel, (message) => store.#relay(message));
+    await redis.subscriber.subscribe(store.#answersChannel, (message) => store.#relayedAnswers(message));
     await store.#lease.start();
     return store;
   }
@@ -183,7 +189,10 @@ export class RedisTaskStore implements TaskStore {
     // RESP3 answers [member, score] pairs; RESP2 a flat list.
     const entries = Array.isArray(reply[0])
       ? (reply as Array<[string, number]>)
-      : Array.from({ length: reply.length / 2 }, (_, i) => [reply[2 * i], reply[2 * i + 1]] as [string, number]);
+      : Array.from(
+          { length: reply.length / 2 },
+          (_, i) => [reply[2 * i], reply[2 * i + 1]] as [string, number],
+        );
     const tasks: TaskRecord[] = [];
     let last = after;
     for (const [taskId, seq] of entries.slice(0, pageSize)) {
@@ -197,7 +206,7 @@ export class RedisTaskStore implements TaskStore {
   async transition(
     taskId: string,
     status: TaskStatus,
-    details: { statusMessage?: string; outcome?: TaskOutcome } = {},
+    details: TransitionDetails = {},
   ): Promise<Readonly<TaskRecord> | undefined> {
     const reply = await this.#redis.run((client) =>
       client.sendCommand([
@@ -211,6 +220,7 @@ export class RedisTaskStore implements TaskStore {
         details.statusMessage ?? '',
         details.outcome ? JSON.stringify(details.outcome) : '',
         this.#lease.runningPrefix,
+        details.inputRequests && status === 'input_required' ? JSON.stringify(details.inputRequests) : '',
       ]),
     );
     if (!Array.isArray(reply)) return undefined;
@@ -246,6 +256,16 @@ export class RedisTaskStore implements TaskStore {
     return waitForTerminal(this, taskId, caller, signal);
   }
 
+  async relayAnswers(taskId: string, responses: Record<string, unknown>): Promise<void> {
+    const message = JSON.stringify({ taskId, responses });
+    await this.#redis.run((client) => client.publish(this.#answersChannel, message));
+  }
+
+  onAnswers(listener: (taskId: string, responses: Record<string, unknown>) => void): () => void {
+    this.#answerListeners.add(listener);
+    return () => this.#answerListeners.delete(listener);
+  }
+
   subscribe(listener: (event: TaskEvent) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
@@ -259,8 +279,9 @@ export class RedisTaskStore implements TaskStore {
     for (const { timer } of this.#own.values()) clearTimeout(timer);
     this.#own.clear();
     await this.#lease.stop('The bridge instance running this task shut down before it finished.');
-    await this.#redis.subscriber.unsubscribe(this.#channel).catch(() => {});
+    await this.#redis.subscriber.unsubscribe([this.#channel, this.#answersChannel]).catch(() => {});
     this.#listeners.clear();
+    this.#answerListeners.clear();
   }
 
   #index(caller: string): string {
@@ -297,6 +318,19 @@ export class RedisTaskStore implements TaskStore {
       return;
     }
     this.#emit({ type: 'status', task });
+  }
+
+  #relayedAnswers(message: string): void {
+    let parsed: { taskId?: unknown; responses?: unknown } = {};
+    try {
+      parsed = JSON.parse(message);
+    } catch {}
+    const { taskId, responses } = parsed;
+    if (typeof taskId !== 'string' || typeof responses !== 'object' || responses === null) {
+      this.#log.warn(`store: ignoring a message on ${this.#answersChannel} that this bridge did not send`);
+      return;
+    }
+    for (const listener of this.#answerListeners) listener(taskId, responses as Record<string, unknown>);
   }
 
   #expire(record: TaskRecord): void {

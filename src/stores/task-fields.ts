@@ -59,6 +59,15 @@ export function recordOf(fields: Record<string, string | undefined>): TaskRecord
     pollIntervalMs,
   };
   if (fields.statusMessage !== undefined) record.statusMessage = fields.statusMessage;
+  if (fields.inputRequests !== undefined) {
+    try {
+      const requests = JSON.parse(fields.inputRequests) as TaskRecord['inputRequests'];
+      if (typeof requests !== 'object' || requests === null) return undefined;
+      record.inputRequests = requests;
+    } catch {
+      return undefined;
+    }
+  }
   if (fields.outcome !== undefined) {
     const outcome = parseOutcome(fields.outcome);
     if (!outcome) return undefined;
@@ -83,7 +92,7 @@ export function relayedRecord(value: unknown): TaskRecord | undefined {
   const fields: Record<string, string | undefined> = {};
   for (const [key, field] of Object.entries(task)) {
     if (field === undefined) continue;
-    fields[key] = key === 'outcome' ? JSON.stringify(field) : String(field);
+    fields[key] = key === 'outcome' || key === 'inputRequests' ? JSON.stringify(field) : String(field);
   }
   return recordOf(fields);
 }

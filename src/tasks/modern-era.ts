@@ -81,7 +81,10 @@ export function installModernTasks(server: Server, runner: TaskRunner, registry:
       try {
         // The SDK lifts `inputResponses` off the params of every request; read them where it puts them.
         const responses = ctx.mcpReq.inputResponses ?? inputResponses;
-        if (responses) runner.questions(taskId)?.answer(responses);
+        const questions = runner.questions(taskId);
+        // A task running on another instance (a shared store) gets its answers relayed there.
+        if (responses && questions) questions.answer(responses);
+        else if (responses) await runner.store.relayAnswers(taskId, responses);
       } catch (error) {
         if (error instanceof InvalidAnswerError)
           throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
@@ -118,7 +121,9 @@ export function detailedTask(task: Readonly<TaskRecord>, runner: TaskRunner) {
   if (task.outcome?.kind === 'result') return { ...base, result: task.outcome.result };
   if (task.outcome?.kind === 'error') return { ...base, error: task.outcome.error };
   if (task.status === 'input_required') {
-    return { ...base, inputRequests: runner.questions(task.taskId)?.inputRequests() ?? {} };
+    // The running instance knows every question; any other shows those stored with the task.
+    const asked = runner.questions(task.taskId)?.inputRequests() ?? task.inputRequests ?? {};
+    return { ...base, inputRequests: asked };
   }
   return base;
 }

@@ -107,6 +107,16 @@ export class TaskRunner {
         this.#questions.delete(taskId);
       }
     });
+    // Answers given through another instance (2026-07-28 tasks/update) reach the questions here.
+    this.store.onAnswers((taskId, responses) => {
+      try {
+        this.#questions.get(taskId)?.answer(responses);
+      } catch (error) {
+        setup.log.warn(`task ${taskId}: answers relayed from another instance were refused`, {
+          reason: describeError(error),
+        });
+      }
+    });
     // One shutdown listener for all tasks, not one per task: thousands of tasks may run at once.
     setup.shutdown.addEventListener(
       'abort',
@@ -207,7 +217,12 @@ export class TaskRunner {
         onWaiting: (waiting) => {
           const status = waiting ? 'input_required' : 'working';
           const statusMessage = waiting ? 'Waiting for input from the client.' : 'Input received; working.';
-          void this.store.transition(task.taskId, status, { statusMessage }).catch(() => {});
+          // Stored with the questions, so that an instance that does not run the task can show them.
+          const details =
+            waiting && questions
+              ? { statusMessage, inputRequests: questions.inputRequests() }
+              : { statusMessage };
+          void this.store.transition(task.taskId, status, details).catch(() => {});
         },
       });
       this.#questions.set(task.taskId, questions);

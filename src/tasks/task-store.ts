@@ -14,6 +14,20 @@ export interface TaskError {
   data?: unknown;
 }
 
+/** A question a waiting task's tool asked the client, as 2026-07-28 `tasks/get` shows it. */
+export interface TaskInputRequest {
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+/** What a transition may set besides the status. */
+export interface TransitionDetails {
+  statusMessage?: string;
+  outcome?: TaskOutcome;
+  /** The questions an `input_required` task waits on (dropped by any other transition). */
+  inputRequests?: Record<string, TaskInputRequest>;
+}
+
 /** How a task ended: the tool's result (a `completed` task) or a protocol error (a `failed` one). */
 export type TaskOutcome = { kind: 'result'; result: ToolResult } | { kind: 'error'; error: TaskError };
 
@@ -35,6 +49,8 @@ export interface TaskRecord {
   readonly pollIntervalMs: number;
   /** Set once the task is terminal (absent for `cancelled`). */
   outcome?: TaskOutcome;
+  /** While `input_required`: the questions, so that any instance can show them. */
+  inputRequests?: Record<string, TaskInputRequest>;
 }
 
 /** What `TaskStore.create` needs. */
@@ -83,7 +99,7 @@ export interface TaskStore {
   transition(
     taskId: string,
     status: TaskStatus,
-    details?: { statusMessage?: string; outcome?: TaskOutcome },
+    details?: TransitionDetails,
   ): Promise<Readonly<TaskRecord> | undefined>;
   /** Drops a task at once, without an event: for a call answered directly before its task was shown. */
   delete(taskId: string): Promise<void>;
@@ -95,6 +111,13 @@ export interface TaskStore {
   ): Promise<Readonly<TaskRecord> | undefined>;
   /** Calls `listener` on every transition and expiry; returns the unsubscribe function. */
   subscribe(listener: (event: TaskEvent) => void): () => void;
+  /**
+   * Hands `tasks/update` answers to whichever process runs the task (its questions live there):
+   * every `onAnswers` listener of every process sharing the store hears them.
+   */
+  relayAnswers(taskId: string, responses: Record<string, unknown>): Promise<void>;
+  /** Calls `listener` with the answers relayed for a task; returns the unsubscribe function. */
+  onAnswers(listener: (taskId: string, responses: Record<string, unknown>) => void): () => void;
   /** Releases what this process holds: the memory store drops every task and timer. */
   close(): Promise<void>;
 }

@@ -81,6 +81,31 @@ describe.skipIf(MISSING_BINARIES)('two bridges on one Redis, behind nginx', () =
     expect((await rpc(a.url, 'tasks/get', { taskId })).result).toMatchObject({ status: 'cancelled' });
   });
 
+  it('shows through B the question a task on A waits on, and takes the answer through B', async () => {
+    const withForms = { elicitation: { form: {} }, extensions: { [TASKS]: {} } };
+    const ask = async (url: URL, method: string, params: Record<string, unknown>) =>
+      (await modernRequest(url, method, params, { capabilities: withForms })).json ?? {};
+    const created = await ask(a.url, 'tools/call', { name: 'ask_name', arguments: {} });
+    const taskId = String(created.result?.taskId);
+    const waiting = await eventually(async () => {
+      const reply = await ask(b.url, 'tasks/get', { taskId });
+      return reply.result?.status === 'input_required' ? reply.result : undefined;
+    });
+    expect(waiting.inputRequests).toMatchObject({
+      who: { method: 'elicitation/create', params: { message: 'Who shall I greet?' } },
+    });
+    const updated = await ask(b.url, 'tasks/update', {
+      taskId,
+      inputResponses: { who: { action: 'accept', content: { name: 'Ada' } } },
+    });
+    expect(updated.error).toBeUndefined();
+    const done = await eventually(async () => {
+      const reply = await ask(b.url, 'tasks/get', { taskId });
+      return reply.result?.status === 'completed' ? reply.result : undefined;
+    });
+    expect(done.result).toMatchObject({ content: [{ type: 'text', text: 'Hello, Ada!' }] });
+  });
+
   it('reads through B the pages of an output written by A', async () => {
     const called = await rpc(a.url, 'tools/call', { name: 'count', arguments: { to: 20_000 } });
     const content = (called.result?.content ?? []) as Array<{ type: string; text?: string; uri?: string }>;
