@@ -123,10 +123,13 @@ export interface Backend {
  */
 export function nginxHttpBlock(backends: Backend[], listen: string): string {
   const servers = backends.map((b) => `    server ${b.url.host};`).join('\n');
-  const pools = backends.map((b) => `upstream bridge_${b.name} {\n    server ${b.url.host};\n}`).join('\n');
+  const pools = backends
+    .map((b) => `upstream bridge_${b.name} {\n    server ${b.url.host};\n    keepalive 16;\n}`)
+    .join('\n');
   const routes = backends.map((b) => `    "~^${b.name}\\." bridge_${b.name};`).join('\n');
   return `upstream bridge_any {
 ${servers}
+    keepalive 32;
 }
 ${pools}
 map $http_mcp_session_id $bridge_pool {
