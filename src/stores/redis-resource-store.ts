@@ -22,6 +22,11 @@ export interface RedisResourceStoreOptions {
 // KEYS: entry, caller's index, caller's sizes. ARGV: uri, now, ttl, size, quota, caller, meta,
 // kind, body, entry key prefix.
 const PUT = `
+local foreign = 0
+for i, expected in ipairs({'hash', 'zset', 'hash'}) do
+  local t = redis.call('TYPE', KEYS[i]).ok
+  if t ~= 'none' and t ~= expected then redis.call('DEL', KEYS[i]); foreign = 1 end
+end
 local uri, now, ttl, size, quota = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 for _, old in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now - ttl)) do
   redis.call('HDEL', KEYS[3], old)
@@ -46,7 +51,7 @@ redis.call('ZADD', KEYS[2], now, uri)
 redis.call('HSET', KEYS[3], uri, size)
 redis.call('PEXPIRE', KEYS[2], ttl)
 redis.call('PEXPIRE', KEYS[3], ttl)
-return 1
+return foreign
 `;
 
 /**
@@ -79,7 +84,7 @@ export class RedisResourceStore implements ResourceStore {
     const [kind, body] = resource.bytes
       ? ['blob', Buffer.from(resource.bytes).toString('base64')]
       : ['text', resource.text ?? ''];
-    await this.#redis.run((client) =>
+    const foreign = await this.#redis.run((client) =>
       client.sendCommand([
         'EVAL',
         PUT,
@@ -99,6 +104,9 @@ export class RedisResourceStore implements ResourceStore {
         this.#prefix,
       ]),
     );
+    if (Number(foreign) === 1) {
+      this.#log.warn(`store: replaced values under ${this.#prefix}…${caller} that this bridge did not write`);
+    }
     return stored;
   }
 
@@ -116,14 +124,15 @@ export class RedisResourceStore implements ResourceStore {
   }
 
   async list(caller: string): Promise<StoredResource[]> {
-    const uris = (await this.#redis.run((client) =>
+    const uris = (await this.#foreignTolerant(`of:${caller}`, (client) =>
       client.sendCommand([
         'ZRANGEBYSCORE',
         `${this.#prefix}of:${caller}`,
         String(Date.now() - this.#ttlMs),
         '+inf',
       ]),
-    )) as string[];
+    )) as string[] | undefined;
+    if (!uris) return [];
     const metas = await this.#redis.run((client) =>
       // A foreign value (WRONGTYPE) under one of the keys leaves just that entry out.
       Promise.all(

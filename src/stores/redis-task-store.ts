@@ -33,6 +33,16 @@ const TERMINAL = "s == 'completed' or s == 'failed' or s == 'cancelled'";
 // KEYS: the task, the caller's index. ARGV: max per caller, ttl, key prefix, running-set key, task id, fields…
 const CREATE = `
 local max, ttl, prefix = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
+local foreign = 0
+for i, key in ipairs({KEYS[2], ARGV[4]}) do
+  local t = redis.call('TYPE', key).ok
+  local expected = i == 1 and 'zset' or 'set'
+  if t ~= 'none' and t ~= expected then redis.call('DEL', key); foreign = 1 end
+end
+local counter = redis.call('TYPE', prefix .. 'seq').ok
+if counter ~= 'none' and (counter ~= 'string' or not tonumber(redis.call('GET', prefix .. 'seq'))) then
+  redis.call('DEL', prefix .. 'seq'); foreign = 1
+end
 if redis.call('ZCARD', KEYS[2]) >= max then
   for _, id in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
     local s = redis.pcall('HGET', prefix .. id, 'status')
@@ -44,7 +54,7 @@ if redis.call('ZCARD', KEYS[2]) >= max then
     end
     if redis.call('ZCARD', KEYS[2]) < max then break end
   end
-  if redis.call('ZCARD', KEYS[2]) >= max then return -1 end
+  if redis.call('ZCARD', KEYS[2]) >= max then return {-1, foreign} end
 end
 local seq = redis.call('INCR', prefix .. 'seq')
 redis.call('HSET', KEYS[1], 'seq', seq, unpack(ARGV, 6))
@@ -52,7 +62,7 @@ redis.call('PEXPIRE', KEYS[1], ttl)
 redis.call('ZADD', KEYS[2], seq, ARGV[5])
 if redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], ttl) end
 redis.call('SADD', ARGV[4], ARGV[5])
-return seq
+return {seq, foreign}
 `;
 
 // KEYS: the task. ARGV: status, now, has message (1/0), message, outcome JSON or '', running-set
@@ -140,7 +150,7 @@ export class RedisTaskStore implements TaskStore {
       ttlMs: task.ttlMs,
       pollIntervalMs: task.pollIntervalMs,
     };
-    const seq = await this.#redis.run((client) =>
+    const [seq, foreign] = (await this.#redis.run((client) =>
       client.sendCommand([
         'EVAL',
         CREATE,
@@ -154,7 +164,10 @@ export class RedisTaskStore implements TaskStore {
         record.taskId,
         ...taskFields(record, this.instance),
       ]),
-    );
+    )) as [number, number];
+    if (Number(foreign) === 1) {
+      this.#log.warn(`store: replaced values under ${this.#prefix} that this bridge did not write`);
+    }
     if (Number(seq) < 0) {
       throw new TaskStoreFullError(
         `Too many tasks: this client already has ${this.#options.maxTasksPerCaller} unfinished tasks (the limit). Wait for some to finish or cancel them.`,
@@ -174,7 +187,7 @@ export class RedisTaskStore implements TaskStore {
   async list(caller: string, cursor?: string): Promise<TaskPage> {
     const after = cursor === undefined ? 0 : decodeCursor(cursor);
     const { pageSize } = this.#options;
-    const reply = (await this.#redis.run((client) =>
+    const reply = (await this.#tolerant(this.#index(caller), (client) =>
       client.sendCommand([
         'ZRANGEBYSCORE',
         this.#index(caller),
@@ -185,7 +198,8 @@ export class RedisTaskStore implements TaskStore {
         '0',
         String(pageSize + 1),
       ]),
-    )) as unknown[];
+    )) as unknown[] | undefined;
+    if (!reply) return { tasks: [] };
     // RESP3 answers [member, score] pairs; RESP2 a flat list.
     const entries = Array.isArray(reply[0])
       ? (reply as Array<[string, number]>)
@@ -289,18 +303,23 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async #read(taskId: string): Promise<TaskRecord | undefined> {
-    let fields: Record<string, string>;
+    const key = this.#prefix + taskId;
+    const fields = await this.#tolerant(key, (client) => client.hGetAll(key));
+    if (!fields || Object.keys(fields).length === 0) return undefined;
+    const record = recordOf(fields);
+    if (!record) this.#log.warn(`store: ignoring a value under ${key} that this bridge did not write`);
+    return record;
+  }
+
+  // A key of another type under our prefix (WRONGTYPE) is someone else's value: warn, treat as absent.
+  async #tolerant<T>(key: string, read: (client: RedisConnection['commands']) => Promise<T>) {
     try {
-      fields = await this.#redis.run((client) => client.hGetAll(this.#prefix + taskId));
+      return await this.#redis.run(read);
     } catch (error) {
       if (!/WRONGTYPE/.test(String((error as Error)?.message))) throw error;
-      fields = { foreign: '1' };
+      this.#log.warn(`store: ignoring a value under ${key} that this bridge did not write`);
+      return undefined;
     }
-    if (Object.keys(fields).length === 0) return undefined;
-    const record = recordOf(fields);
-    if (!record)
-      this.#log.warn(`store: ignoring a value under ${this.#prefix}${taskId} that this bridge did not write`);
-    return record;
   }
 
   // An event published by another instance: checked like a stored value, then heard locally.

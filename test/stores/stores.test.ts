@@ -149,6 +149,22 @@ describe.skipIf(MISSING_BINARIES)('the Redis stores', () => {
     expect(log.warnings.filter((w) => /did not write/.test(w)).length).toBeGreaterThanOrEqual(4);
   });
 
+  it('replace foreign values where their indexes and counters go, with a warning, and go on working', async () => {
+    const log = recordingLogger();
+    const stores = await shared(log, 1_000);
+    const ns = `t${namespaces}`;
+    await redis?.command('SET', `${ns}:res:of:alice`, 'not a sorted set');
+    await redis?.command('LPUSH', `${ns}:task:of:alice`, 'not a sorted set');
+    await redis?.command('SET', `${ns}:task:seq`, 'not a number');
+    expect(await stores.resources.list('alice')).toEqual([]);
+    expect(await stores.tasks.list('alice')).toEqual({ tasks: [] });
+    const stored = await stores.resources.put({ name: 'a', mimeType: 'text/plain', text: 'fine' }, 'alice');
+    const task = await stores.tasks.create(newTask());
+    expect((await stores.resources.list('alice')).map((entry) => entry.uri)).toEqual([stored.uri]);
+    expect((await stores.tasks.list('alice')).tasks.map((entry) => entry.taskId)).toEqual([task.taskId]);
+    expect(log.warnings.filter((w) => /replaced values/.test(w))).toHaveLength(2);
+  });
+
   it('tell every instance of a transition, and list a caller’s tasks page by page', async () => {
     const url = `${redis?.url}?namespace=ev${++namespaces}`;
     const one = await openStores(url, recordingLogger());
