@@ -1,9 +1,11 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the config's literal ${VAR} syntax
 // Bad input around the shared store: a store that cannot be reached at start stops the bridge
 // with a clear error; one lost while serving fails only the calls that need it, each with a clear
 // error, and everything works again once it is back.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { tempDir, writeYaml } from '../config/helpers.js';
 import { freePort, MISSING_BINARIES, startRedis } from '../helpers/deployment.js';
 import { modernRequest } from '../helpers/modern-request.js';
 import { BRIDGE_BIN, distPath, startHttpBridge } from '../helpers/start-bridge.js';
@@ -11,9 +13,13 @@ import { eventually } from '../tasks/helpers.js';
 
 const TASKS = 'io.modelcontextprotocol/tasks';
 
-async function runBridge(args: string[]) {
+async function runBridge(args: string[], env: Record<string, string> = {}) {
   try {
-    await promisify(execFile)(process.execPath, [BRIDGE_BIN, ...args], { encoding: 'utf8', timeout: 20_000 });
+    await promisify(execFile)(process.execPath, [BRIDGE_BIN, ...args], {
+      encoding: 'utf8',
+      timeout: 20_000,
+      env: { ...process.env, ...env },
+    });
     return { code: 0, stderr: '' };
   } catch (error) {
     const failed = error as { code: number; stderr: string };
@@ -35,6 +41,20 @@ describe('a store the bridge cannot use at start', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`cannot reach the store redis://127.0.0.1:${port}/3`);
     expect(result.stderr).toMatch(/ECONNREFUSED/);
+  });
+
+  it('reads server.store from a config file, the URL from the environment', async () => {
+    await using dir = await tempDir();
+    const port = await freePort();
+    await writeYaml(dir.file('bridge.yaml'), {
+      server: { store: '${BRIDGE_STORE_URL}' },
+      sources: [{ kind: 'cli', options: { program: 'echo' } }],
+    });
+    const result = await runBridge(['serve', dir.file('bridge.yaml'), '--no-watch'], {
+      BRIDGE_STORE_URL: `redis://127.0.0.1:${port}/1`,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`cannot reach the store redis://127.0.0.1:${port}/1`);
   });
 
   it('refuses credentials in the URL, and URLs that are not Redis', async () => {
