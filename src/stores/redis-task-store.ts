@@ -239,7 +239,7 @@ export class RedisTaskStore implements TaskStore {
   async close(): Promise<void> {
     for (const { timer } of this.#own.values()) clearTimeout(timer);
     this.#own.clear();
-    await this.#lease.stop('The bridge instance running this task shut down before it finished.');
+    await this.#lease.stop('The bridge instance running this task shut down before it finished. Run the tool again.');
     await this.#redis.subscriber.unsubscribe([this.#channel, this.#answersChannel]).catch(() => {});
     this.#listeners.clear();
     this.#answerListeners.clear();

@@ -121,10 +121,25 @@ export class TaskRunner {
     setup.shutdown.addEventListener(
       'abort',
       () => {
-        for (const controller of this.#running.values()) controller.abort(setup.shutdown.reason);
+        const running = [...this.#running];
         this.#running.clear();
         // A store passed in may be shared with other instances: only ours is ours to close.
-        if (!options.store) void this.store.close();
+        if (!options.store) {
+          for (const [, controller] of running) controller.abort(setup.shutdown.reason);
+          void this.store.close();
+          return;
+        }
+        // Others still see these tasks: they end as failed with the reason before their work
+        // stops (else the aborted work would read as a completed call that was cancelled).
+        const reason =
+          'The bridge instance running this task shut down before it finished. Run the tool again.';
+        const error = { code: -32603, message: reason };
+        for (const [taskId, controller] of running) {
+          void this.store
+            .transition(taskId, 'failed', { statusMessage: reason, outcome: { kind: 'error', error } })
+            .catch(() => {})
+            .finally(() => controller.abort(setup.shutdown.reason));
+        }
       },
       { once: true },
     );

@@ -166,6 +166,22 @@ describe.skipIf(MISSING_BINARIES)('two bridges on one Redis, behind nginx', () =
     expect(String(failed.statusMessage)).toMatch(/stopped answering \(no heartbeat/);
   });
 
+  it('fails the tasks of an instance stopped mid-task, saying it shut down, and stops their processes', async () => {
+    const before = new Set(pids.pids());
+    const stopping = await instance('d');
+    const created = await rpc(stopping.url, 'tools/call', {
+      name: 'sleep_required',
+      arguments: { seconds: 60 },
+    });
+    const taskId = String(created.result?.taskId);
+    const pid = await eventually(() => pids.pids().find((p) => !before.has(p)));
+    await stopping[Symbol.asyncDispose]();
+    const failed = (await rpc(b.url, 'tasks/get', { taskId })).result;
+    expect(failed).toMatchObject({ status: 'failed', error: { code: -32603 } });
+    expect(String(failed?.statusMessage)).toMatch(/shut down before it finished/);
+    await eventually(() => (isAlive(pid) ? undefined : true));
+  });
+
   it('answers an initialize-era session unknown to the instance with a clean 404', async () => {
     const client = new ClientV1({ name: 'affinity', version: '1' });
     const transport = new HttpV1(a.url);
