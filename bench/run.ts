@@ -1,5 +1,5 @@
 // `npm run bench`: runs every benchmark script under dist/bench/ in turn, each in a fresh process,
-// and fails when one of them misses a target.
+// and fails when one of them misses a target. `stores` needs redis-server and nginx (skipped without).
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

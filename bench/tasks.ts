@@ -7,7 +7,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { serve, silentLogger, type ToolDefinition } from '../src/index.js';
+import { serve } from '../src/embed.js';
+import { silentLogger, type ToolDefinition } from '../src/index.js';
 import { type Measurement, percentile, report } from './_report.js';
 
 // The v1 client's HTTP transport adds an abort listener to one signal per request it sends and

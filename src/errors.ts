@@ -17,6 +17,8 @@ export type BridgeErrorCode =
   | 'declined'
   /** The call ran past its time limit. */
   | 'timeout'
+  /** A shared store (Redis) the call needs cannot be reached right now; retrying later may work. */
+  | 'unavailable'
   /** Anything else: a bug in the bridge. */
   | 'internal';
 

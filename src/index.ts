@@ -1,5 +1,6 @@
 /**
- * The core's public surface: everything an adapter may import. Adapters import from here only.
+ * The adapter contract: everything an adapter may import. Adapters import from here only; a host
+ * program embedding a bridge imports `src/embed.ts` (serve, the stores, their options).
  */
 
 export {
@@ -31,7 +32,7 @@ export { BridgeError, type BridgeErrorCode, describeError, toBridgeError } from 
 export { expandHeaders } from './expand-headers.js';
 export { createStderrLogger, type Logger, type LogLevel, silentLogger } from './logger.js';
 export { PAGE_URI_TEMPLATE, type PagedOutput, type PageOutputOptions, pageOutput } from './page-output.js';
-export { type RegisteredTool, type SourceTools, ToolRegistry } from './registry.js';
+export { invokeTool, type RegisteredTool, type SourceTools, ToolRegistry } from './registry.js';
 export {
   MemoryResourceStore,
   type MemoryResourceStoreOptions,
@@ -41,7 +42,6 @@ export {
   type StoredContents,
   type StoredResource,
 } from './resource-store.js';
-export { type RunningBridge, type ServeOptions, serve, type TransportOptions } from './serve.js';
 export { CALLBACK_PATH, SignInCallbacks } from './sign-in/sign-in-callbacks.js';
 export { type SignInSettings, UpstreamSignIn } from './sign-in/upstream-sign-in.js';
 export type { LoadContext, Source } from './source.js';
@@ -58,5 +58,4 @@ export {
   textResult,
 } from './tool.js';
 export { MAX_TOOL_NAME_LENGTH, sanitizeToolName, uniqueToolNames } from './tool-names.js';
-export { parseListenAddress } from './transports/serve-http.js';
 export { compileValidator, formatViolations, type Violation } from './validate-arguments.js';

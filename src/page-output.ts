@@ -35,9 +35,9 @@ export interface PagedOutput {
 /**
  * Cuts `text` into pages of about `pageSize` characters, preferring to cut after a newline, keeps
  * pages 2…N in the store and returns the first page with links to the others. Concatenating all
- * pages in order gives back `text` exactly.
+ * pages in order gives back `text` exactly. Rejects when the store cannot keep the pages.
  */
-export function pageOutput(text: string, options: PageOutputOptions): PagedOutput {
+export async function pageOutput(text: string, options: PageOutputOptions): Promise<PagedOutput> {
   const pageSize = options.pageSize ?? 20_000;
   if (text.length <= pageSize) return { firstPage: text, links: [], pages: 1, truncated: false };
   const pages = splitPages(text, pageSize);
@@ -46,15 +46,17 @@ export function pageOutput(text: string, options: PageOutputOptions): PagedOutpu
   const mimeType = options.mimeType ?? 'text/plain';
   const maxLinks = options.maxLinks ?? 10;
   const links: ContentBlock[] = [];
-  pages.forEach((page, index) => {
-    if (index === 0) return;
-    const uri = `${RESOURCE_URI_PREFIX}${id}/page/${index + 1}`;
-    const name = `${label} (page ${index + 1} of ${pages.length})`;
-    const stored = options.store.put({ uri, name, mimeType, text: page }, options.caller);
-    if (links.length < maxLinks) {
-      links.push({ type: 'resource_link', uri, name, mimeType, size: stored.size });
-    }
-  });
+  // Stored in parallel: with a shared store each put is a round trip.
+  const stored = await Promise.all(
+    pages.slice(1).map((page, index) => {
+      const uri = `${RESOURCE_URI_PREFIX}${id}/page/${index + 2}`;
+      const name = `${label} (page ${index + 2} of ${pages.length})`;
+      return options.store.put({ uri, name, mimeType, text: page }, options.caller);
+    }),
+  );
+  for (const { uri, name, size } of stored.slice(0, maxLinks)) {
+    links.push({ type: 'resource_link', uri, name, mimeType, size });
+  }
   const note =
     `[${label} continues: page 1 of ${pages.length} shown (${text.length} characters in all). ` +
     `Read the rest with resources/read on ${RESOURCE_URI_PREFIX}${id}/page/N for N = 2…${pages.length}.]`;

@@ -25,12 +25,11 @@ export interface SourceTools {
 /**
  * The merged, immutable set of tools the server offers. Names are made valid and unique here
  * (adapter order decides who keeps the plain name); listing order is by name, so it is the same on
- * every run and for every client. Arguments are validated lazily, one compiled validator per tool.
+ * every run and for every client. Arguments are validated lazily, one compiled validator per tool (see `invokeTool`).
  */
 export class ToolRegistry {
   readonly tools: readonly RegisteredTool[];
   readonly #byName = new Map<string, RegisteredTool>();
-  readonly #validators = new Map<string, ArgumentValidator | null>();
   readonly #explainers: Array<(toolName: string) => string | undefined> = [];
 
   constructor(groups: readonly SourceTools[], sources: readonly Source[] = []) {
@@ -80,25 +79,8 @@ export class ToolRegistry {
    * that ends this run): invalid arguments, a throwing invoke and a cancelled call all come back as
    * `isError` results whose text says what happened.
    */
-  async call(tool: RegisteredTool, args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
-    const validate = this.#validator(tool, context);
-    const completed = context.ask ? await this.askMissing(tool, args, context.ask, context) : undefined;
-    if (completed && 'refused' in completed) return textResult(completed.refused, true);
-    if (completed) args = completed.args;
-    const violations = validate?.(args) ?? [];
-    if (violations.length > 0) {
-      return textResult(formatViolations(tool.name, violations), true);
-    }
-    try {
-      return await tool.definition.invoke(args, context);
-    } catch (error) {
-      // A question to the client ends the run here; the server answers it (see `ClientAsk`).
-      if (error instanceof AskInterrupt) throw error;
-      const failure = toBridgeError(error);
-      if (failure.code === 'internal') context.log.error(`tool ${tool.name} failed`, error);
-      const text = failure.code === 'aborted' ? 'The call was cancelled.' : describeError(failure);
-      return textResult(`${tool.name}: ${text}`, true);
-    }
+  call(tool: RegisteredTool, args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
+    return invokeTool(tool.definition, args, context, tool.name);
   }
 
   /**
@@ -113,25 +95,70 @@ export class ToolRegistry {
     context: Pick<ToolContext, 'log'>,
   ): Promise<{ args: Record<string, unknown> } | { refused: string } | undefined> {
     if (!tool.definition.askMissing) return undefined;
-    const violations = this.#validator(tool, context)?.(args) ?? [];
+    const violations = validatorOf(tool.definition, tool.name, context)?.(args) ?? [];
     if (violations.length === 0) return undefined;
     return askMissingArguments(tool.definition, tool.name, args, violations, ask);
   }
+}
 
-  #validator(tool: RegisteredTool, context: Pick<ToolContext, 'log'>): ArgumentValidator | null {
-    let validator = this.#validators.get(tool.name);
-    if (validator === undefined) {
-      try {
-        validator = compileValidator(tool.definition.inputSchema);
-      } catch (error) {
-        // A schema Ajv cannot compile should not make the tool unusable: the upstream still checks.
-        context.log.warn(`input schema of tool ${tool.name} does not compile; arguments are not checked`, {
-          reason: describeError(error),
-        });
-        validator = null;
-      }
-      this.#validators.set(tool.name, validator);
+/** One compiled validator per definition (`null`: the schema does not compile), made on first call. */
+const validators = new WeakMap<ToolDefinition, ArgumentValidator | null>();
+
+/**
+ * The core's validating invoke, for a definition that is not in the registry (e.g. an operation
+ * that a dynamic-mode meta-tool runs): checks `args` against its input schema (asking for missing
+ * ones when it says so), runs it, and turns failures into `isError` results that name `name`.
+ * Throws only an `AskInterrupt`.
+ */
+export async function invokeTool(
+  definition: ToolDefinition,
+  args: Record<string, unknown>,
+  context: ToolContext,
+  name = definition.name,
+): Promise<ToolResult> {
+  const validate = validatorOf(definition, name, context);
+  let violations = validate?.(args) ?? [];
+  if (violations.length > 0 && definition.askMissing && context.ask) {
+    // Asked before anything runs; in 2026-07-28 this may end the run with an input_required round.
+    const asked = await askMissingArguments(definition, name, args, violations, context.ask);
+    if (asked && 'refused' in asked) return textResult(asked.refused, true);
+    if (asked) {
+      args = asked.args;
+      violations = validate?.(args) ?? [];
     }
-    return validator;
   }
+  if (violations.length > 0) {
+    return textResult(formatViolations(name, violations), true);
+  }
+  try {
+    return await definition.invoke(args, context);
+  } catch (error) {
+    // A question to the client ends the run here; the server answers it (see `ClientAsk`).
+    if (error instanceof AskInterrupt) throw error;
+    const failure = toBridgeError(error);
+    if (failure.code === 'internal') context.log.error(`tool ${name} failed`, error);
+    const text = failure.code === 'aborted' ? 'The call was cancelled.' : describeError(failure);
+    return textResult(`${name}: ${text}`, true);
+  }
+}
+
+function validatorOf(
+  definition: ToolDefinition,
+  name: string,
+  context: Pick<ToolContext, 'log'>,
+): ArgumentValidator | null {
+  let validator = validators.get(definition);
+  if (validator === undefined) {
+    try {
+      validator = compileValidator(definition.inputSchema);
+    } catch (error) {
+      // A schema Ajv cannot compile should not make the tool unusable: the upstream still checks.
+      context.log.warn(`input schema of tool ${name} does not compile; arguments are not checked`, {
+        reason: describeError(error),
+      });
+      validator = null;
+    }
+    validators.set(definition, validator);
+  }
+  return validator;
 }

@@ -30,23 +30,35 @@ export interface NewResource {
 
 /**
  * Where large outputs live for a while so that clients can read them with `resources/read`.
- * Memory is bounded (oldest entries are evicted first) and every entry expires after a TTL.
- * Entries belong to the caller that created them; another caller cannot read or list them.
+ * Every entry expires after a TTL and belongs to the caller that created it; another caller cannot
+ * read or list it. Memory is shared fairly: each caller has a byte quota, and a caller over it
+ * loses its own oldest entries, never another caller's.
+ *
+ * Asynchronous, so that instances behind one endpoint can share a store (`RedisResourceStore`): a
+ * page written through one is readable through the others. Any method may reject with a
+ * `BridgeError` coded `unavailable` when a shared store cannot be reached.
  */
 export interface ResourceStore {
   /** Keeps `resource` for the store's TTL and returns how it is listed. */
-  put(resource: NewResource, caller: string): StoredResource;
+  put(resource: NewResource, caller: string): Promise<StoredResource>;
   /** The contents behind `uri`, or `undefined` when unknown, expired, evicted or another caller's. */
-  read(uri: string, caller: string): StoredContents | undefined;
-  /** The live resources of `caller`, newest last. */
-  list(caller: string): StoredResource[];
+  read(uri: string, caller: string): Promise<StoredContents | undefined>;
+  /** Whether `read` would find `uri`, without fetching its contents. */
+  has(uri: string, caller: string): Promise<boolean>;
+  /** The live resources of `caller`, oldest first. */
+  list(caller: string): Promise<StoredResource[]>;
   /** A fresh, unguessable id for naming a group of resources (e.g. the pages of one output). */
   newId(): string;
 }
 
 export interface MemoryResourceStoreOptions {
-  /** Total bytes kept; the oldest entries go first when a new one does not fit. Default 64 MiB. */
+  /** Total bytes kept, all callers together. Default 64 MiB. */
   maxBytes?: number;
+  /**
+   * Bytes one caller may hold; its oldest entries go first when a new one does not fit. Default a
+   * quarter of `maxBytes`. When the total is full, the caller holding the most loses its oldest.
+   */
+  maxBytesPerCaller?: number;
   /** How long an entry lives, in milliseconds. Default 30 minutes. */
   ttlMs?: number;
   /** The clock, for tests. */
@@ -61,48 +73,83 @@ interface Entry {
   bytes?: Uint8Array;
 }
 
+/** What one caller holds: its entries in insertion order, and their bytes. */
+interface Holding {
+  entries: Map<string, Entry>;
+  bytes: number;
+}
+
 /** The URI scheme of everything the store holds. */
 export const RESOURCE_URI_PREFIX = 'bridge://output/';
 
-/** An in-memory `ResourceStore` with a byte cap and a TTL; expiry is lazy, so it holds no timers. */
+/** A fresh resource id: 96 random bits, URL-safe. */
+export function newResourceId(): string {
+  return randomBytes(12).toString('base64url');
+}
+
+/** How `resource` is listed once stored under `uri`. */
+export function describeStored(resource: NewResource, uri: string): StoredResource {
+  const size = resource.bytes ? resource.bytes.byteLength : Buffer.byteLength(resource.text ?? '');
+  const stored: StoredResource = { uri, name: resource.name, mimeType: resource.mimeType, size };
+  if (resource.title !== undefined) stored.title = resource.title;
+  if (resource.description !== undefined) stored.description = resource.description;
+  return stored;
+}
+
+/**
+ * The in-memory `ResourceStore` of one process, with a byte cap per caller and in all, and a TTL;
+ * expiry is lazy, so it holds no timers.
+ */
 export class MemoryResourceStore implements ResourceStore {
   readonly #entries = new Map<string, Entry>();
+  readonly #byCaller = new Map<string, Holding>();
   readonly #maxBytes: number;
+  readonly #maxBytesPerCaller: number;
   readonly #ttlMs: number;
   readonly #now: () => number;
   #bytes = 0;
 
   constructor(options: MemoryResourceStoreOptions = {}) {
     this.#maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
+    this.#maxBytesPerCaller = options.maxBytesPerCaller ?? Math.floor(this.#maxBytes / 4);
     this.#ttlMs = options.ttlMs ?? 30 * 60 * 1000;
     this.#now = options.now ?? Date.now;
   }
 
   newId(): string {
-    return randomBytes(12).toString('base64url');
+    return newResourceId();
   }
 
-  put(resource: NewResource, caller: string): StoredResource {
-    const size = resource.bytes ? resource.bytes.byteLength : Buffer.byteLength(resource.text ?? '');
-    const uri = resource.uri ?? `${RESOURCE_URI_PREFIX}${this.newId()}`;
-    const stored: StoredResource = { uri, name: resource.name, mimeType: resource.mimeType, size };
-    if (resource.title !== undefined) stored.title = resource.title;
-    if (resource.description !== undefined) stored.description = resource.description;
+  async put(resource: NewResource, caller: string): Promise<StoredResource> {
+    const stored = describeStored(resource, resource.uri ?? `${RESOURCE_URI_PREFIX}${this.newId()}`);
+    const { uri, size } = stored;
     this.#delete(uri);
     this.#sweep();
+    // The caller's own oldest go first; only then, when the total is full, the largest holder's.
+    const own = this.#byCaller.get(caller);
+    while (own && own.bytes + size > this.#maxBytesPerCaller && own.entries.size > 0) {
+      this.#delete(own.entries.keys().next().value as string);
+    }
     while (this.#bytes + size > this.#maxBytes && this.#entries.size > 0) {
-      const oldest = this.#entries.keys().next().value as string;
-      this.#delete(oldest);
+      const largest = [...this.#byCaller.values()].reduce((a, b) => (b.bytes > a.bytes ? b : a));
+      this.#delete(largest.entries.keys().next().value as string);
     }
     const entry: Entry = { resource: stored, caller, expiresAt: this.#now() + this.#ttlMs };
     if (resource.bytes) entry.bytes = resource.bytes;
     else entry.text = resource.text ?? '';
     this.#entries.set(uri, entry);
+    let holding = this.#byCaller.get(caller);
+    if (!holding) {
+      holding = { entries: new Map(), bytes: 0 };
+      this.#byCaller.set(caller, holding);
+    }
+    holding.entries.set(uri, entry);
+    holding.bytes += size;
     this.#bytes += size;
     return stored;
   }
 
-  read(uri: string, caller: string): StoredContents | undefined {
+  async read(uri: string, caller: string): Promise<StoredContents | undefined> {
     const entry = this.#live(uri);
     if (!entry || entry.caller !== caller) return undefined;
     const { mimeType } = entry.resource;
@@ -110,11 +157,13 @@ export class MemoryResourceStore implements ResourceStore {
     return { uri, mimeType, text: entry.text ?? '' };
   }
 
-  list(caller: string): StoredResource[] {
+  async has(uri: string, caller: string): Promise<boolean> {
+    return this.#live(uri)?.caller === caller;
+  }
+
+  async list(caller: string): Promise<StoredResource[]> {
     this.#sweep();
-    return [...this.#entries.values()]
-      .filter((entry) => entry.caller === caller)
-      .map((entry) => entry.resource);
+    return [...(this.#byCaller.get(caller)?.entries.values() ?? [])].map((entry) => entry.resource);
   }
 
   /** Bytes currently held (for tests and benchmarks). */
@@ -145,5 +194,10 @@ export class MemoryResourceStore implements ResourceStore {
     if (!entry) return;
     this.#entries.delete(uri);
     this.#bytes -= entry.resource.size;
+    const holding = this.#byCaller.get(entry.caller);
+    if (!holding) return;
+    holding.entries.delete(uri);
+    holding.bytes -= entry.resource.size;
+    if (holding.entries.size === 0) this.#byCaller.delete(entry.caller);
   }
 }

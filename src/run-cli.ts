@@ -30,6 +30,8 @@ const COMMON_OPTIONS = {
   confirm: { type: 'string' },
   'confirm-fallback': { type: 'string' },
   'ask-missing': { type: 'boolean' },
+  store: { type: 'string' },
+  instance: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
@@ -53,6 +55,10 @@ const COMMON_USAGE = `Server flags (every command):
                            (default never; a source's or tool's "confirm" in a config wins)
   --confirm-fallback WHAT  when the client cannot ask the user: refuse (default) | run
   --ask-missing            ask the user for required arguments the model left out
+  --store URL              share tasks and paged outputs with other instances through Redis:
+                           redis://HOST:PORT/DB (credentials from BRIDGE_STORE_PASSWORD)
+  --instance NAME          name of this instance behind a load balancer: session ids start with
+                           NAME. so the balancer can send each session back here (HTTP)
   -h, --help               show help
 
 ${AUTH_USAGE}`;

@@ -3,11 +3,16 @@ import type { Catalog } from './catalog.js';
 import { BridgeError, describeError } from './errors.js';
 import type { Logger } from './logger.js';
 import { ToolRegistry } from './registry.js';
-import { MemoryResourceStore, type MemoryResourceStoreOptions } from './resource-store.js';
+import {
+  MemoryResourceStore,
+  type MemoryResourceStoreOptions,
+  type ResourceStore,
+} from './resource-store.js';
 import { createServerFactory, type ServerSetup } from './server/create-server.js';
 import { ResourceSubscriptions } from './server/resource-subscriptions.js';
 import { SignInCallbacks } from './sign-in/sign-in-callbacks.js';
 import type { Source } from './source.js';
+import { openStores, type SharedStoreOptions } from './stores/open-stores.js';
 import { createHttpHandler, type HttpHandlerOptions } from './transports/http-handler.js';
 import { type HttpLimits, isLoopback, type ListenAddress, serveHttp } from './transports/serve-http.js';
 import { serveStdio } from './transports/serve-stdio.js';
@@ -30,6 +35,11 @@ export type TransportOptions =
       authenticate?: HttpHandlerOptions['authenticate'];
       authorize?: HttpHandlerOptions['authorize'];
       routes?: HttpHandlerOptions['routes'];
+      /**
+       * This instance's name among several behind a load balancer: initialize-era session ids
+       * start with `NAME.`, so the balancer can route each session back to its instance.
+       */
+      instance?: string;
     };
 
 export interface ServeOptions {
@@ -38,11 +48,18 @@ export interface ServeOptions {
   log: Logger;
   info?: { name: string; version: string };
   instructions?: string;
+  /** Lifetime and per-caller byte quota of paged outputs (and the total, in memory). */
   resources?: MemoryResourceStoreOptions;
+  /**
+   * Share tasks and paged outputs with other instances through Redis: `redis://HOST:PORT/DB`
+   * (`?namespace=NAME` to share one Redis between deployments). Default: in this process's memory.
+   * Credentials come from `BRIDGE_STORE_USERNAME` / `BRIDGE_STORE_PASSWORD`, never the URL.
+   */
+  store?: string;
+  /** A resource store of your own (overrides `resources` and `store` for outputs). */
+  resourceStore?: ResourceStore;
   /** Prompts, fixed resources and resource templates to serve beside the tools. */
   catalog?: Catalog;
-  /** Adds handlers to every server instance (tasks, scopes). */
-  extend?: ServerSetup['extend'];
   /** Task lifetime bounds (TTL default, min, max), polling pace, memory cap, or another store. */
   tasks?: ServerSetup['tasks'];
   /** Asking the client: the 2026-07-28 request-state key, the initialize-era answer timeout. */
@@ -93,7 +110,15 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
   const { log } = options;
   const shutdown = new AbortController();
   let sources = options.sources;
-  let registry = await ToolRegistry.load(sources, { log, signal: shutdown.signal });
+  // Opened first: a bridge told to share its state stops here when it cannot reach the store.
+  const shared = options.store ? await openStores(options.store, log, storeOptions(options)) : undefined;
+  let registry: ToolRegistry;
+  try {
+    registry = await ToolRegistry.load(sources, { log, signal: shutdown.signal });
+  } catch (error) {
+    await shared?.close();
+    throw error;
+  }
   log.info(`serving ${registry.tools.length} tools from ${sources.map((s) => s.label).join(', ')}`);
 
   const subscriptions = new ResourceSubscriptions();
@@ -102,14 +127,15 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
     info: options.info ?? { name: 'bridge', version: '0.1.0' },
     ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
     registry: () => registry,
-    resources: new MemoryResourceStore(options.resources),
+    resources: options.resourceStore ?? shared?.resources ?? new MemoryResourceStore(options.resources),
     ...(options.catalog ? { catalog: options.catalog } : {}),
     subscriptions,
     log,
     shutdown: shutdown.signal,
     signIn,
-    ...(options.extend ? { extend: options.extend } : {}),
-    ...(options.tasks ? { tasks: options.tasks } : {}),
+    ...(options.tasks || shared
+      ? { tasks: { ...options.tasks, ...(shared ? { store: shared.tasks } : {}) } }
+      : {}),
     ...(options.ask ? { ask: options.ask } : {}),
     ...(options.progressKeepAliveMs === undefined
       ? {}
@@ -154,6 +180,7 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
         : { maxSessionsPerCaller: transport.maxSessionsPerCaller }),
       // Sign-in redirects first: a browser brings no bearer token, and the callback needs none.
       routes: async (request, url) => (await signIn.route(request, url)) ?? transport.routes?.(request, url),
+      ...(transport.instance ? { instance: transport.instance } : {}),
       taskFeed: factory.taskFeed,
       resourceSubscriptions:
         (options.catalog?.resources?.length ?? 0) > 0 ||
@@ -194,6 +221,7 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
       await stopTransport().catch((error) => log.debug(`closing transport: ${describeError(error)}`));
       await signIn.close();
       await Promise.allSettled([...sources, ...retired].map((source) => source.close?.()));
+      await shared?.close().catch((error) => log.debug(`closing the store: ${describeError(error)}`));
     })();
     return closing;
   };
@@ -217,6 +245,17 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
     closed,
     close,
   };
+}
+
+function storeOptions(options: ServeOptions): SharedStoreOptions {
+  const resources = {
+    ...(options.resources?.ttlMs === undefined ? {} : { ttlMs: options.resources.ttlMs }),
+    ...(options.resources?.maxBytesPerCaller === undefined
+      ? {}
+      : { maxBytesPerCaller: options.resources.maxBytesPerCaller }),
+  };
+  const perCaller = options.tasks?.memory?.maxTasksPerCaller;
+  return { resources, ...(perCaller === undefined ? {} : { tasks: { maxTasksPerCaller: perCaller } }) };
 }
 
 // Loopback binds accept only localhost names; other binds accept what the user lists. Browsers on

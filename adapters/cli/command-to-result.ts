@@ -37,7 +37,7 @@ export interface ResultContext {
  * UTF-8 with ANSI sequences removed (and any stray ESC shown as ␛), so no escape byte reaches the
  * model; output longer than a page is paged into resources; binary stdout becomes a blob.
  */
-export function commandToResult(outcome: RunOutcome, options: ResultContext): ToolResult {
+export async function commandToResult(outcome: RunOutcome, options: ResultContext): Promise<ToolResult> {
   const content: ContentBlock[] = [];
   const structured = {
     exitCode: outcome.exitCode,
@@ -49,10 +49,10 @@ export function commandToResult(outcome: RunOutcome, options: ResultContext): To
   };
   const stdoutText = decodeText(outcome.stdout);
   if (stdoutText === undefined) {
-    content.push(binaryBlock(outcome.stdout, options));
+    content.push(await binaryBlock(outcome.stdout, options));
     structured.stdout = `[${outcome.stdout.byteLength} bytes of binary output, returned as a resource]`;
   } else if (stdoutText !== '') {
-    const paged = pageOutput(clean(stdoutText), {
+    const paged = await pageOutput(clean(stdoutText), {
       store: options.context.resources,
       caller: options.context.caller,
       pageSize: options.pageSize,
@@ -64,7 +64,7 @@ export function commandToResult(outcome: RunOutcome, options: ResultContext): To
   }
   const stderrText = clean(decodeText(outcome.stderr) ?? new TextDecoder().decode(outcome.stderr));
   if (stderrText !== '') {
-    const paged = pageOutput(stderrText, {
+    const paged = await pageOutput(stderrText, {
       store: options.context.resources,
       caller: options.context.caller,
       pageSize: options.pageSize,
@@ -116,8 +116,8 @@ function clean(text: string): string {
 
 const MAX_INLINE_BLOB = 256 * 1024;
 
-function binaryBlock(bytes: Uint8Array, options: ResultContext): ContentBlock {
-  const stored = options.context.resources.put(
+async function binaryBlock(bytes: Uint8Array, options: ResultContext): Promise<ContentBlock> {
+  const stored = await options.context.resources.put(
     { name: `${options.label} stdout (binary)`, mimeType: 'application/octet-stream', bytes },
     options.context.caller,
   );

@@ -60,12 +60,12 @@ export async function runOperation(
  * `data` → JSON text plus `structuredContent`; a non-empty `errors` → `isError` keeping every
  * message, `path` and `extensions` and the partial `data`; long text → first page plus links.
  */
-export function responseToResult(
+export async function responseToResult(
   response: GraphqlResponse,
   url: string,
   context: ToolContext,
   label: string,
-): ToolResult {
+): Promise<ToolResult> {
   const body = response.body as { data?: unknown; errors?: unknown } | undefined;
   const isGraphql = typeof body === 'object' && body !== null && ('data' in body || 'errors' in body);
   if (!isGraphql) {
@@ -90,21 +90,21 @@ export function responseToResult(
     return {
       content: [
         { type: 'text', text: summary.trimEnd() },
-        ...paged(JSON.stringify(structured), context, label),
+        ...(await paged(JSON.stringify(structured), context, label)),
       ],
       structuredContent: structured,
       isError: true,
     };
   }
   const text = JSON.stringify(data);
-  const content = paged(text, context, label);
+  const content = await paged(text, context, label);
   // A paged result leaves out structuredContent: repeating the whole payload would defeat the paging.
   if (content.length > 1) return { content };
   return isRecord(data) ? { content, structuredContent: data } : { content };
 }
 
-function paged(text: string, context: ToolContext, label: string): ContentBlock[] {
-  const output = pageOutput(text, {
+async function paged(text: string, context: ToolContext, label: string): Promise<ContentBlock[]> {
+  const output = await pageOutput(text, {
     store: context.resources,
     caller: context.caller,
     pageSize: PAGE_SIZE,

@@ -1,7 +1,6 @@
 import {
-  compileValidator,
   describeError,
-  formatViolations,
+  invokeTool,
   READ_ONLY_LOCAL,
   type ToolDefinition,
   type ToolResult,
@@ -38,7 +37,6 @@ export function dynamicTools(tools: OperationTool[], label: string): ToolDefinit
       { words: words(tool.operation.description ?? ''), weight: 0.5 },
     ],
   }));
-  const validators = new Map<string, ReturnType<typeof compileValidator>>();
   const lookup = (
     name: unknown,
   ): { definition: ToolDefinition; operation: OperationTool['operation'] } | ToolResult => {
@@ -67,19 +65,8 @@ export function dynamicTools(tools: OperationTool[], label: string): ToolDefinit
           true,
         );
       }
-      const input = (args.arguments ?? {}) as Record<string, unknown>;
-      let validate = validators.get(definition.name);
-      if (!validate) {
-        try {
-          validate = compileValidator(definition.inputSchema);
-        } catch {
-          validate = () => [];
-        }
-        validators.set(definition.name, validate);
-      }
-      const violations = validate(input);
-      if (violations.length > 0) return textResult(formatViolations(definition.name, violations), true);
-      return definition.invoke(input, context);
+      // The core's validating invoke: the same argument checks and error results as a listed tool.
+      return invokeTool(definition, (args.arguments ?? {}) as Record<string, unknown>, context);
     };
 
   const callSchema = {

@@ -27,12 +27,12 @@ export interface ResultOptions {
  * UTF-8-decoded; long text paged into the resource store; non-2xx as `isError` with the status,
  * reason, the start of the body and whether retrying makes sense.
  */
-export function responseToResult(
+export async function responseToResult(
   request: HttpRequest,
   response: HttpResponse,
   options: ResultOptions,
   context: ToolContext,
-): ToolResult {
+): Promise<ToolResult> {
   const mediaType = (response.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   if (response.status < 200 || response.status >= 300)
     return errorResult(request, response, mediaType, options);
@@ -58,7 +58,7 @@ export function responseToResult(
       return pagedText(text, mediaType || 'text/plain', options, context);
     }
     const compact = JSON.stringify(value);
-    const result = pagedText(compact, 'application/json', options, context);
+    const result = await pagedText(compact, 'application/json', options, context);
     const isObjectValue = value !== null && typeof value === 'object' && !Array.isArray(value);
     if (options.checkOutput) {
       const violations = options.checkOutput(value);
@@ -102,8 +102,13 @@ function notJsonResult(
   };
 }
 
-function pagedText(text: string, mimeType: string, options: ResultOptions, context: ToolContext): ToolResult {
-  const paged = pageOutput(text, {
+async function pagedText(
+  text: string,
+  mimeType: string,
+  options: ResultOptions,
+  context: ToolContext,
+): Promise<ToolResult> {
+  const paged = await pageOutput(text, {
     store: context.resources,
     caller: context.caller,
     pageSize: PAGE_CHARS,
@@ -113,13 +118,13 @@ function pagedText(text: string, mimeType: string, options: ResultOptions, conte
   return { content: [{ type: 'text', text: paged.firstPage }, ...paged.links] };
 }
 
-function binaryResult(
+async function binaryResult(
   bytes: Buffer,
   mimeType: string,
   options: ResultOptions,
   context: ToolContext,
-): ToolResult {
-  const stored = context.resources.put(
+): Promise<ToolResult> {
+  const stored = await context.resources.put(
     { name: `${options.toolName} response`, mimeType, bytes: new Uint8Array(bytes) },
     context.caller,
   );

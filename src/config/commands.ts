@@ -77,8 +77,17 @@ export async function runConfig(
   const baseDir = config.file ? dirname(config.file) : process.cwd();
   const flags = authFlagsFromConfig(config.server.auth, values, baseDir);
   const server = common.serverFrom(flags, log, transportFromSettings(config.server));
+  const instance = values.instance ?? config.server.instance;
+  if (typeof instance === 'string' && server.transport.kind === 'http') {
+    if (!/^[A-Za-z0-9_-]{1,32}$/.test(instance)) {
+      throw new BridgeError('invalid_input', `--instance expects 1-32 of A-Z a-z 0-9 _ -, got "${instance}"`);
+    }
+    server.transport = { ...server.transport, instance };
+  }
+  const store = values.store ?? config.server.store;
   const running = await serveConfig({
     config,
+    ...(typeof store === 'string' ? { store } : {}),
     ...(reread ? { reread: () => reread().then(withFlags) } : {}),
     transport: server.transport,
     log,

@@ -118,6 +118,20 @@ export const serverSchema = z
       .optional()
       .describe('Limits that keep one HTTP client from exhausting the server; flags win.'),
     logLevel: z.enum(['debug', 'info', 'warning', 'error']).optional(),
+    instance: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,32}$/, 'must be 1-32 of A-Z a-z 0-9 _ -')
+      .optional()
+      .describe(
+        'This instance\'s name among several behind a load balancer: initialize-era session ids start with "NAME.", so the balancer can route each session back to it. --instance wins.',
+      ),
+    store: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'Share tasks and paged outputs with the other instances behind one endpoint: redis://HOST:PORT/DB, usually BRIDGE_STORE_URL (an environment reference in a config file). Credentials go in BRIDGE_STORE_USERNAME / BRIDGE_STORE_PASSWORD, never here. --store wins.',
+      ),
     instructions: z.string().optional().describe('Text telling the client model how to use this server.'),
     confirm: confirmSchema
       .optional()

@@ -2,6 +2,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { ToolRegistry } from '../registry.js';
+import { listEntry } from '../server/list-entry.js';
 import type { Source } from '../source.js';
 import type { ToolAnnotations } from '../tool.js';
 
@@ -68,7 +69,7 @@ export async function inspectSources(sources: readonly Source[], log: Logger): P
         source: tool.source,
         annotations: definition.annotations,
         taskSupport: definition.taskSupport ?? 'forbidden',
-        tokens: estimateTokens(listEntry(tool.name, definition)),
+        tokens: estimateTokens(listEntry(tool)),
         problems,
         warnings,
       };
@@ -95,21 +96,6 @@ function schemaProblems(field: string, schema: unknown, objectRoot: boolean): st
     problems.push(`${field} does not compile as JSON Schema 2020-12: ${describeError(error)}`);
   }
   return problems;
-}
-
-// The tool as `tools/list` carries it, the part that costs context tokens.
-function listEntry(name: string, definition: ToolRegistry['tools'][number]['definition']) {
-  return {
-    name,
-    ...(definition.title ? { title: definition.title } : {}),
-    description: definition.description,
-    inputSchema: definition.inputSchema,
-    ...(definition.outputSchema ? { outputSchema: definition.outputSchema } : {}),
-    annotations: definition.annotations,
-    ...(definition.taskSupport && definition.taskSupport !== 'forbidden'
-      ? { execution: { taskSupport: definition.taskSupport } }
-      : {}),
-  };
 }
 
 /** About four characters of JSON per token, the usual rule of thumb for English and JSON. */

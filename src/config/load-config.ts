@@ -113,9 +113,17 @@ export async function validateConfig(
     sources.push({ ...(entry as SourceEntry), command, options: parsed.data, baseDir });
   }
   if (shell.success) problems.push(...overrideNameClashes(shell.data));
+  // The store URL usually comes from the environment (one value per deployment).
+  const store = shell.success ? shell.data.server?.store : undefined;
+  const resolvedStore =
+    store === undefined ? undefined : resolveEnvReferences(store, ['server', 'store'], options.env, problems);
   if (problems.length > 0 || !shell.success) fail(problems);
   const config = shell.data as ConfigShell;
-  return { file: options.path, server: config.server ?? {}, sources };
+  const server = {
+    ...config.server,
+    ...(resolvedStore === undefined ? {} : { store: String(resolvedStore) }),
+  };
+  return { file: options.path, server, sources };
 }
 
 // The source entries of a file whose shape is wrong, for checking their options anyway.

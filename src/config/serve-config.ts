@@ -16,6 +16,8 @@ export interface ServeConfigOptions {
   /** How to serve: from the config's `server` section (`transportFromSettings`) or the flags. */
   transport: TransportOptions;
   log: Logger;
+  /** Share tasks and paged outputs through this store (see `ServeOptions.store`). */
+  store?: string;
   /** Rebuild the tools when the config or a file a source was built from changes. Default true. */
   watch?: boolean;
 }
@@ -45,6 +47,7 @@ export async function serveConfig(options: ServeConfigOptions): Promise<ConfigBr
     sources,
     transport: options.transport,
     log,
+    ...(options.store === undefined ? {} : { store: options.store }),
     ...(config.server.instructions === undefined ? {} : { instructions: config.server.instructions }),
   });
 

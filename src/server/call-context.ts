@@ -1,10 +1,10 @@
 import type { LoggingLevel, ServerContext } from '@modelcontextprotocol/server';
 import type { ClientAsk } from '../ask/client-ask.js';
-import { callerOf } from '../caller.js';
 import type { Logger } from '../logger.js';
 import type { ResourceStore } from '../resource-store.js';
 import type { SignInCallbacks } from '../sign-in/sign-in-callbacks.js';
 import type { Progress, ToolContext } from '../tool.js';
+import { buildToolContext, callOrigin } from '../tool-context.js';
 
 // Who the caller is is decided in one place (src/caller.ts); re-exported for existing importers.
 export { callerOf, callerOfAuth } from '../caller.js';
@@ -71,18 +71,16 @@ export function createCallContext(
         );
   keepAlive?.unref();
   const stop = () => clearInterval(keepAlive);
-  const context: ToolContext = {
-    signal: AbortSignal.any([ctx.mcpReq.signal, options.shutdown]),
+  const signal = AbortSignal.any([ctx.mcpReq.signal, options.shutdown]);
+  const context = buildToolContext(callOrigin(ctx), {
+    signal,
     progress,
     log: forwardingLogger(ctx, options.log, options.toolName),
     resources: options.resources,
-    caller: callerOf(ctx),
-  };
-  if (options.roots) context.roots = options.roots;
-  if (options.ask) context.ask = options.ask(context.signal);
-  if (options.signIn) context.signIn = options.signIn;
-  const authorization = ctx.http?.req?.headers.get('authorization');
-  if (authorization) context.authorization = authorization;
+    ...(options.roots ? { roots: options.roots } : {}),
+    ...(options.ask ? { ask: options.ask(signal) } : {}),
+    ...(options.signIn ? { signIn: options.signIn } : {}),
+  });
   // The v2 SDK client dispatches notifications a tick later than responses: when the last
   // progress and the result share one read, it drops the progress. One macrotask apart, they don't.
   const settled = async () => {

@@ -11,7 +11,7 @@ import { type AskSettings, prepareAsking } from '../ask/call-asking.js';
 import { RequestStateKeeper } from '../ask/request-state.js';
 import type { Catalog } from '../catalog.js';
 import type { Logger } from '../logger.js';
-import type { RegisteredTool, ToolRegistry } from '../registry.js';
+import type { ToolRegistry } from '../registry.js';
 import type { ResourceStore } from '../resource-store.js';
 import type { SignInCallbacks } from '../sign-in/sign-in-callbacks.js';
 import { createTaskSupport } from '../tasks/install-tasks.js';
@@ -22,6 +22,7 @@ import { callerOf, createCallContext } from './call-context.js';
 import { trackClientRoots } from './client-roots.js';
 import { promptHandlers, registerCompletionHandler } from './handle-prompts.js';
 import { resourceHandlers } from './handle-resources.js';
+import { listEntry } from './list-entry.js';
 import { listPage } from './paginate.js';
 import type { ResourceSubscriptions } from './resource-subscriptions.js';
 
@@ -41,8 +42,6 @@ export interface ServerSetup {
   log: Logger;
   /** Aborted at shutdown: aborts every call in flight. */
   shutdown: AbortSignal;
-  /** Lets later features (tasks, auth scopes) add handlers; called on every new instance. */
-  extend?: (server: Server, context: McpRequestContext) => void;
   /** Lifetime bounds, polling pace and store of tasks (tools with `taskSupport`). */
   tasks?: TaskOptions;
   /** How tools ask the client (see `ClientAsk`): the request-state key, the answer timeout. */
@@ -78,7 +77,7 @@ export function createServerFactory(
   const describeTools = (registry: ToolRegistry) => {
     let tools = listCache.get(registry);
     if (!tools) {
-      tools = registry.tools.map(describeTool);
+      tools = registry.tools.map(listEntry);
       listCache.set(registry, tools);
     }
     return tools;
@@ -163,7 +162,6 @@ export function createServerFactory(
     registerCatalog(server, context);
 
     tasks.install(server, context);
-    setup.extend?.(server, context);
     return server;
   };
   return Object.assign(factory, { taskFeed: tasks.feed });
@@ -195,20 +193,4 @@ function catalogHandlers(
     registerPrompts?.(server, context.era === 'modern');
     if (completes) registerCompletionHandler(server, { prompts, resourceTemplates, shutdown });
   };
-}
-
-function describeTool(tool: RegisteredTool): Tool {
-  const { definition } = tool;
-  const described: Tool = {
-    name: tool.name,
-    description: definition.description,
-    inputSchema: definition.inputSchema as Tool['inputSchema'],
-    annotations: { ...definition.annotations, ...(definition.title ? { title: definition.title } : {}) },
-  };
-  if (definition.title) described.title = definition.title;
-  if (definition.outputSchema) described.outputSchema = definition.outputSchema as Tool['outputSchema'];
-  if (definition.taskSupport && definition.taskSupport !== 'forbidden') {
-    described.execution = { taskSupport: definition.taskSupport };
-  }
-  return described;
 }

@@ -42,7 +42,7 @@ export interface ResourceHandlers {
   /** Registers `resources/list`, `resources/templates/list` and `resources/read` on a new server. */
   register(server: Server): void;
   /** Whether `uri` names a resource the caller behind `ctx` can read (for subscriptions). */
-  exists(uri: string, ctx: ServerContext): boolean;
+  exists(uri: string, ctx: ServerContext): Promise<boolean>;
 }
 
 /**
@@ -63,16 +63,16 @@ export function resourceHandlers(sources: ResourceSources): ResourceHandlers {
     OUTPUT_PAGE_TEMPLATE,
   ];
 
-  const exists = (uri: string, ctx: ServerContext) =>
+  const exists = async (uri: string, ctx: ServerContext) =>
     fixed.has(uri) ||
-    sources.store.read(uri, callerOf(ctx)) !== undefined ||
-    templates.some(({ matcher }) => matcher.match(uri) !== null);
+    templates.some(({ matcher }) => matcher.match(uri) !== null) ||
+    (await sources.store.has(uri, callerOf(ctx)));
 
   const register = (server: Server) => {
-    server.setRequestHandler('resources/list', (request, ctx) => {
+    server.setRequestHandler('resources/list', async (request, ctx) => {
       const caller = callerOf(ctx);
       // Anonymous HTTP requests see no stored outputs: theirs are reachable only by their URI.
-      const own = mayList(caller) ? sources.store.list(caller) : [];
+      const own = mayList(caller) ? await sources.store.list(caller) : [];
       const all: Resource[] = [...listedFixed, ...own];
       return listPage('resources', all, request.params?.cursor);
     });
@@ -83,7 +83,7 @@ export function resourceHandlers(sources: ResourceSources): ResourceHandlers {
       const { uri } = request.params;
       const resource = fixed.get(uri);
       if (resource) return { contents: await resource.read(catalogContext(ctx, sources.shutdown)) };
-      const stored = sources.store.read(uri, callerOf(ctx));
+      const stored = await sources.store.read(uri, callerOf(ctx));
       if (stored) return { contents: [stored] };
       for (const { template, matcher } of templates) {
         const variables = matcher.match(uri);

@@ -25,13 +25,13 @@ export class ResourceSubscriptions {
   install(
     server: Server,
     context: McpRequestContext,
-    exists: (uri: string, ctx: ServerContext) => boolean,
+    exists: (uri: string, ctx: ServerContext) => Promise<boolean>,
   ): void {
     server.registerCapabilities({ resources: { subscribe: true } });
     if (context.era === 'modern') return;
-    server.setRequestHandler('resources/subscribe', (request, ctx) => {
+    server.setRequestHandler('resources/subscribe', async (request, ctx) => {
       const { uri } = request.params;
-      if (!exists(uri, ctx)) throw new ResourceNotFoundError(uri);
+      if (!(await exists(uri, ctx))) throw new ResourceNotFoundError(uri);
       this.#prune();
       const uris = this.#byServer.get(server) ?? new Set<string>();
       uris.add(uri);

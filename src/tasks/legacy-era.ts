@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { ToolRegistry } from '../registry.js';
 import { callerOf } from '../server/call-context.js';
 import { trackClientRoots } from '../server/client-roots.js';
+import { callOrigin } from '../tool-context.js';
 import { interceptToolsCall } from './intercept-tools-call.js';
 import { startTaskCall, toolCallTarget, wireError } from './task-call.js';
 import type { TaskRunner } from './task-runner.js';
@@ -63,7 +64,7 @@ export function installLegacyTasks(server: Server, runner: TaskRunner, registry:
     return trackClientRoots(server)(ctx)
       .then((roots) =>
         startTaskCall(runner, target, {
-          caller: callerOf(ctx),
+          origin: callOrigin(ctx),
           ...(roots ? { roots } : {}),
           askCapabilities: server.getClientCapabilities() ?? {},
           requestedTtl: (taskParam as { ttl?: unknown }).ttl,

@@ -4,12 +4,12 @@ import {
   isTerminal,
   type NewTask,
   type TaskEvent,
-  type TaskOutcome,
   type TaskPage,
   type TaskRecord,
   type TaskStatus,
   type TaskStore,
   TaskStoreFullError,
+  type TransitionDetails,
 } from './task-store.js';
 
 export interface MemoryTaskStoreOptions {
@@ -39,6 +39,7 @@ export class MemoryTaskStore implements TaskStore {
   readonly #byCaller = new Map<string, Map<string, Entry>>();
   readonly #waiters = new Map<string, Set<() => void>>();
   readonly #listeners = new Set<(event: TaskEvent) => void>();
+  readonly #answerListeners = new Set<(taskId: string, responses: Record<string, unknown>) => void>();
   readonly #options: Required<MemoryTaskStoreOptions>;
   #seq = 0;
 
@@ -113,7 +114,7 @@ export class MemoryTaskStore implements TaskStore {
   async transition(
     taskId: string,
     status: TaskStatus,
-    details: { statusMessage?: string; outcome?: TaskOutcome } = {},
+    details: TransitionDetails = {},
   ): Promise<Readonly<TaskRecord> | undefined> {
     const record = this.#entries.get(taskId)?.record;
     if (!record || isTerminal(record.status)) return undefined;
@@ -122,6 +123,8 @@ export class MemoryTaskStore implements TaskStore {
     if (details.statusMessage === undefined) delete record.statusMessage;
     else record.statusMessage = details.statusMessage;
     if (details.outcome) record.outcome = details.outcome;
+    if (details.inputRequests && status === 'input_required') record.inputRequests = details.inputRequests;
+    else delete record.inputRequests;
     this.#emit({ type: 'status', task: record });
     if (isTerminal(status)) this.#wake(taskId);
     return record;
@@ -159,12 +162,21 @@ export class MemoryTaskStore implements TaskStore {
     });
   }
 
+  async relayAnswers(taskId: string, responses: Record<string, unknown>): Promise<void> {
+    for (const listener of this.#answerListeners) listener(taskId, responses);
+  }
+
+  onAnswers(listener: (taskId: string, responses: Record<string, unknown>) => void): () => void {
+    this.#answerListeners.add(listener);
+    return () => this.#answerListeners.delete(listener);
+  }
+
   subscribe(listener: (event: TaskEvent) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
 
-  close(): void {
+  async close(): Promise<void> {
     for (const taskId of [...this.#entries.keys()]) this.#drop(taskId);
     this.#listeners.clear();
   }

@@ -11,9 +11,10 @@ import { z } from 'zod';
 import type { AskCapabilities } from '../ask/ask-params.js';
 import { type AskSettings, prepareAsking } from '../ask/call-asking.js';
 import { InvalidAnswerError } from '../ask/check-answer.js';
+import { callerOf } from '../caller.js';
 import type { ToolRegistry } from '../registry.js';
-import { callerOf } from '../server/call-context.js';
 import { textResult } from '../tool.js';
+import { callOrigin } from '../tool-context.js';
 import { interceptToolsCall } from './intercept-tools-call.js';
 import { legacyTask } from './legacy-era.js';
 import { startOrAnswerCall, type ToolCallTarget, toolCallTarget, wireError } from './task-call.js';
@@ -101,7 +102,7 @@ export function installModernTasks(
       startOrAnswerCall(
         runner,
         { ...target, args },
-        { caller: callerOf(ctx), askCapabilities },
+        { origin: callOrigin(ctx), askCapabilities },
         answerWithinMs,
       ).then((outcome) =>
         'task' in outcome
@@ -137,7 +138,10 @@ export function installModernTasks(
       try {
         // The SDK lifts `inputResponses` off the params of every request; read them where it puts them.
         const responses = ctx.mcpReq.inputResponses ?? inputResponses;
-        if (responses) runner.questions(taskId)?.answer(responses);
+        const questions = runner.questions(taskId);
+        // A task running on another instance (a shared store) gets its answers relayed there.
+        if (responses && questions) questions.answer(responses);
+        else if (responses) await runner.store.relayAnswers(taskId, responses);
       } catch (error) {
         if (error instanceof InvalidAnswerError)
           throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
@@ -174,7 +178,9 @@ export function detailedTask(task: Readonly<TaskRecord>, runner: TaskRunner) {
   if (task.outcome?.kind === 'result') return { ...base, result: task.outcome.result };
   if (task.outcome?.kind === 'error') return { ...base, error: task.outcome.error };
   if (task.status === 'input_required') {
-    return { ...base, inputRequests: runner.questions(task.taskId)?.inputRequests() ?? {} };
+    // The running instance knows every question; any other shows those stored with the task.
+    const asked = runner.questions(task.taskId)?.inputRequests() ?? task.inputRequests ?? {};
+    return { ...base, inputRequests: asked };
   }
   return base;
 }

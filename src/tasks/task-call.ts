@@ -2,6 +2,7 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { AskCapabilities } from '../ask/ask-params.js';
 import type { RegisteredTool, ToolRegistry } from '../registry.js';
 import type { ToolResult } from '../tool.js';
+import type { CallOrigin } from '../tool-context.js';
 import type { RawToolsCall } from './intercept-tools-call.js';
 import { TaskAlreadyFinishedError, type TaskCall, type TaskRunner, TaskTtlError } from './task-runner.js';
 import { InvalidCursorError, type TaskRecord, TaskStoreFullError } from './task-store.js';
@@ -27,7 +28,7 @@ export function toolCallTarget(request: RawToolsCall, registry: ToolRegistry): T
 }
 
 interface TaskCallOptions {
-  caller: string;
+  origin: CallOrigin;
   requestedTtl?: unknown;
   notify?: (task: Readonly<TaskRecord>) => void;
   roots?: string[];
@@ -56,7 +57,7 @@ export function startOrAnswerCall(
 function taskCall(runner: TaskRunner, target: ToolCallTarget, options: TaskCallOptions): TaskCall {
   return {
     ...target,
-    caller: options.caller,
+    origin: options.origin,
     ttlMs: runner.resolveTtl(options.requestedTtl),
     ...(options.notify ? { notify: options.notify } : {}),
     ...(options.roots ? { roots: options.roots } : {}),

@@ -7,6 +7,7 @@ import type { RegisteredTool, ToolRegistry } from '../registry.js';
 import type { ResourceStore } from '../resource-store.js';
 import type { SignInCallbacks } from '../sign-in/sign-in-callbacks.js';
 import { type ToolContext, type ToolResult, textResult } from '../tool.js';
+import { buildToolContext, type CallOrigin } from '../tool-context.js';
 import { MemoryTaskStore, type MemoryTaskStoreOptions } from './memory-task-store.js';
 import { isTerminal, type TaskRecord, type TaskStore } from './task-store.js';
 
@@ -48,7 +49,8 @@ export interface TaskCall {
   registry: ToolRegistry;
   tool: RegisteredTool;
   args: Record<string, unknown>;
-  caller: string;
+  /** Who created the task and with what credentials, captured from the creating request. */
+  origin: CallOrigin;
   ttlMs: number;
   /** Hears the task's transitions (the connection that created it), when anyone can. */
   notify?: (task: Readonly<TaskRecord>) => void;
@@ -108,14 +110,39 @@ export class TaskRunner {
         this.#questions.delete(taskId);
       }
     });
+    // Answers given through another instance (2026-07-28 tasks/update) reach the questions here.
+    this.store.onAnswers((taskId, responses) => {
+      try {
+        this.#questions.get(taskId)?.answer(responses);
+      } catch (error) {
+        setup.log.warn(`task ${taskId}: answers relayed from another instance were refused`, {
+          reason: describeError(error),
+        });
+      }
+    });
     // One shutdown listener for all tasks, not one per task: thousands of tasks may run at once.
     setup.shutdown.addEventListener(
       'abort',
       () => {
-        for (const controller of this.#running.values()) controller.abort(setup.shutdown.reason);
+        const running = [...this.#running];
         this.#running.clear();
         // A store passed in may be shared with other instances: only ours is ours to close.
-        if (!options.store) this.store.close();
+        if (!options.store) {
+          for (const [, controller] of running) controller.abort(setup.shutdown.reason);
+          void this.store.close();
+          return;
+        }
+        // Others still see these tasks: they end as failed with the reason before their work
+        // stops (else the aborted work would read as a completed call that was cancelled).
+        const reason =
+          'The bridge instance running this task shut down before it finished. Run the tool again.';
+        const error = { code: -32603, message: reason };
+        for (const [taskId, controller] of running) {
+          void this.store
+            .transition(taskId, 'failed', { statusMessage: reason, outcome: { kind: 'error', error } })
+            .catch(() => {})
+            .finally(() => controller.abort(setup.shutdown.reason));
+        }
       },
       { once: true },
     );
@@ -190,7 +217,7 @@ export class TaskRunner {
 
   async #launch(call: TaskCall): Promise<{ task: Readonly<TaskRecord>; work: Promise<ToolResult> }> {
     const task = await this.store.create({
-      caller: call.caller,
+      caller: call.origin.caller,
       toolName: call.tool.name,
       ttlMs: call.ttlMs,
       pollIntervalMs: this.#options.pollIntervalMs,
@@ -199,30 +226,35 @@ export class TaskRunner {
     if (this.#setup.shutdown.aborted) controller.abort(this.#setup.shutdown.reason);
     this.#running.set(task.taskId, controller);
     if (call.notify) this.#notifiers.set(task.taskId, call.notify);
-    const context: ToolContext = {
-      signal: controller.signal,
-      // Progress has no request to ride on once the create result is sent: it becomes the status message.
-      progress: this.#progressReporter(task.taskId),
-      log: this.#setup.log,
-      resources: this.#setup.resources,
-      caller: call.caller,
-    };
-    if (this.#setup.signIn) context.signIn = this.#setup.signIn;
     const { roots } = call;
-    if (roots) context.roots = async () => roots;
+    let questions: TaskQuestions | undefined;
     if (call.askCapabilities) {
-      const questions = new TaskQuestions({
+      questions = new TaskQuestions({
         capabilities: call.askCapabilities,
         signal: controller.signal,
         onWaiting: (waiting) => {
           const status = waiting ? 'input_required' : 'working';
           const statusMessage = waiting ? 'Waiting for input from the client.' : 'Input received; working.';
-          void this.store.transition(task.taskId, status, { statusMessage }).catch(() => {});
+          // Stored with the questions, so that an instance that does not run the task can show them.
+          const details =
+            waiting && questions
+              ? { statusMessage, inputRequests: questions.inputRequests() }
+              : { statusMessage };
+          void this.store.transition(task.taskId, status, details).catch(() => {});
         },
       });
       this.#questions.set(task.taskId, questions);
-      context.ask = questions.ask;
     }
+    const context = buildToolContext(call.origin, {
+      signal: controller.signal,
+      // Progress has no request to ride on once the create result is sent: it becomes the status message.
+      progress: this.#progressReporter(task.taskId),
+      log: this.#setup.log,
+      resources: this.#setup.resources,
+      ...(roots ? { roots: async () => roots } : {}),
+      ...(questions ? { ask: questions.ask } : {}),
+      ...(this.#setup.signIn ? { signIn: this.#setup.signIn } : {}),
+    });
     // A question the client cannot take, or a bad answer, ends the task's call as the model's error.
     const work = call.registry.call(call.tool, call.args, context).catch((error: unknown) => {
       if (error instanceof AskInterrupt) return textResult(`${call.tool.name}: ${error.message}`, true);

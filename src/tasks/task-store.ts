@@ -14,6 +14,20 @@ export interface TaskError {
   data?: unknown;
 }
 
+/** A question a waiting task's tool asked the client, as 2026-07-28 `tasks/get` shows it. */
+export interface TaskInputRequest {
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+/** What a transition may set besides the status. */
+export interface TransitionDetails {
+  statusMessage?: string;
+  outcome?: TaskOutcome;
+  /** The questions an `input_required` task waits on (dropped by any other transition). */
+  inputRequests?: Record<string, TaskInputRequest>;
+}
+
 /** How a task ended: the tool's result (a `completed` task) or a protocol error (a `failed` one). */
 export type TaskOutcome = { kind: 'result'; result: ToolResult } | { kind: 'error'; error: TaskError };
 
@@ -35,6 +49,8 @@ export interface TaskRecord {
   readonly pollIntervalMs: number;
   /** Set once the task is terminal (absent for `cancelled`). */
   outcome?: TaskOutcome;
+  /** While `input_required`: the questions, so that any instance can show them. */
+  inputRequests?: Record<string, TaskInputRequest>;
 }
 
 /** What `TaskStore.create` needs. */
@@ -58,9 +74,10 @@ export interface TaskPage {
 
 /**
  * Keeps tasks and their results, bound to their callers, for their TTL. Transport- and
- * era-independent, and asynchronous so that a store shared by several server instances (Redis, a
- * database) can implement it later; the work itself (processes, abort signals) stays with the
- * instance that runs it.
+ * era-independent, and asynchronous so that several server instances can share one store
+ * (`RedisTaskStore`); the work itself (processes, abort signals) stays with the instance that runs
+ * it, which hears of a cancel made elsewhere through `subscribe`. Any method may reject with a
+ * `BridgeError` coded `unavailable` when a shared store cannot be reached.
  *
  * Every read takes the caller: a task of another caller is reported as absent, never as forbidden,
  * so ids cannot be probed.
@@ -82,7 +99,7 @@ export interface TaskStore {
   transition(
     taskId: string,
     status: TaskStatus,
-    details?: { statusMessage?: string; outcome?: TaskOutcome },
+    details?: TransitionDetails,
   ): Promise<Readonly<TaskRecord> | undefined>;
   /** Drops a task at once, without an event: for a call answered directly before its task was shown. */
   delete(taskId: string): Promise<void>;
@@ -94,8 +111,15 @@ export interface TaskStore {
   ): Promise<Readonly<TaskRecord> | undefined>;
   /** Calls `listener` on every transition and expiry; returns the unsubscribe function. */
   subscribe(listener: (event: TaskEvent) => void): () => void;
-  /** Drops every task and timer. */
-  close(): void;
+  /**
+   * Hands `tasks/update` answers to whichever process runs the task (its questions live there):
+   * every `onAnswers` listener of every process sharing the store hears them.
+   */
+  relayAnswers(taskId: string, responses: Record<string, unknown>): Promise<void>;
+  /** Calls `listener` with the answers relayed for a task; returns the unsubscribe function. */
+  onAnswers(listener: (taskId: string, responses: Record<string, unknown>) => void): () => void;
+  /** Releases what this process holds: the memory store drops every task and timer. */
+  close(): Promise<void>;
 }
 
 /** The store is at its memory cap and every task in it is still running. */

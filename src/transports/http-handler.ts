@@ -52,6 +52,8 @@ export interface HttpHandlerOptions {
   taskFeed?: TaskFeed;
   /** Whether the server offers resource subscriptions (a listen stream honors them only then). */
   resourceSubscriptions?: boolean;
+  /** This instance's name behind a load balancer: session ids start with `NAME.`. */
+  instance?: string;
 }
 
 /**
@@ -106,6 +108,7 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
     ...(options.maxSessions === undefined ? {} : { maxSessions: options.maxSessions }),
     ...(options.maxSessionsPerCaller === undefined ? {} : { maxPerCaller: options.maxSessionsPerCaller }),
     log: options.log,
+    ...(options.instance ? { sessionIdPrefix: `${options.instance}.` } : {}),
   });
 
   const admit = async (request: Request, peer: Peer): Promise<Response | Admission> => {

@@ -29,6 +29,11 @@ export interface LegacySessionOptions {
   maxPerCaller?: number;
   maxRequestBodySize: number;
   log?: Logger;
+  /**
+   * Starts every session id (`NAME.` + a UUID), so that a load balancer can send a session back to
+   * the instance that holds it (see the README's "Deploying"). Default none.
+   */
+  sessionIdPrefix?: string;
 }
 
 const NOT_FOUND = 'Session not found: start a new session with initialize.';
@@ -54,7 +59,13 @@ export class LegacySessions {
     this.#factory = factory;
     const { log, ...rest } = options;
     this.#log = log;
-    this.#options = { idleMs: 30 * 60_000, maxSessions: 1_000, maxPerCaller: 100, ...rest };
+    this.#options = {
+      idleMs: 30 * 60_000,
+      maxSessions: 1_000,
+      maxPerCaller: 100,
+      sessionIdPrefix: '',
+      ...rest,
+    };
     this.#sweeper = setInterval(() => this.#closeIdle(), Math.min(this.#options.idleMs, 60_000));
     this.#sweeper.unref();
   }
@@ -142,7 +153,7 @@ export class LegacySessions {
   ): Promise<Response> {
     const server = (await this.#factory({ era: 'legacy', requestInfo: request })) as Server;
     const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
+      sessionIdGenerator: () => this.#options.sessionIdPrefix + randomUUID(),
       maxRequestBodySize: this.#options.maxRequestBodySize,
       // Resumability: a client whose stream broke reconnects with Last-Event-ID and misses nothing.
       eventStore: new SessionEventStore(),

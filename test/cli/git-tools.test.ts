@@ -103,7 +103,7 @@ describe('git tools on a real repository', () => {
     );
     let text = first && 'text' in first ? first.text : '';
     for (let page = 2; page <= pages; page++) {
-      const contents = cli.store.read(`${template?.[1]}/page/${page}`, 'test');
+      const contents = await cli.store.read(`${template?.[1]}/page/${page}`, 'test');
       expect(contents && 'text' in contents).toBe(true);
       text += contents && 'text' in contents ? contents.text : '';
     }

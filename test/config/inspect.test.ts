@@ -3,6 +3,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { estimateTokens } from '../../src/config/inspect-tools.js';
+import { connect } from '../helpers/connect.js';
 import { BRIDGE_BIN } from '../helpers/start-bridge.js';
 import { CONFIG_BIN, tempDir, writeYaml } from './helpers.js';
 
@@ -67,6 +69,22 @@ describe('bridge inspect', () => {
     expect(report.totalTokens).toBe(report.tools.reduce((sum, tool) => sum + tool.tokens, 0));
     expect(report.tools.every((tool) => tool.tokens > 20)).toBe(true);
     expect(report.valid).toBe(true);
+  });
+
+  it('estimates the tokens of exactly the tools/list entries a client receives', async () => {
+    const result = await run(BRIDGE_BIN, ['inspect', fixture('bridge.config.yaml'), '--json']);
+    const report = JSON.parse(result.stdout) as Report;
+    await using client = await connect('v1', 'stdio', {
+      script: BRIDGE_BIN,
+      args: ['serve', fixture('bridge.config.yaml'), '--no-watch'],
+    });
+    const { tools } = await client.listTools();
+    // The titled tool carries its title twice (top level and annotations): both count.
+    expect(tools.find((tool) => tool.name === 'pets_createPet')?.annotations).toMatchObject({
+      title: 'Add a pet',
+    });
+    const served = Object.fromEntries(tools.map((tool) => [tool.name, estimateTokens(tool)]));
+    expect(Object.fromEntries(report.tools.map((tool) => [tool.name, tool.tokens]))).toEqual(served);
   });
 
   it('inspects source arguments the way the shorthand command would serve them', async () => {

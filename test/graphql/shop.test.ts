@@ -261,7 +261,7 @@ describe('tools from the shop schema (introspected)', () => {
     const pages = result.content.filter((b) => b.type === 'resource_link').length + 1;
     const uri = (links[0] as { uri: string }).uri.replace(/\/page\/\d+$/, '');
     for (let page = 2; page <= pages; page++) {
-      const contents = shop.resources.read(`${uri}/page/${page}`, 'test');
+      const contents = await shop.resources.read(`${uri}/page/${page}`, 'test');
       whole += (contents as { text: string }).text;
     }
     expect(JSON.parse(whole).catalogue).toHaveLength(2000);

@@ -206,7 +206,7 @@ describe('results', () => {
     expect(block.type).toBe('resource');
     expect(Buffer.from(block.resource.blob, 'base64').equals(NOT_UTF8)).toBe(true);
     expect(block.resource.mimeType).toBe('application/pdf');
-    const stored = api.store.read(block.resource.uri, 'test');
+    const stored = await api.store.read(block.resource.uri, 'test');
     expect(stored && 'blob' in stored && Buffer.from(stored.blob, 'base64').equals(NOT_UTF8)).toBe(true);
   });
 
@@ -225,7 +225,7 @@ describe('results', () => {
     expect(links.length).toBeGreaterThan(0);
     let whole = first;
     for (const link of links) {
-      const page = api.store.read(link.uri, 'test');
+      const page = await api.store.read(link.uri, 'test');
       whole += page && 'text' in page ? page.text : '';
     }
     expect(JSON.parse(whole).rows).toHaveLength(5000);

@@ -36,7 +36,7 @@ const tools: ToolDefinition[] = [
     annotations: readOnly,
     async invoke(_args, context) {
       const text = Array.from({ length: 5000 }, (_, i) => `line ${i + 1}`).join('\n');
-      const paged = pageOutput(text, {
+      const paged = await pageOutput(text, {
         store: context.resources,
         caller: context.caller,
         label: 'long output',

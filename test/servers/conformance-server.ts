@@ -2,10 +2,10 @@
 // fixture tools, resources and prompts, built only from the core's public API, served with
 // `--http HOST:PORT`. The suite names what each fixture must return; see test/conformance/.
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { RunningBridge } from '../../src/embed.js';
 import {
   type Catalog,
   READ_ONLY_LOCAL,
-  type RunningBridge,
   type Source,
   type ToolDefinition,
   textResult,

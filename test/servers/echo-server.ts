@@ -89,7 +89,7 @@ export const echoTools: ToolDefinition[] = [
     async invoke(args, context) {
       const lines = typeof args.lines === 'number' ? args.lines : 5000;
       const text = Array.from({ length: lines }, (_, i) => `line ${i + 1}`).join('\n');
-      const paged = pageOutput(text, {
+      const paged = await pageOutput(text, {
         store: context.resources,
         caller: context.caller,
         label: 'long output',

@@ -60,6 +60,23 @@ function sleepTool(name: string, taskSupport: TaskSupport): ToolDefinition {
 }
 
 export const taskTools: ToolDefinition[] = [
+  {
+    name: 'ask_name',
+    description: 'Asks the user for a name (form elicitation), then greets them. Runs only as a task.',
+    inputSchema: { type: 'object', properties: {} },
+    annotations,
+    taskSupport: 'required',
+    async invoke(_args, context) {
+      if (!context.ask) return { content: [{ type: 'text', text: 'no ask' }], isError: true };
+      const answer = await context.ask.elicit({
+        key: 'who',
+        message: 'Who shall I greet?',
+        requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+      });
+      if (answer.action !== 'accept') return { content: [{ type: 'text', text: 'declined' }], isError: true };
+      return { content: [{ type: 'text', text: `Hello, ${answer.content.name}!` }] };
+    },
+  },
   sleepTool('sleep', 'optional'),
   sleepTool('sleep_required', 'required'),
   sleepTool('sleep_forbidden', 'forbidden'),
@@ -103,7 +120,7 @@ export const taskTools: ToolDefinition[] = [
     taskSupport: 'optional',
     async invoke(args, context) {
       const { stdout } = await run('seq', ['1', String(args.to)], context);
-      const paged = pageOutput(stdout, {
+      const paged = await pageOutput(stdout, {
         store: context.resources,
         caller: context.caller,
         label: 'seq output',

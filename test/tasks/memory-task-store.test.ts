@@ -124,4 +124,21 @@ describe('MemoryTaskStore', () => {
     expect((await store.get(task.taskId, 'session:a'))?.status).toBe('working');
     store.close();
   });
+
+  it('keeps the questions of a waiting task until it moves on, and relays answers to its listeners', async () => {
+    const store = new MemoryTaskStore();
+    const task = await store.create(newTask());
+    const inputRequests = { who: { method: 'elicitation/create', params: { message: 'Who?' } } };
+    await store.transition(task.taskId, 'input_required', { inputRequests });
+    expect((await store.get(task.taskId, 'session:a'))?.inputRequests).toEqual(inputRequests);
+    await store.transition(task.taskId, 'working');
+    expect((await store.get(task.taskId, 'session:a'))?.inputRequests).toBeUndefined();
+    const heard: unknown[] = [];
+    const stop = store.onAnswers((taskId, responses) => heard.push([taskId, responses]));
+    await store.relayAnswers(task.taskId, { who: { action: 'decline' } });
+    stop();
+    await store.relayAnswers(task.taskId, {});
+    expect(heard).toEqual([[task.taskId, { who: { action: 'decline' } }]]);
+    store.close();
+  });
 });

@@ -1,0 +1,198 @@
+import type { Logger } from '../logger.js';
+import {
+  describeStored,
+  type NewResource,
+  newResourceId,
+  RESOURCE_URI_PREFIX,
+  type ResourceStore,
+  type StoredContents,
+  type StoredResource,
+} from '../resource-store.js';
+import type { RedisConnection } from './redis-connection.js';
+
+export interface RedisResourceStoreOptions {
+  /** How long an entry lives (Redis expires it). Default 30 minutes. */
+  ttlMs?: number;
+  /** Bytes one caller may hold; its oldest entries go first. Default 16 MiB. */
+  maxBytesPerCaller?: number;
+}
+
+// One entry: a hash {caller, meta (the listing, JSON), kind (text|blob), body}, expiring with the
+// TTL. Per caller: a sorted set of its URIs by time and a hash of their sizes, for the quota.
+// KEYS: entry, caller's index, caller's sizes. ARGV: uri, now, ttl, size, quota, caller, meta,
+// kind, body, entry key prefix.
+const PUT = `
+local foreign = 0
+for i, expected in ipairs({'hash', 'zset', 'hash'}) do
+  local t = redis.call('TYPE', KEYS[i]).ok
+  if t ~= 'none' and t ~= expected then redis.call('DEL', KEYS[i]); foreign = 1 end
+end
+local uri, now, ttl, size, quota = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+for _, old in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now - ttl)) do
+  redis.call('HDEL', KEYS[3], old)
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - ttl)
+redis.call('ZREM', KEYS[2], uri)
+redis.call('HDEL', KEYS[3], uri)
+local total = 0
+for _, held in ipairs(redis.call('HVALS', KEYS[3])) do total = total + (tonumber(held) or 0) end
+while total + size > quota do
+  local oldest = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
+  if not oldest then break end
+  total = total - (tonumber(redis.call('HGET', KEYS[3], oldest)) or 0)
+  redis.call('ZREM', KEYS[2], oldest)
+  redis.call('HDEL', KEYS[3], oldest)
+  redis.call('DEL', ARGV[10] .. oldest)
+end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'caller', ARGV[6], 'meta', ARGV[7], 'kind', ARGV[8], 'body', ARGV[9])
+redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('ZADD', KEYS[2], now, uri)
+redis.call('HSET', KEYS[3], uri, size)
+redis.call('PEXPIRE', KEYS[2], ttl)
+redis.call('PEXPIRE', KEYS[3], ttl)
+return foreign
+`;
+
+/**
+ * The `ResourceStore` in Redis, shared by every bridge instance on it: a page written through one
+ * is readable through the others. Redis does the expiry; each caller has a byte quota (its own
+ * oldest entries go first), so one caller's outputs cannot push out everyone else's. A value under
+ * our keys that we did not write is ignored with a warning.
+ */
+export class RedisResourceStore implements ResourceStore {
+  readonly #redis: RedisConnection;
+  readonly #log: Logger;
+  readonly #prefix: string;
+  readonly #ttlMs: number;
+  readonly #quota: number;
+
+  constructor(redis: RedisConnection, log: Logger, options: RedisResourceStoreOptions = {}) {
+    this.#redis = redis;
+    this.#log = log;
+    this.#prefix = `${redis.address.namespace}:res:`;
+    this.#ttlMs = options.ttlMs ?? 30 * 60_000;
+    this.#quota = options.maxBytesPerCaller ?? 16 * 1024 * 1024;
+  }
+
+  newId(): string {
+    return newResourceId();
+  }
+
+  async put(resource: NewResource, caller: string): Promise<StoredResource> {
+    const stored = describeStored(resource, resource.uri ?? `${RESOURCE_URI_PREFIX}${this.newId()}`);
+    const [kind, body] = resource.bytes
+      ? ['blob', Buffer.from(resource.bytes).toString('base64')]
+      : ['text', resource.text ?? ''];
+    const foreign = await this.#redis.run((client) =>
+      client.sendCommand([
+        'EVAL',
+        PUT,
+        '3',
+        this.#prefix + stored.uri,
+        `${this.#prefix}of:${caller}`,
+        `${this.#prefix}sizes:${caller}`,
+        stored.uri,
+        String(Date.now()),
+        String(this.#ttlMs),
+        String(stored.size),
+        String(this.#quota),
+        caller,
+        JSON.stringify(stored),
+        kind,
+        body,
+        this.#prefix,
+      ]),
+    );
+    if (Number(foreign) === 1) {
+      this.#log.warn(`store: replaced values under ${this.#prefix}…${caller} that this bridge did not write`);
+    }
+    return stored;
+  }
+
+  async read(uri: string, caller: string): Promise<StoredContents | undefined> {
+    const entry = await this.#entry(uri);
+    if (!entry || entry.caller !== caller) return undefined;
+    const { mimeType } = entry.meta;
+    return entry.kind === 'blob' ? { uri, mimeType, blob: entry.body } : { uri, mimeType, text: entry.body };
+  }
+
+  async has(uri: string, caller: string): Promise<boolean> {
+    if (!uri.startsWith(RESOURCE_URI_PREFIX)) return false;
+    const owner = await this.#foreignTolerant(uri, (client) => client.hGet(this.#prefix + uri, 'caller'));
+    return owner === caller;
+  }
+
+  async list(caller: string): Promise<StoredResource[]> {
+    const uris = (await this.#foreignTolerant(`of:${caller}`, (client) =>
+      client.sendCommand([
+        'ZRANGEBYSCORE',
+        `${this.#prefix}of:${caller}`,
+        String(Date.now() - this.#ttlMs),
+        '+inf',
+      ]),
+    )) as string[] | undefined;
+    if (!uris) return [];
+    const metas = await this.#redis.run((client) =>
+      // A foreign value (WRONGTYPE) under one of the keys leaves just that entry out.
+      Promise.all(
+        uris.map((uri) =>
+          client.sendCommand(['HMGET', this.#prefix + uri, 'caller', 'meta']).catch(() => null),
+        ),
+      ),
+    );
+    const listed: StoredResource[] = [];
+    metas.forEach((reply, index) => {
+      const [owner, meta] = (Array.isArray(reply) ? reply : []) as Array<string | null>;
+      if (owner !== caller || typeof meta !== 'string') return;
+      const parsed = this.#meta(meta, uris[index] as string);
+      if (parsed) listed.push(parsed);
+    });
+    return listed;
+  }
+
+  async #entry(uri: string) {
+    if (!uri.startsWith(RESOURCE_URI_PREFIX)) return undefined;
+    const fields: Record<string, string | undefined> =
+      (await this.#foreignTolerant(uri, (client) => client.hGetAll(this.#prefix + uri))) ?? {};
+    if (Object.keys(fields).length === 0) return undefined;
+    const meta = fields.meta === undefined ? undefined : this.#meta(fields.meta, uri);
+    if (
+      !meta ||
+      typeof fields.caller !== 'string' ||
+      typeof fields.body !== 'string' ||
+      (fields.kind !== 'text' && fields.kind !== 'blob')
+    ) {
+      this.#log.warn(`store: ignoring a value under ${this.#prefix}${uri} that this bridge did not write`);
+      return undefined;
+    }
+    return { caller: fields.caller, meta, kind: fields.kind, body: fields.body };
+  }
+
+  // A key of another type under our prefix (WRONGTYPE) is someone else's value: warn, treat as absent.
+  async #foreignTolerant<T>(uri: string, read: (client: RedisConnection['commands']) => Promise<T>) {
+    try {
+      return await this.#redis.run(read);
+    } catch (error) {
+      if (!/WRONGTYPE/.test(String((error as Error)?.message))) throw error;
+      this.#log.warn(`store: ignoring a value under ${this.#prefix}${uri} that this bridge did not write`);
+      return undefined;
+    }
+  }
+
+  #meta(text: string, uri: string): StoredResource | undefined {
+    try {
+      const meta = JSON.parse(text) as StoredResource;
+      if (
+        meta.uri === uri &&
+        typeof meta.name === 'string' &&
+        typeof meta.mimeType === 'string' &&
+        typeof meta.size === 'number'
+      ) {
+        return meta;
+      }
+    } catch {}
+    this.#log.warn(`store: ignoring a corrupt listing under ${this.#prefix}${uri}`);
+    return undefined;
+  }
+}

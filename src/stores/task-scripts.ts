@@ -1,0 +1,56 @@
+// The Lua scripts of the Redis task store: each change that reads and writes runs atomically in
+// Redis, so that two instances acting on one task at once cannot both win.
+
+const TERMINAL = "s == 'completed' or s == 'failed' or s == 'cancelled'";
+
+// KEYS: the task, the caller's index. ARGV: max per caller, ttl, key prefix, running-set key, task id, fields…
+export const CREATE = `
+local max, ttl, prefix = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
+local foreign = 0
+for i, key in ipairs({KEYS[2], ARGV[4]}) do
+  local t = redis.call('TYPE', key).ok
+  local expected = i == 1 and 'zset' or 'set'
+  if t ~= 'none' and t ~= expected then redis.call('DEL', key); foreign = 1 end
+end
+local counter = redis.call('TYPE', prefix .. 'seq').ok
+if counter ~= 'none' and (counter ~= 'string' or not tonumber(redis.call('GET', prefix .. 'seq'))) then
+  redis.call('DEL', prefix .. 'seq'); foreign = 1
+end
+if redis.call('ZCARD', KEYS[2]) >= max then
+  for _, id in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
+    local s = redis.pcall('HGET', prefix .. id, 'status')
+    if type(s) ~= 'string' then
+      redis.call('ZREM', KEYS[2], id)
+    elseif ${TERMINAL} then
+      redis.call('DEL', prefix .. id)
+      redis.call('ZREM', KEYS[2], id)
+    end
+    if redis.call('ZCARD', KEYS[2]) < max then break end
+  end
+  if redis.call('ZCARD', KEYS[2]) >= max then return {-1, foreign} end
+end
+local seq = redis.call('INCR', prefix .. 'seq')
+redis.call('HSET', KEYS[1], 'seq', seq, unpack(ARGV, 6))
+redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('ZADD', KEYS[2], seq, ARGV[5])
+if redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], ttl) end
+redis.call('SADD', ARGV[4], ARGV[5])
+return {seq, foreign}
+`;
+
+// KEYS: the task. ARGV: status, now, has message (1/0), message, outcome JSON or '', running-set
+// prefix, input requests JSON or ''.
+// The first terminal status wins; a finished task leaves its owner's running set.
+export const TRANSITION = `
+local s = redis.pcall('HGET', KEYS[1], 'status')
+if type(s) ~= 'string' or ${TERMINAL} then return false end
+redis.call('HSET', KEYS[1], 'status', ARGV[1], 'lastUpdatedAt', ARGV[2])
+if ARGV[3] == '1' then redis.call('HSET', KEYS[1], 'statusMessage', ARGV[4]) else redis.call('HDEL', KEYS[1], 'statusMessage') end
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'outcome', ARGV[5]) end
+if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'inputRequests', ARGV[7]) else redis.call('HDEL', KEYS[1], 'inputRequests') end
+s = ARGV[1]
+if ${TERMINAL} then
+  redis.call('SREM', ARGV[6] .. redis.call('HGET', KEYS[1], 'owner'), redis.call('HGET', KEYS[1], 'taskId'))
+end
+return redis.call('HGETALL', KEYS[1])
+`;

@@ -1,0 +1,57 @@
+import type { ServerContext } from '@modelcontextprotocol/server';
+import type { ClientAsk } from './ask/client-ask.js';
+import { callerOf } from './caller.js';
+import type { Logger } from './logger.js';
+import type { ResourceStore } from './resource-store.js';
+import type { SignInCallbacks } from './sign-in/sign-in-callbacks.js';
+import type { ToolContext } from './tool.js';
+
+/**
+ * What a tool call takes from the request that carried it: who is calling and the credentials it
+ * came with. Read once, when the request arrives — a task captures it at creation, because by the
+ * time its tool runs the request is answered and gone.
+ */
+export interface CallOrigin {
+  /** See `callerOf`. */
+  caller: string;
+  /** The request's `Authorization` header (HTTP only); kept in this process, never in a store. */
+  authorization?: string;
+}
+
+/** The origin of the request behind `ctx`. */
+export function callOrigin(ctx: ServerContext): CallOrigin {
+  const origin: CallOrigin = { caller: callerOf(ctx) };
+  const authorization = ctx.http?.req?.headers.get('authorization');
+  if (authorization) origin.authorization = authorization;
+  return origin;
+}
+
+/** How the call runs: what differs between a direct `tools/call` and a task. */
+export interface CallRuntime {
+  signal: AbortSignal;
+  progress: ToolContext['progress'];
+  log: Logger;
+  resources: ResourceStore;
+  roots?: () => Promise<string[] | undefined>;
+  ask?: ClientAsk;
+  signIn?: SignInCallbacks;
+}
+
+/**
+ * THE one place a `ToolContext` is assembled, for direct calls and tasks alike: everything taken
+ * from the request comes through `origin`, so a field added there reaches both paths.
+ */
+export function buildToolContext(origin: CallOrigin, runtime: CallRuntime): ToolContext {
+  const context: ToolContext = {
+    signal: runtime.signal,
+    progress: runtime.progress,
+    log: runtime.log,
+    resources: runtime.resources,
+    caller: origin.caller,
+  };
+  if (origin.authorization !== undefined) context.authorization = origin.authorization;
+  if (runtime.roots) context.roots = runtime.roots;
+  if (runtime.ask) context.ask = runtime.ask;
+  if (runtime.signIn) context.signIn = runtime.signIn;
+  return context;
+}

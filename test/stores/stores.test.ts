@@ -1,0 +1,208 @@
+// The two implementations of each store interface against the same expectations: memory, and
+// Redis (a real redis-server started here). Then what only a shared store meets: values under our
+// keys that we did not write, and events from other instances.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Logger } from '../../src/logger.js';
+import { MemoryResourceStore, type ResourceStore } from '../../src/resource-store.js';
+import { openStores, type SharedStores } from '../../src/stores/open-stores.js';
+import type { TaskEvent } from '../../src/tasks/task-store.js';
+import { MISSING_BINARIES, startRedis, type TestRedis } from '../helpers/deployment.js';
+import { eventually } from '../tasks/helpers.js';
+
+/** A logger that keeps its warnings, so that tests can check what was reported. */
+function recordingLogger(): Logger & { warnings: string[] } {
+  const warnings: string[] = [];
+  return {
+    warnings,
+    debug() {},
+    info() {},
+    warn: (message: string) => warnings.push(message),
+    error() {},
+  };
+}
+
+let redis: TestRedis | undefined;
+const opened: SharedStores[] = [];
+beforeAll(async () => {
+  if (!MISSING_BINARIES) redis = await startRedis();
+});
+afterAll(async () => {
+  await Promise.allSettled(opened.map((stores) => stores.close()));
+  await redis?.[Symbol.asyncDispose]();
+});
+
+let namespaces = 0;
+async function shared(log: Logger = recordingLogger(), quota = 100): Promise<SharedStores> {
+  // Each test its own namespace: the stores of one test never see another's keys.
+  const url = `${redis?.url}?namespace=t${++namespaces}`;
+  const stores = await openStores(url, log, {
+    resources: { maxBytesPerCaller: quota },
+    tasks: { heartbeatMs: 200, leaseMs: 1_000 },
+  });
+  opened.push(stores);
+  return stores;
+}
+
+const kinds: Array<{
+  kind: string;
+  skip: string | undefined;
+  resources(quota: number): Promise<ResourceStore>;
+}> = [
+  {
+    kind: 'memory',
+    skip: undefined,
+    resources: async (quota) => new MemoryResourceStore({ maxBytes: quota * 4, maxBytesPerCaller: quota }),
+  },
+  {
+    kind: 'redis',
+    skip: MISSING_BINARIES,
+    resources: async (quota) => (await shared(undefined, quota)).resources,
+  },
+];
+
+describe.each(kinds)('the $kind resource store', ({ skip, resources }) => {
+  it.skipIf(skip)('keeps text and bytes for their caller only', async () => {
+    const store = await resources(1_000);
+    const text = await store.put({ name: 'a', mimeType: 'text/plain', text: 'secret' }, 'alice');
+    const blob = await store.put(
+      { name: 'b', mimeType: 'image/png', bytes: new Uint8Array([0, 255, 10]) },
+      'alice',
+    );
+    expect(text.size).toBe(6);
+    expect(await store.read(text.uri, 'alice')).toEqual({
+      uri: text.uri,
+      mimeType: 'text/plain',
+      text: 'secret',
+    });
+    expect(await store.read(blob.uri, 'alice')).toMatchObject({ blob: 'AP8K' });
+    expect(await store.read(text.uri, 'bob')).toBeUndefined();
+    expect(await store.has(text.uri, 'alice')).toBe(true);
+    expect(await store.has(text.uri, 'bob')).toBe(false);
+    expect((await store.list('alice')).map((entry) => entry.uri)).toEqual([text.uri, blob.uri]);
+    expect(await store.list('bob')).toEqual([]);
+  });
+
+  it.skipIf(skip)(
+    'makes a caller over its quota lose its own oldest entries, never another caller’s',
+    async () => {
+      const store = await resources(100);
+      const bobs = await store.put({ name: 'bob', mimeType: 'text/plain', text: 'b'.repeat(60) }, 'bob');
+      const first = await store.put({ name: 'one', mimeType: 'text/plain', text: 'x'.repeat(60) }, 'alice');
+      const second = await store.put({ name: 'two', mimeType: 'text/plain', text: 'y'.repeat(60) }, 'alice');
+      expect(await store.read(first.uri, 'alice')).toBeUndefined();
+      expect(await store.read(second.uri, 'alice')).toBeDefined();
+      expect(await store.read(bobs.uri, 'bob')).toBeDefined();
+      expect((await store.list('alice')).map((entry) => entry.name)).toEqual(['two']);
+    },
+  );
+});
+
+describe('the memory resource store', () => {
+  it('expires entries after the TTL', async () => {
+    let now = 0;
+    const store = new MemoryResourceStore({ ttlMs: 1000, now: () => now });
+    const stored = await store.put({ name: 'a', mimeType: 'text/plain', text: 'hello' }, 'me');
+    expect(await store.read(stored.uri, 'me')).toMatchObject({ text: 'hello' });
+    now = 1001;
+    expect(await store.read(stored.uri, 'me')).toBeUndefined();
+    expect(await store.list('me')).toEqual([]);
+  });
+
+  it('when full in all, takes from the caller holding the most', async () => {
+    const store = new MemoryResourceStore({ maxBytes: 100, maxBytesPerCaller: 60 });
+    const big = await store.put({ name: 'big', mimeType: 'text/plain', text: 'b'.repeat(50) }, 'bob');
+    const small = await store.put({ name: 'small', mimeType: 'text/plain', text: 'c'.repeat(20) }, 'carol');
+    await store.put({ name: 'new', mimeType: 'text/plain', text: 'a'.repeat(40) }, 'alice');
+    expect(await store.read(big.uri, 'bob')).toBeUndefined();
+    expect(await store.read(small.uri, 'carol')).toBeDefined();
+    expect(store.bytes).toBe(60);
+  });
+});
+
+describe.skipIf(MISSING_BINARIES)('the Redis stores', () => {
+  it('let Redis expire a page at the end of its TTL', async () => {
+    const url = `${redis?.url}?namespace=ttl${++namespaces}`;
+    const stores = await openStores(url, recordingLogger(), { resources: { ttlMs: 300 } });
+    opened.push(stores);
+    const stored = await stores.resources.put({ name: 'a', mimeType: 'text/plain', text: 'soon gone' }, 'me');
+    expect(await stores.resources.read(stored.uri, 'me')).toMatchObject({ text: 'soon gone' });
+    await eventually(async () => ((await stores.resources.read(stored.uri, 'me')) ? undefined : true));
+    expect(await redis?.command('EXISTS', `ttl${namespaces}:res:${stored.uri}`)).toBe(0);
+  });
+
+  it('ignore values under their keys that they did not write, with a warning', async () => {
+    const log = recordingLogger();
+    const stores = await shared(log);
+    const ns = `t${namespaces}`;
+    await redis?.command('SET', `${ns}:res:bridge://output/planted/page/2`, 'not ours');
+    await redis?.command('HSET', `${ns}:res:bridge://output/odd/page/2`, 'caller', 'me', 'meta', '{oops');
+    await redis?.command('SET', `${ns}:task:planted`, '{"status":"working"}');
+    await redis?.command('HSET', `${ns}:task:half`, 'caller', 'me', 'status', 'sleeping');
+    expect(await stores.resources.read('bridge://output/planted/page/2', 'me')).toBeUndefined();
+    expect(await stores.resources.has('bridge://output/planted/page/2', 'me')).toBe(false);
+    expect(await stores.resources.read('bridge://output/odd/page/2', 'me')).toBeUndefined();
+    expect(await stores.tasks.get('planted', 'me')).toBeUndefined();
+    expect(await stores.tasks.get('half', 'me')).toBeUndefined();
+    expect(await stores.tasks.transition('planted', 'cancelled')).toBeUndefined();
+    await redis?.command('PUBLISH', `${ns}:task-events`, '{"type":"status","task":{"taskId":1}}');
+    await eventually(() => (log.warnings.some((w) => /did not send/.test(w)) ? true : undefined));
+    expect(log.warnings.filter((w) => /did not write/.test(w)).length).toBeGreaterThanOrEqual(4);
+  });
+
+  it('replace foreign values where their indexes and counters go, with a warning, and go on working', async () => {
+    const log = recordingLogger();
+    const stores = await shared(log, 1_000);
+    const ns = `t${namespaces}`;
+    await redis?.command('SET', `${ns}:res:of:alice`, 'not a sorted set');
+    await redis?.command('LPUSH', `${ns}:task:of:alice`, 'not a sorted set');
+    await redis?.command('SET', `${ns}:task:seq`, 'not a number');
+    expect(await stores.resources.list('alice')).toEqual([]);
+    expect(await stores.tasks.list('alice')).toEqual({ tasks: [] });
+    const stored = await stores.resources.put({ name: 'a', mimeType: 'text/plain', text: 'fine' }, 'alice');
+    const task = await stores.tasks.create(newTask());
+    expect((await stores.resources.list('alice')).map((entry) => entry.uri)).toEqual([stored.uri]);
+    expect((await stores.tasks.list('alice')).tasks.map((entry) => entry.taskId)).toEqual([task.taskId]);
+    expect(log.warnings.filter((w) => /replaced values/.test(w))).toHaveLength(2);
+  });
+
+  it('tell every instance of a transition, and list a caller’s tasks page by page', async () => {
+    const url = `${redis?.url}?namespace=ev${++namespaces}`;
+    const one = await openStores(url, recordingLogger());
+    const two = await openStores(url, recordingLogger(), { tasks: { pageSize: 2 } });
+    opened.push(one, two);
+    const heard: TaskEvent[] = [];
+    two.tasks.subscribe((event) => heard.push(event));
+    const tasks = [];
+    for (let i = 0; i < 3; i++) tasks.push(await one.tasks.create(newTask()));
+    const first = tasks[0]!;
+    await one.tasks.transition(first.taskId, 'completed', { outcome: ok });
+    await eventually(() => (heard.length > 0 ? true : undefined));
+    expect(heard[0]).toMatchObject({
+      type: 'status',
+      task: { taskId: first.taskId, status: 'completed', outcome: ok },
+    });
+    expect(await two.tasks.waitForTerminal(first.taskId, 'alice')).toMatchObject({ status: 'completed' });
+    const page = await two.tasks.list('alice');
+    expect(page.tasks.map((task) => task.taskId)).toEqual(tasks.slice(0, 2).map((task) => task.taskId));
+    const rest = await two.tasks.list('alice', page.nextCursor);
+    expect(rest).toEqual({ tasks: [expect.objectContaining({ taskId: tasks[2]!.taskId })] });
+    expect(await two.tasks.get(first.taskId, 'mallory')).toBeUndefined();
+  });
+
+  it('refuse more unfinished tasks per caller than allowed, finished ones making room', async () => {
+    const url = `${redis?.url}?namespace=cap${++namespaces}`;
+    const stores = await openStores(url, recordingLogger(), { tasks: { maxTasksPerCaller: 2 } });
+    opened.push(stores);
+    const first = await stores.tasks.create(newTask());
+    await stores.tasks.create(newTask());
+    await expect(stores.tasks.create(newTask())).rejects.toThrow(/Too many tasks/);
+    await stores.tasks.transition(first.taskId, 'completed', { outcome: ok });
+    await expect(stores.tasks.create(newTask())).resolves.toMatchObject({ status: 'working' });
+    expect(await stores.tasks.get(first.taskId, 'alice')).toBeUndefined();
+  });
+});
+
+const ok = { kind: 'result' as const, result: { content: [{ type: 'text' as const, text: 'ok' }] } };
+function newTask() {
+  return { caller: 'alice', toolName: 'tool', ttlMs: 60_000, pollIntervalMs: 500 };
+}
