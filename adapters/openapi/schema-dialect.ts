@@ -49,8 +49,8 @@ export function applyDialect(input: Json, out: JsonSchema, context: DialectConte
     delete out.dependencies;
     for (const [name, value] of Object.entries(input.dependencies)) {
       const key = Array.isArray(value) ? 'dependentRequired' : 'dependentSchemas';
-      const target = (isObject(out[key]) ? out[key] : (out[key] = {})) as Json;
-      target[name] = Array.isArray(value) ? value : context.convert(value);
+      if (!isObject(out[key])) out[key] = {};
+      (out[key] as Json)[name] = Array.isArray(value) ? value : context.convert(value);
     }
   }
   // Drafts 4-2019: `additionalItems` after a tuple is 2020-12's `items` after `prefixItems`.
