@@ -14,7 +14,7 @@ import {
   validateSchema,
 } from 'graphql';
 import { BridgeError, describeError, type Logger } from '../../src/index.js';
-import { type Endpoint, sendRequest } from './send-request.js';
+import { describeNonGraphql, type Endpoint, sendRequest } from './send-request.js';
 
 /**
  * Reads the schema from `file` (SDL or introspection JSON) or, without a file, by introspecting the
@@ -86,6 +86,13 @@ async function schemaFromEndpoint(
   const body = response.body as { data?: { __schema?: unknown }; errors?: Array<{ message?: unknown }> };
   if (body?.data?.__schema)
     return schemaFromIntrospection(body.data, `the introspection of ${endpoint.url}`, log);
+  if (body === undefined) {
+    // Not JSON at all: most often a web page at that URL (the site instead of its /graphql path).
+    throw new BridgeError(
+      'load_failed',
+      `the GraphQL endpoint ${endpoint.url} answered HTTP ${response.status} with ${describeNonGraphql(response.text)}; check that the URL is the GraphQL endpoint itself (often …/graphql), or pass --schema FILE`,
+    );
+  }
   const reasons = Array.isArray(body?.errors)
     ? body.errors.map((error) => String(error?.message)).join('; ')
     : `HTTP ${response.status}: ${response.text.slice(0, 300)}`;

@@ -137,7 +137,9 @@ describe('upstream failures at call time become isError results naming the cause
     const proxy = await loadTools(createGraphqlSource({ endpoint: broken.url, schema: SHOP_SDL_PATH }, '/'));
     const bad = await proxy.call('serverTime');
     expect(bad.isError).toBe(true);
-    expect(firstText(bad)).toContain('answered HTTP 502 without a GraphQL response: Bad Gateway');
+    expect(firstText(bad)).toContain(
+      'answered HTTP 502 with a body that is not a GraphQL response: Bad Gateway',
+    );
 
     await using slow = await startGraphqlServer(shopSchema(), { delayMs: 2_000 });
     const impatient = await loadTools(
