@@ -172,7 +172,7 @@ describe('pages of a long output', () => {
         (block) => block.type === 'resource_link',
       );
       const uri = String(link?.uri);
-      expect((await first.readResource({ uri })).contents[0]?.text).toContain('line');
+      expect(JSON.stringify((await first.readResource({ uri })).contents[0])).toContain('line');
       await expect(second.readResource({ uri })).rejects.toThrow(
         `Resource not found: ${uri}. Pages of a long output belong to the session that created them (with authentication, to its user) and expire 30 minutes after they were written (or earlier when memory runs short); call the tool again in this session for fresh pages.`,
       );
