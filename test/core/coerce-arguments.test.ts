@@ -9,7 +9,7 @@ import { git, type LoadedCli, loadCli, makeRepo, tempDir, textOf } from '../cli/
 import { startGraphqlServer } from '../graphql/helpers/graphql-server.js';
 import { loadTools as loadGraphql } from '../graphql/helpers/in-process.js';
 import { shopSchema } from '../graphql/helpers/shop-schema.js';
-import { echoOf, loadTools as loadOpenapi } from '../openapi/helpers/in-process.js';
+import { echoOf, type Loose, loadTools as loadOpenapi } from '../openapi/helpers/in-process.js';
 import { startUpstream, type Upstream } from '../openapi/helpers/upstream.js';
 
 const schema = {
@@ -63,7 +63,7 @@ describe('in every adapter alike', () => {
   it('OpenAPI: a numeric string for an integer parameter, one value for an array', async () => {
     const tools = await loadOpenapi({ spec: 'swagger-2.0.json', baseUrl: upstream.url, tools: 'all' });
     try {
-      const find = tools.registry.get('findPets')?.definition.inputSchema as Record<string, any>;
+      const find = tools.registry.get('findPets')?.definition.inputSchema as Loose;
       expect(find.properties.limit.type).toBe('integer');
       expect(find.properties.status.type).toBe('array');
       const seen = echoOf(await tools.call('findPets', { status: 'sold', limit: '5' }));
@@ -76,7 +76,7 @@ describe('in every adapter alike', () => {
   it('GraphQL: a numeric string for an Int argument', async () => {
     await using server = await startGraphqlServer(shopSchema());
     const shop = await loadGraphql(createGraphqlSource({ endpoint: server.url }, process.cwd()));
-    const products = shop.registry.get('products')?.definition.inputSchema as Record<string, any>;
+    const products = shop.registry.get('products')?.definition.inputSchema as Loose;
     expect(products.properties.first.type).toBe('integer');
     const result = await shop.call('products', { first: '3' });
     expect(result.isError).toBeFalsy();
@@ -100,7 +100,7 @@ describe('in every adapter alike', () => {
     });
 
     it('git_log with revisions: "HEAD" and max-count: "1"', async () => {
-      const log = cli.registry.get('git_log')?.definition.inputSchema as Record<string, any>;
+      const log = cli.registry.get('git_log')?.definition.inputSchema as Loose;
       expect(log.properties.revisions.type).toBe('array');
       expect(log.properties['max-count'].type).toBe('integer');
       const result = await cli.call('git_log', { revisions: 'HEAD', 'max-count': '1', oneline: true });
