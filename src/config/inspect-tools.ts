@@ -4,6 +4,9 @@ import type { Logger } from '../logger.js';
 import { ToolRegistry } from '../registry.js';
 import type { Source } from '../source.js';
 import type { ToolAnnotations } from '../tool.js';
+import { estimateTokens, listBudgetWarning, listEntry, toolBudgetWarning } from './token-budget.js';
+
+export { estimateTokens } from './token-budget.js';
 
 /** One tool as `bridge inspect` reports it. */
 export interface InspectedTool {
@@ -24,6 +27,8 @@ export interface InspectReport {
   tools: InspectedTool[];
   totalTokens: number;
   valid: boolean;
+  /** What loading the sources warned about (skipped operations, schema flaws), and list-wide advice. */
+  warnings: string[];
 }
 
 const VALID_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -39,8 +44,17 @@ const ajv = new Ajv2020({
 /** Loads the sources (without serving) and reports what a client would see. */
 export async function inspectSources(sources: readonly Source[], log: Logger): Promise<InspectReport> {
   const shutdown = new AbortController();
+  // Load warnings go to the log as usual and into the report, so `--json` carries them too.
+  const loadWarnings: string[] = [];
+  const collecting: Logger = {
+    ...log,
+    warn(message, data) {
+      loadWarnings.push(message);
+      log.warn(message, data);
+    },
+  };
   try {
-    const registry = await ToolRegistry.load(sources, { log, signal: shutdown.signal });
+    const registry = await ToolRegistry.load(sources, { log: collecting, signal: shutdown.signal });
     const requested = new Map<string, number>();
     for (const tool of registry.tools) {
       requested.set(tool.definition.name, (requested.get(tool.definition.name) ?? 0) + 1);
@@ -62,19 +76,28 @@ export async function inspectSources(sources: readonly Source[], log: Logger): P
       if (definition.outputSchema)
         problems.push(...schemaProblems('outputSchema', definition.outputSchema, true));
       if (!definition.description.trim()) warnings.push('no description: the model cannot tell what it does');
+      const tokens = estimateTokens(listEntry(tool.name, definition));
+      const budget = toolBudgetWarning(tokens);
+      if (budget) warnings.push(budget);
       return {
         name: tool.name,
         ...(definition.title ? { title: definition.title } : {}),
         source: tool.source,
         annotations: definition.annotations,
         taskSupport: definition.taskSupport ?? 'forbidden',
-        tokens: estimateTokens(listEntry(tool.name, definition)),
+        tokens,
         problems,
         warnings,
       };
     });
     const totalTokens = tools.reduce((sum, tool) => sum + tool.tokens, 0);
-    return { tools, totalTokens, valid: tools.every((tool) => tool.problems.length === 0) };
+    const listWarning = listBudgetWarning(tools.length, totalTokens);
+    return {
+      tools,
+      totalTokens,
+      valid: tools.every((tool) => tool.problems.length === 0),
+      warnings: listWarning ? [...loadWarnings, listWarning] : loadWarnings,
+    };
   } finally {
     shutdown.abort();
     await Promise.allSettled(sources.map((source) => source.close?.()));
@@ -95,26 +118,6 @@ function schemaProblems(field: string, schema: unknown, objectRoot: boolean): st
     problems.push(`${field} does not compile as JSON Schema 2020-12: ${describeError(error)}`);
   }
   return problems;
-}
-
-// The tool as `tools/list` carries it, the part that costs context tokens.
-function listEntry(name: string, definition: ToolRegistry['tools'][number]['definition']) {
-  return {
-    name,
-    ...(definition.title ? { title: definition.title } : {}),
-    description: definition.description,
-    inputSchema: definition.inputSchema,
-    ...(definition.outputSchema ? { outputSchema: definition.outputSchema } : {}),
-    annotations: definition.annotations,
-    ...(definition.taskSupport && definition.taskSupport !== 'forbidden'
-      ? { execution: { taskSupport: definition.taskSupport } }
-      : {}),
-  };
-}
-
-/** About four characters of JSON per token, the usual rule of thumb for English and JSON. */
-export function estimateTokens(value: unknown): number {
-  return Math.ceil(JSON.stringify(value).length / 4);
 }
 
 /** The report as a table for a terminal. */
@@ -148,6 +151,9 @@ export function formatInspectTable(report: InspectReport): string {
     for (const problem of tool.problems) out.push(`invalid ${tool.name}: ${problem}`);
     for (const warning of tool.warnings) out.push(`warning ${tool.name}: ${warning}`);
   }
+  // Load warnings were logged to stderr as they happened; list-wide advice belongs with the total.
+  const advice = listBudgetWarning(report.tools.length, report.totalTokens);
+  if (advice) out.push(`warning: ${advice}`);
   return `${out.join('\n')}\n`;
 }
 

@@ -7,6 +7,7 @@ import type { Source } from '../source.js';
 import { buildSources, watchedFiles } from './build-sources.js';
 import type { ServerSettings } from './config-schema.js';
 import type { BridgeConfig } from './load-config.js';
+import { warnAboutLargeTools } from './token-budget.js';
 import { type FileWatcher, shortName, watchFiles } from './watch-files.js';
 
 export interface ServeConfigOptions {
@@ -47,6 +48,7 @@ export async function serveConfig(options: ServeConfigOptions): Promise<ConfigBr
     log,
     ...(config.server.instructions === undefined ? {} : { instructions: config.server.instructions }),
   });
+  warnAboutLargeTools(bridge.registry(), log);
 
   let watcher: FileWatcher | undefined;
   const reloadOnce = async (): Promise<boolean> => {
