@@ -69,7 +69,7 @@ describe('tools above the token budget', () => {
     const line = table.stdout.split('\n').find((l) => l.startsWith('warning createThing: '));
     expect(line).toMatch(
       new RegExp(
-        `^warning createThing: about [0-9,]+ tokens in tools/list, above the 10,000 a tool should cost: ${escape(SUGGESTION)}$`,
+        `^warning createThing: about [0-9,]+ tokens in tools/list, above the 10,000 a tool should cost: ${escapeRegExp(SUGGESTION)}$`,
       ),
     );
     expect(table.stdout).not.toContain('warning listThings');
@@ -120,6 +120,6 @@ describe('bridge inspect --json', () => {
   });
 });
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
