@@ -29,6 +29,7 @@ export type { AdapterCommand, FlagValues } from './command.js';
 export { annotationsOverrideSchema } from './config/config-schema.js';
 export { BridgeError, type BridgeErrorCode, describeError, toBridgeError } from './errors.js';
 export { emptyCredentialWarnings, expandHeaders } from './expand-headers.js';
+export { booleanFlag, headerFlags, integerFlag, listFlag, stringFlag, withFlags } from './flags.js';
 export { createStderrLogger, type Logger, type LogLevel, silentLogger } from './logger.js';
 export { PAGE_URI_TEMPLATE, type PagedOutput, type PageOutputOptions, pageOutput } from './page-output.js';
 export { type RegisteredTool, type SourceTools, ToolRegistry } from './registry.js';

@@ -11,6 +11,7 @@ import {
   DEFAULT_TIMEOUT,
   type GraphqlOptions,
   graphqlConfigSchema,
+  graphqlFlagNames,
   graphqlFlags,
   graphqlUsage,
   parseGraphqlFlags,
@@ -31,6 +32,7 @@ export const graphqlCommand: AdapterCommand<GraphqlOptions> = {
   usage: graphqlUsage,
   options: graphqlFlags,
   parseFlags: parseGraphqlFlags,
+  flagNames: graphqlFlagNames,
   configSchema: graphqlConfigSchema,
   createSource: createGraphqlSource,
 };
