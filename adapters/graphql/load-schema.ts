@@ -39,6 +39,10 @@ async function schemaFromFile(file: string, log: Logger): Promise<GraphQLSchema>
     // Editors on Windows write a byte-order mark, which JSON.parse refuses.
     text = (await readFile(file, 'utf8')).replace(/^\uFEFF/, '');
   } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : undefined;
+    // The system error would only repeat the path and the reason: it is not chained as a cause.
+    if (why) throw new BridgeError('invalid_input', `cannot read the schema file ${file}: ${why}`);
     throw new BridgeError('invalid_input', `cannot read the schema file ${file}: ${describeError(error)}`, {
       cause: error,
     });

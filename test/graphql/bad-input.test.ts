@@ -86,8 +86,10 @@ describe('bridge graphql refuses bad input with a clear message', () => {
       join(FIXTURES, 'nope.graphql'),
     ]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain('cannot read the schema file');
-    expect(missing.stderr).toContain('nope.graphql');
+    const nope = join(FIXTURES, 'nope.graphql');
+    expect(missing.stderr).toBe(
+      `bridge graphql: graphql http://127.0.0.1:9/graphql: cannot read the schema file ${nope}: no such file\n`,
+    );
   });
 
   it('bad flags: exit 2 naming the flag', async () => {
