@@ -5,9 +5,9 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect } from '../helpers/connect.js';
 import { BRIDGE_BIN, distPath, startHttpBridge } from '../helpers/start-bridge.js';
 import { tempDir, writeYaml } from './helpers.js';
 
@@ -39,27 +39,20 @@ afterAll(async () => {
 });
 
 describe('--stdio over a config that says transport: http', () => {
-  it('serves the config on stdio to a real client', async () => {
-    const config = dir.file('http.config.yaml');
+  it.each(['v1', 'v2'] as const)('serves the config on stdio to a real %s client', async (kind) => {
+    const config = dir.file(`http-${kind}.config.yaml`);
     // Port 1 cannot be bound by a test: if the config's transport won, the server would fail.
     await writeYaml(config, {
       server: { transport: 'http', port: 1 },
       sources: [{ kind: 'openapi', options: { spec: PETSTORE } }],
     });
-    const client = new Client({ name: 'first-run', version: '1.0.0' });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [BRIDGE_BIN, 'serve', config, '--stdio', '--no-watch'],
-        stderr: 'pipe',
-      }),
-    );
-    try {
-      const { tools } = await client.listTools();
-      expect(tools.length).toBeGreaterThan(0);
-    } finally {
-      await client.close();
-    }
+    await using client = await connect(kind, 'stdio', {
+      script: BRIDGE_BIN,
+      args: ['serve', config, '--stdio', '--no-watch'],
+    });
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toContain('createPet');
+    expect(client.stderr()).not.toContain('listening');
   });
 
   it('refuses --stdio together with --http (exit 2)', async () => {
