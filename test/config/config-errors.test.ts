@@ -63,7 +63,7 @@ describe('config validation errors name the file, the place in it and the fix', 
       sources: [{ kind: 'cli', options: { program: 'git', timeoutMs: 'soon' } }],
     });
     expect(typed.stderr).toMatch(
-      /sources\[0\]\.options\.timeoutMs: .*expected number.*Fix: give a number here/,
+      /sources\[0\]\.options\.timeoutMs: must be a number\. Fix: give a number here/,
     );
   });
 
