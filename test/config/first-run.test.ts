@@ -65,6 +65,23 @@ describe('--stdio over a config that says transport: http', () => {
 });
 
 describe('the iproute2 "bridge" on the same PATH', () => {
+  it('installs a second, unambiguous name that every client configuration in the README uses', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const pkg = JSON.parse(await readFile('package.json', 'utf8')) as {
+      name: string;
+      bin: Record<string, string>;
+    };
+    expect(pkg.name).not.toBe('bridge');
+    expect(pkg.bin).toEqual({ bridge: 'dist/src/bin/bridge.js', 'mcp-bridge': 'dist/src/bin/bridge.js' });
+    const readme = await readFile('README.md', 'utf8');
+    const commands = [...readme.matchAll(/"command": "([^"]+)"/g)].map((match) => match[1]);
+    expect(commands.length).toBeGreaterThan(0);
+    expect(new Set(commands)).toEqual(new Set(['mcp-bridge']));
+    const added = [...readme.matchAll(/claude mcp add (?:\\\n|[^\n])*/g)].map((match) => match[0]);
+    expect(added.length).toBeGreaterThan(0);
+    for (const line of added) expect(line).toMatch(/ -- \\?\s*mcp-bridge /);
+  });
+
   it.each([[['link', 'show']], [['-s', 'fdb', 'show']], [['vlan']], [['-d']]])(
     'bridge %j gets a hint and exit 2',
     async (args) => {
