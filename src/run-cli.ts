@@ -10,6 +10,7 @@ import {
   serveCommand,
 } from './config/commands.js';
 import { BridgeError, describeError } from './errors.js';
+import { listFlag } from './flags.js';
 import type { LogLevel } from './logger.js';
 import type { TransportOptions } from './serve.js';
 import { parseListenAddress } from './transports/serve-http.js';
@@ -156,8 +157,8 @@ function transportFrom(values: FlagValues, configured: TransportOptions): Transp
   } catch (error) {
     throw new BridgeError('invalid_input', describeError(error));
   }
-  const hosts = [...(base?.allowedHosts ?? []), ...strings(values['allowed-host'])];
-  const origins = [...(base?.allowedOrigins ?? []), ...strings(values['allowed-origin'])];
+  const hosts = [...(base?.allowedHosts ?? []), ...(listFlag(values, 'allowed-host') ?? [])];
+  const origins = [...(base?.allowedOrigins ?? []), ...(listFlag(values, 'allowed-origin') ?? [])];
   return {
     ...base,
     kind: 'http',
@@ -166,10 +167,6 @@ function transportFrom(values: FlagValues, configured: TransportOptions): Transp
     ...(origins.length > 0 ? { allowedOrigins: origins } : {}),
     ...(maxRequestBodySize === undefined ? {} : { maxRequestBodySize }),
   };
-}
-
-function strings(value: FlagValues[string]): string[] {
-  return Array.isArray(value) ? value.map(String) : [];
 }
 
 function parseLogLevel(value: FlagValues[string]): LogLevel {
