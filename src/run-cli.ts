@@ -203,7 +203,8 @@ This "bridge" serves OpenAPI, GraphQL and command-line programs as MCP servers (
 function topUsage(adapters: Record<string, unknown>): string {
   return `Usage: bridge <command> [arguments] [flags]
 
-Turns OpenAPI, GraphQL and command-line programs into MCP servers.
+Turns OpenAPI, GraphQL and command-line programs into MCP servers. Also installed as
+"mcp-bridge", the name to use in client configurations (iproute2 ships another "bridge").
 
 Commands:
   serve <config>           serve every source a config file lists (hot reload included)
