@@ -63,9 +63,11 @@ const NUMBER_TEXT = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
 
 /**
  * Applies, in place, the conversions that lose nothing where a `type` error says a value has the
- * wrong type: a numeric string where an integer or number is expected (`"42"` → `42`), and a single
- * value where an array is expected (`"HEAD"` → `["HEAD"]`). Models make exactly these slips; the
- * schema clients see keeps the real types. Returns whether anything changed.
+ * wrong type: a numeric string where an integer or number is expected (`"42"` → `42`), `"true"` /
+ * `"false"` where a boolean is, and a single value where an array is expected (`"HEAD"` →
+ * `["HEAD"]`). Models make exactly these slips; the schema clients see keeps the real types. A
+ * number where a string is expected is not converted: `1.10` would come back as `"1.1"`.
+ * Returns whether anything changed.
  */
 export function coerceLosslessly(args: unknown, errors: readonly ErrorObject[]): boolean {
   let changed = false;
@@ -98,6 +100,7 @@ function losslessValue(value: unknown, expected: readonly string[]): unknown {
     if (expected.includes('number') && NUMBER_TEXT.test(text) && Number.isFinite(Number(text))) {
       return Number(text);
     }
+    if (expected.includes('boolean') && (text === 'true' || text === 'false')) return text === 'true';
   }
   if (expected.includes('array') && !Array.isArray(value) && value !== null && value !== undefined)
     return [value];

@@ -21,6 +21,8 @@ const schema = {
     ratio: { type: 'number' },
     label: { type: ['string', 'null'] },
     name: { type: 'string', minLength: 2 },
+    verbose: { type: 'boolean' },
+    id: { type: 'string' },
   },
   additionalProperties: false,
 };
@@ -29,20 +31,28 @@ describe('the validator', () => {
   const validate = compileValidator(schema);
 
   it('accepts lossless slips and corrects the arguments in place', () => {
-    const args = { revisions: 'HEAD', counts: '7', limit: '10', ratio: '-2.5e1' };
+    const args = { revisions: 'HEAD', counts: '7', limit: '10', ratio: '-2.5e1', verbose: 'false' };
     expect(validate(args)).toEqual([]);
-    expect(args).toEqual({ revisions: ['HEAD'], counts: [7], limit: 10, ratio: -25 });
+    expect(args).toEqual({
+      revisions: ['HEAD'],
+      counts: [7],
+      limit: 10,
+      ratio: -25,
+      verbose: false,
+    });
   });
 
   it('refuses what a conversion would change, with messages that read naturally', () => {
-    const args = { limit: '1.5', ratio: 'fast', label: 3, name: 'x', counts: ['0x10'] };
+    const args = { limit: '1.5', ratio: 'fast', label: 3.5, name: 'x', counts: ['0x10'], verbose: 'yes' };
     expect(validate(args)).toEqual([
       { path: '/counts/0', message: 'must be an integer' },
       { path: '/limit', message: 'must be an integer' },
       { path: '/ratio', message: 'must be a number' },
       { path: '/label', message: 'must be a string or null' },
       { path: '/name', message: 'must have at least 2 characters' },
+      { path: '/verbose', message: 'must be a boolean' },
     ]);
+    expect(validate({ id: 42 })).toEqual([{ path: '/id', message: 'must be a string' }]);
     expect(args.limit).toBe('1.5');
     expect(validate({ limit: '0' })).toEqual([{ path: '/limit', message: 'must be at least 1' }]);
     expect(validate({ limit: '12345678901234567890' })).toEqual([
