@@ -137,7 +137,9 @@ describe('errors of the first run: message and exit code', () => {
       const specUrl = `http://127.0.0.1:${port}/docs`;
       const spec = await run(['openapi', specUrl]);
       expect(spec.code).toBe(1);
-      expect(spec.stderr).toContain(`${specUrl} is an HTML page, not an OpenAPI document`);
+      expect(spec.stderr).toBe(
+        `bridge openapi: openapi ${specUrl}: ${specUrl} is an HTML page, not an OpenAPI document: give the URL or path of the JSON or YAML spec itself (Swagger UI pages name it, often …/openapi.json)\n`,
+      );
       const endpoint = `http://127.0.0.1:${port}/`;
       const graphql = await run(['graphql', endpoint]);
       expect(graphql.code).toBe(1);
