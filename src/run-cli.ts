@@ -189,9 +189,11 @@ const IPROUTE2_OPTIONS =
  * shadows on PATH: say so and where that one lives, instead of a generic "unknown command".
  */
 export function iproute2Hint(argv: readonly string[]): string | undefined {
-  const object = argv.find((arg) => !arg.startsWith('-'));
+  // An object anywhere (`-n NETNS link`: an option may take a value), or iproute2 options alone.
+  const words = argv.filter((arg) => !arg.startsWith('-'));
   const iproute2 =
-    object === undefined ? argv.some((arg) => IPROUTE2_OPTIONS.test(arg)) : IPROUTE2_OBJECTS.has(object);
+    words.some((word) => IPROUTE2_OBJECTS.has(word)) ||
+    (words.length === 0 && argv.some((arg) => IPROUTE2_OPTIONS.test(arg)));
   if (!iproute2) return undefined;
   return `bridge: "${argv.join(' ')}" looks like a command for iproute2's bridge (the Linux network bridge tool).
 This "bridge" serves OpenAPI, GraphQL and command-line programs as MCP servers (also installed as

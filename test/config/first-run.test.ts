@@ -82,7 +82,7 @@ describe('the iproute2 "bridge" on the same PATH', () => {
     for (const line of added) expect(line).toMatch(/ -- \\?\s*mcp-bridge /);
   });
 
-  it.each([[['link', 'show']], [['-s', 'fdb', 'show']], [['vlan']], [['-d']]])(
+  it.each([[['link', 'show']], [['-s', 'fdb', 'show']], [['-n', 'ns1', 'vlan']], [['-d']]])(
     'bridge %j gets a hint and exit 2',
     async (args) => {
       const result = await run(args);
