@@ -64,6 +64,7 @@ export async function serveConfig(options: ServeConfigOptions): Promise<ConfigBr
       config = nextConfig;
       sources = next;
       log.info(`reloaded: ${summarizeChange(before, bridge.registry())}`);
+      warnAboutLargeTools(bridge.registry(), log);
       return true;
     } catch (error) {
       for (const source of next ?? []) void source.close?.().catch(() => {});
