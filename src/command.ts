@@ -21,10 +21,17 @@ export interface AdapterCommand<Options = unknown> {
   /** The adapter's own flags, in `parseArgs` form. */
   options: NonNullable<ParseArgsConfig['options']>;
   /**
-   * Turns positionals and flags into options. Throws a `BridgeError` with code `invalid_input`
-   * naming the flag and what it expects.
+   * Turns positionals and flags into options: it only maps each flag to its field (with the core's
+   * flag helpers, `stringFlag`, `integerFlag`…), throwing an `invalid_input` `BridgeError` naming
+   * the flag when a value cannot be read at all. What values are allowed is `configSchema`'s to
+   * check, the one validation flags and config files share.
    */
   parseFlags(positionals: string[], values: FlagValues): Options;
+  /**
+   * The flag that sets each option field (`{ timeoutMs: '--timeout' }`), so that a value the
+   * config schema refuses is reported by the flag the user typed. Fields not listed are named as is.
+   */
+  flagNames?: Record<string, string>;
   /**
    * The options as written in a config file (YAML/JSON), validated with zod. The same shape
    * `parseFlags` returns; relative paths in it are resolved against `baseDir` by `createSource`.

@@ -9,6 +9,10 @@ export type BridgeErrorCode =
   | 'load_failed'
   /** A tool's arguments do not satisfy its input schema or the source's policy. */
   | 'invalid_arguments'
+  /** A protocol request the bridge refuses as asked: a task TTL out of bounds, an unknown cursor, cancelling a finished task. */
+  | 'invalid_params'
+  /** A bounded store is full of entries that cannot be evicted yet (running tasks). */
+  | 'capacity'
   /** The upstream (HTTP API, GraphQL server, process) failed. */
   | 'upstream_failed'
   /** The call was cancelled by the client or by shutdown. */
@@ -31,6 +35,25 @@ export class BridgeError extends Error {
     this.code = code;
   }
 }
+
+/**
+ * The JSON-RPC error code of each `BridgeError` code, for the failures that are answered as
+ * protocol errors (task refusals) rather than as `isError` tool results: the one table the
+ * server's error answers come from. -32602 is "invalid params", -32603 "internal error".
+ */
+export const JSON_RPC_ERROR_CODES: Readonly<Record<BridgeErrorCode, number>> = {
+  invalid_input: -32602,
+  invalid_arguments: -32602,
+  invalid_params: -32602,
+  load_failed: -32603,
+  upstream_failed: -32603,
+  aborted: -32603,
+  timeout: -32603,
+  capacity: -32603,
+  declined: -32603,
+  unavailable: -32603,
+  internal: -32603,
+};
 
 /** Normalises anything thrown into a `BridgeError`, keeping the original as `cause`. */
 export function toBridgeError(error: unknown, code: BridgeErrorCode = 'internal'): BridgeError {

@@ -25,3 +25,23 @@ export function expandHeaders(headers: Record<string, string>): Record<string, s
   }
   return expanded;
 }
+
+// "Bearer", "Basic", "token"… with nothing after: the scheme of a credential whose value is missing.
+const EMPTY_CREDENTIAL = /^(bearer|basic|token|digest|apikey)?$/i;
+const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization']);
+
+/**
+ * Warnings for credential headers left empty, typically `--header "Authorization: Bearer $TOKEN"`
+ * with `TOKEN` unset in the shell that expanded it: every call would then fail with 401.
+ */
+export function emptyCredentialWarnings(headers: Record<string, string>): string[] {
+  const warnings: string[] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    if (!CREDENTIAL_HEADERS.has(name.toLowerCase()) || !EMPTY_CREDENTIAL.test(value.trim())) continue;
+    const shown = value.trim() ? `"${value.trim()}" with no credential after it` : 'empty';
+    warnings.push(
+      `header ${name} is ${shown}; was the variable empty when the shell expanded it? Write '\${VAR}' in single quotes to let the bridge read it (it fails when VAR is not set)`,
+    );
+  }
+  return warnings;
+}

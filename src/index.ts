@@ -28,8 +28,15 @@ export type {
 } from './catalog.js';
 export type { AdapterCommand, FlagValues } from './command.js';
 export { annotationsOverrideSchema } from './config/config-schema.js';
-export { BridgeError, type BridgeErrorCode, describeError, toBridgeError } from './errors.js';
-export { expandHeaders } from './expand-headers.js';
+export {
+  BridgeError,
+  type BridgeErrorCode,
+  describeError,
+  JSON_RPC_ERROR_CODES,
+  toBridgeError,
+} from './errors.js';
+export { emptyCredentialWarnings, expandHeaders } from './expand-headers.js';
+export { booleanFlag, headerFlags, integerFlag, listFlag, stringFlag, withFlags } from './flags.js';
 export { createStderrLogger, type Logger, type LogLevel, silentLogger } from './logger.js';
 export { PAGE_URI_TEMPLATE, type PagedOutput, type PageOutputOptions, pageOutput } from './page-output.js';
 export { invokeTool, type RegisteredTool, type SourceTools, ToolRegistry } from './registry.js';

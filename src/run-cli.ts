@@ -10,6 +10,7 @@ import {
   serveCommand,
 } from './config/commands.js';
 import { BridgeError, describeError } from './errors.js';
+import { listFlag } from './flags.js';
 import type { LogLevel } from './logger.js';
 import type { TransportOptions } from './serve.js';
 import { parseListenAddress } from './transports/serve-http.js';
@@ -17,6 +18,7 @@ import { parseListenAddress } from './transports/serve-http.js';
 /** Flags every source command accepts. */
 const COMMON_OPTIONS = {
   http: { type: 'string' },
+  stdio: { type: 'boolean' },
   'allowed-host': { type: 'string', multiple: true },
   'allowed-origin': { type: 'string', multiple: true },
   'max-body-bytes': { type: 'string' },
@@ -38,6 +40,7 @@ const COMMON_OPTIONS = {
 const COMMON_USAGE = `Server flags (every command):
   --http [HOST:]PORT       serve Streamable HTTP on http://HOST:PORT/mcp instead of stdio
                            (HOST defaults to 127.0.0.1; PORT 0 picks a free port)
+  --stdio                  serve over stdio even when the config file says transport: http
   --allowed-host NAME      also accept this Host header (repeatable; localhost is always accepted
                            on a loopback bind)
   --allowed-origin NAME    also accept browser requests from this origin host (repeatable)
@@ -85,6 +88,11 @@ export async function runCli(
   if (name === 'config') return configCommand(rest, adapters);
   const load = adapters[name];
   if (!load) {
+    const hint = iproute2Hint(argv);
+    if (hint) {
+      process.stderr.write(hint);
+      return 2;
+    }
     process.stderr.write(`bridge: unknown command "${name}".\n\n${topUsage(adapters)}`);
     return 2;
   }
@@ -146,6 +154,15 @@ const COMMON_FLAGS: CommonFlags = {
 // the limit; `--allowed-host`/`--allowed-origin` add to the configured lists.
 function transportFrom(values: FlagValues, configured: TransportOptions): TransportOptions {
   const http = values.http;
+  if (values.stdio === true) {
+    if (typeof http === 'string') {
+      throw new BridgeError(
+        'invalid_input',
+        '--stdio and --http cannot be used together; pick one transport',
+      );
+    }
+    return { kind: 'stdio' };
+  }
   const base = configured.kind === 'http' ? configured : undefined;
   if (typeof http !== 'string' && !base) return configured;
   const maxRequestBodySize = positive(values, 'max-body-bytes') ?? base?.maxRequestBodySize;
@@ -166,8 +183,8 @@ function transportFrom(values: FlagValues, configured: TransportOptions): Transp
   } catch (error) {
     throw new BridgeError('invalid_input', describeError(error));
   }
-  const hosts = [...(base?.allowedHosts ?? []), ...strings(values['allowed-host'])];
-  const origins = [...(base?.allowedOrigins ?? []), ...strings(values['allowed-origin'])];
+  const hosts = [...(base?.allowedHosts ?? []), ...(listFlag(values, 'allowed-host') ?? [])];
+  const origins = [...(base?.allowedOrigins ?? []), ...(listFlag(values, 'allowed-origin') ?? [])];
   return {
     ...base,
     kind: 'http',
@@ -199,10 +216,6 @@ function definedLimits<T extends Record<string, number | undefined>>(
   >;
 }
 
-function strings(value: FlagValues[string]): string[] {
-  return Array.isArray(value) ? value.map(String) : [];
-}
-
 function parseLogLevel(value: FlagValues[string]): LogLevel {
   if (value === undefined) return 'info';
   if (value === 'warn') return 'warning';
@@ -213,10 +226,34 @@ function parseLogLevel(value: FlagValues[string]): LogLevel {
   );
 }
 
+// iproute2 ships `/sbin/bridge` (`bridge link`, `bridge -s fdb show`): its objects and options.
+const IPROUTE2_OBJECTS = new Set(['link', 'fdb', 'mdb', 'vlan', 'vni', 'monitor']);
+const IPROUTE2_OPTIONS =
+  /^-(s|d|j|p|c|n|b|o|t|V|stat(istics)?|det(ails)?|json|pretty|color|netns|batch|force|oneline|timestamp|compressvlans|Version)$/;
+
+/**
+ * When the arguments are iproute2's, the user meant the Linux bridge tool that this command
+ * shadows on PATH: say so and where that one lives, instead of a generic "unknown command".
+ */
+export function iproute2Hint(argv: readonly string[]): string | undefined {
+  // An object anywhere (`-n NETNS link`: an option may take a value), or iproute2 options alone.
+  const words = argv.filter((arg) => !arg.startsWith('-'));
+  const iproute2 =
+    words.some((word) => IPROUTE2_OBJECTS.has(word)) ||
+    (words.length === 0 && argv.some((arg) => IPROUTE2_OPTIONS.test(arg)));
+  if (!iproute2) return undefined;
+  return `bridge: "${argv.join(' ')}" looks like a command for iproute2's bridge (the Linux network bridge tool).
+This "bridge" serves OpenAPI, GraphQL and command-line programs as MCP servers (also installed as
+"mcp-bridge"). For the network tool, run it by its path: /sbin/bridge ${argv.join(' ')}
+(or /usr/sbin/bridge). Run "bridge --help" for this program's commands.
+`;
+}
+
 function topUsage(adapters: Record<string, unknown>): string {
   return `Usage: bridge <command> [arguments] [flags]
 
-Turns OpenAPI, GraphQL and command-line programs into MCP servers.
+Turns OpenAPI, GraphQL and command-line programs into MCP servers. Also installed as
+"mcp-bridge", the name to use in client configurations (iproute2 ships another "bridge").
 
 Commands:
   serve <config>           serve every source a config file lists (hot reload included)

@@ -14,7 +14,10 @@ export interface Violation {
   message: string;
 }
 
-/** Checks arguments against a tool's input schema: `[]` when they fit. */
+/**
+ * Checks arguments against a tool's input schema: `[]` when they fit. Lossless slips of a model
+ * are corrected in place first (see `coerceLosslessly`), so the caller passes on the same object.
+ */
 export type ArgumentValidator = (args: unknown) => Violation[];
 
 let shared: Ajv2020 | undefined;
@@ -43,7 +46,73 @@ function ajv(): Ajv2020 {
  */
 export function compileValidator(schema: JsonSchema): ArgumentValidator {
   const validate: ValidateFunction = ajv().compile(schema);
-  return (args) => (validate(args) ? [] : (validate.errors ?? []).map(toViolation));
+  return (args) => {
+    if (validate(args)) return [];
+    // Each round fixes what the errors point at; a fix can reveal the next (["5"] → [5]).
+    for (let round = 0; round < MAX_COERCION_ROUNDS; round++) {
+      if (!coerceLosslessly(args, validate.errors ?? [])) break;
+      if (validate(args)) return [];
+    }
+    return (validate.errors ?? []).map(toViolation);
+  };
+}
+
+const MAX_COERCION_ROUNDS = 4;
+const INTEGER_TEXT = /^-?(0|[1-9][0-9]*)$/;
+const NUMBER_TEXT = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
+
+/**
+ * Applies, in place, the conversions that lose nothing where a `type` error says a value has the
+ * wrong type: a numeric string where an integer or number is expected (`"42"` → `42`), `"true"` /
+ * `"false"` where a boolean is, and a single value where an array is expected (`"HEAD"` →
+ * `["HEAD"]`). Models make exactly these slips; the schema clients see keeps the real types. A
+ * number where a string is expected is not converted: `1.10` would come back as `"1.1"`.
+ * Returns whether anything changed.
+ */
+export function coerceLosslessly(args: unknown, errors: readonly ErrorObject[]): boolean {
+  let changed = false;
+  for (const error of errors) {
+    if (error.keyword !== 'type' || error.instancePath === '') continue;
+    const expected = [(error.params as { type: string | string[] }).type].flat();
+    const segments = error.instancePath.split('/').slice(1).map(unescapePointer);
+    const key = segments.pop() as string;
+    const parent = segments.reduce<unknown>(
+      (node, segment) => (isContainer(node) ? node[segment] : undefined),
+      args,
+    );
+    if (!isContainer(parent) || !(key in parent)) continue;
+    const value = parent[key];
+    const next = losslessValue(value, expected);
+    if (next !== undefined) {
+      parent[key] = next;
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+function losslessValue(value: unknown, expected: readonly string[]): unknown {
+  if (typeof value === 'string') {
+    const text = value.trim();
+    if (expected.includes('integer') && INTEGER_TEXT.test(text) && Number.isSafeInteger(Number(text))) {
+      return Number(text);
+    }
+    if (expected.includes('number') && NUMBER_TEXT.test(text) && Number.isFinite(Number(text))) {
+      return Number(text);
+    }
+    if (expected.includes('boolean') && (text === 'true' || text === 'false')) return text === 'true';
+  }
+  if (expected.includes('array') && !Array.isArray(value) && value !== null && value !== undefined)
+    return [value];
+  return undefined;
+}
+
+function isContainer(node: unknown): node is Record<string, unknown> {
+  return typeof node === 'object' && node !== null;
+}
+
+function unescapePointer(segment: string): string {
+  return segment.replace(/~1/g, '/').replace(/~0/g, '~');
 }
 
 /** Formats violations as lines a model can act on. */
@@ -64,6 +133,49 @@ function toViolation(error: ErrorObject): Violation {
     message = 'is not an allowed property';
   } else if (error.keyword === 'enum') {
     message = `must be one of ${JSON.stringify(params.allowedValues)}`;
+  } else if (error.keyword === 'type') {
+    message = `must be ${naturalList([params.type].flat().map((type) => TYPE_NAMES[String(type)] ?? String(type)))}`;
+  } else if (error.keyword === 'const') {
+    message = `must be ${JSON.stringify(params.allowedValue)}`;
+  } else if (error.keyword in BOUNDS) {
+    message = `must be ${BOUNDS[error.keyword]} ${String(params.limit)}`;
+  } else if (error.keyword in COUNTS) {
+    const [bound, one, many] = COUNTS[error.keyword] as [string, string, string];
+    message = `must have ${bound} ${String(params.limit)} ${params.limit === 1 ? one : many}`;
+  } else if (error.keyword === 'format') {
+    message = `must be a valid ${String(params.format)}`;
+  } else if (error.keyword === 'pattern') {
+    message = `must match the pattern ${String(params.pattern)}`;
   }
   return { path, message };
+}
+
+// "must be string,null" reads as "must be a string or null".
+const TYPE_NAMES: Record<string, string> = {
+  string: 'a string',
+  integer: 'an integer',
+  number: 'a number',
+  boolean: 'a boolean',
+  object: 'an object',
+  array: 'an array',
+  null: 'null',
+};
+const BOUNDS: Record<string, string> = {
+  minimum: 'at least',
+  maximum: 'at most',
+  exclusiveMinimum: 'greater than',
+  exclusiveMaximum: 'less than',
+};
+const COUNTS: Record<string, [string, string, string]> = {
+  minLength: ['at least', 'character', 'characters'],
+  maxLength: ['at most', 'character', 'characters'],
+  minItems: ['at least', 'item', 'items'],
+  maxItems: ['at most', 'item', 'items'],
+  minProperties: ['at least', 'property', 'properties'],
+  maxProperties: ['at most', 'property', 'properties'],
+};
+
+function naturalList(items: readonly string[]): string {
+  if (items.length <= 1) return items[0] ?? '';
+  return `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`;
 }

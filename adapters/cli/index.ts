@@ -1,6 +1,13 @@
 import type { AdapterCommand } from '../../src/index.js';
 import { createCliSource } from './create-cli-source.js';
-import { type CliOptions, cliConfigSchema, cliFlags, cliUsage, parseCliFlags } from './options.js';
+import {
+  type CliOptions,
+  cliConfigSchema,
+  cliFlagNames,
+  cliFlags,
+  cliUsage,
+  parseCliFlags,
+} from './options.js';
 
 export { createCliSource } from './create-cli-source.js';
 export type { CliOptions } from './options.js';
@@ -12,6 +19,7 @@ export const cliCommand: AdapterCommand<CliOptions> = {
   usage: cliUsage,
   options: cliFlags,
   parseFlags: parseCliFlags,
+  flagNames: cliFlagNames,
   configSchema: cliConfigSchema,
   createSource: createCliSource,
 };

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { BridgeError, type FlagValues } from '../../src/index.js';
+import {
+  BridgeError,
+  type FlagValues,
+  integerFlag,
+  listFlag,
+  stringFlag,
+  withFlags,
+} from '../../src/index.js';
 
 /** Everything `bridge cli` is configured with, from flags or from a config file. */
 export interface CliOptions {
@@ -36,17 +43,12 @@ export const cliConfigSchema: z.ZodType<CliOptions> = z
     roots: list
       .optional()
       .describe("Directories a call's cwd may point into (relative to the config); default: its directory."),
-    timeoutMs: z
-      .number()
-      .int()
-      .positive()
-      .optional()
-      .describe('Default time limit of a call (default 60000).'),
+    timeoutMs: z.number().int().min(1).optional().describe('Default time limit of a call (default 60000).'),
     allowOptions: list.optional().describe('Dangerous options to offer anyway, e.g. "exec".'),
     cache: z.boolean().optional().describe('Read and write the discovery cache (default true).'),
     pageSize: z.number().int().min(1_000).optional().describe('Characters of output inline before paging.'),
     overlay: z.string().min(1).optional().describe('A YAML/JSON overlay instead of the bundled one.'),
-    probeTimeoutMs: z.number().int().positive().optional().describe('Time limit of each discovery command.'),
+    probeTimeoutMs: z.number().int().min(1).optional().describe('Time limit of each discovery command.'),
   })
   .strict();
 
@@ -86,53 +88,39 @@ Flags:
   --probe-timeout MS       time limit of each discovery command such as "git log -h" (default
                            5000); a subcommand whose help does not finish in time is skipped`;
 
-/** Turns `bridge cli` positionals and flags into options. */
+/** The flag of each option field, for messages about values the schema refuses. */
+export const cliFlagNames: Record<string, string> = {
+  program: 'the program',
+  allow: '--allow',
+  deny: '--deny',
+  roots: '--root',
+  timeoutMs: '--timeout',
+  allowOptions: '--allow-option',
+  cache: '--no-cache',
+  pageSize: '--page-size',
+  overlay: '--overlay',
+  probeTimeoutMs: '--probe-timeout',
+};
+
+/** Maps `bridge cli` positionals and flags to options; `cliConfigSchema` checks them. */
 export function parseCliFlags(positionals: string[], values: FlagValues): CliOptions {
   const [program, ...extra] = positionals;
   if (!program) throw new BridgeError('invalid_input', 'bridge cli needs a program, e.g. "bridge cli git"');
   if (extra.length > 0) {
     throw new BridgeError('invalid_input', `bridge cli takes one program, got also "${extra.join(' ')}"`);
   }
-  const options: CliOptions = { program };
-  const allow = commaList(values.allow);
-  if (allow) options.allow = allow;
-  const deny = commaList(values.deny);
-  if (deny) options.deny = deny;
-  const roots = stringList(values.root);
-  if (roots) options.roots = roots;
-  const allowOptions = commaList(values['allow-option']);
-  if (allowOptions) options.allowOptions = allowOptions;
-  if (values.timeout !== undefined) options.timeoutMs = positiveInteger('--timeout', values.timeout, 1);
-  if (values['page-size'] !== undefined)
-    options.pageSize = positiveInteger('--page-size', values['page-size'], 1_000);
-  if (values['no-cache'] === true) options.cache = false;
-  if (typeof values.overlay === 'string') options.overlay = values.overlay;
-  if (values['probe-timeout'] !== undefined) {
-    options.probeTimeoutMs = positiveInteger('--probe-timeout', values['probe-timeout'], 1);
-  }
-  return options;
-}
-
-function stringList(value: FlagValues[string]): string[] | undefined {
-  if (value === undefined) return undefined;
-  return (Array.isArray(value) ? value : [value]).map(String);
-}
-
-function commaList(value: FlagValues[string]): string[] | undefined {
-  const items = stringList(value)
-    ?.flatMap((item) => item.split(','))
-    .map((item) => item.trim())
-    .filter(Boolean);
-  return items && items.length > 0 ? items : undefined;
-}
-
-function positiveInteger(flag: string, value: FlagValues[string], min: number): number {
-  const number = Number(value);
-  if (!Number.isSafeInteger(number) || number < min) {
-    throw new BridgeError(
-      'invalid_input',
-      `${flag} expects an integer of at least ${min}, got "${String(value)}"`,
-    );
-  }
-  return number;
+  return withFlags<CliOptions>(
+    { program },
+    {
+      allow: listFlag(values, 'allow', { commas: true }),
+      deny: listFlag(values, 'deny', { commas: true }),
+      roots: listFlag(values, 'root'),
+      allowOptions: listFlag(values, 'allow-option', { commas: true }),
+      timeoutMs: integerFlag(values, 'timeout'),
+      pageSize: integerFlag(values, 'page-size'),
+      cache: values['no-cache'] === true ? false : undefined,
+      overlay: stringFlag(values, 'overlay'),
+      probeTimeoutMs: integerFlag(values, 'probe-timeout'),
+    },
+  );
 }

@@ -20,6 +20,26 @@ export interface SelectionBudget {
   breadth: number;
   /** Page size written into nested connections. */
   pageSize?: number;
+  /** Largest selection in bytes; fields past it are left out. Default `MAX_SELECTION_BYTES`. */
+  maxBytes?: number;
+}
+
+/**
+ * At the largest depth and breadth allowed, one generated document can reach megabytes (7 MB for a
+ * GitHub root field at depth 10, breadth 200): the bytes are capped too, and what is left out named.
+ */
+export const MAX_SELECTION_BYTES = 16_384;
+
+/** A generated selection and the fields the byte cap left out (`Type.field`). */
+export interface BoundedSelection {
+  selection: string;
+  dropped: string[];
+}
+
+// Shared by one build: the bytes left, and what did not fit.
+interface Room {
+  left: number;
+  dropped: string[];
 }
 
 type AnyField = GraphQLField<unknown, unknown>;
@@ -35,11 +55,23 @@ export function buildSelection(
   type: GraphQLNamedType,
   budget: SelectionBudget,
 ): string {
-  if (isLeafType(type)) return '';
+  return buildBoundedSelection(schema, type, budget).selection;
+}
+
+/** `buildSelection`, also saying which fields the byte cap (`budget.maxBytes`) left out. */
+export function buildBoundedSelection(
+  schema: GraphQLSchema,
+  type: GraphQLNamedType,
+  budget: SelectionBudget,
+): BoundedSelection {
+  const room: Room = { left: budget.maxBytes ?? MAX_SELECTION_BYTES, dropped: [] };
+  if (isLeafType(type)) return { selection: '', dropped: [] };
   // A root connection (e.g. `search`) reads its page: counts, page info, nodes at full depth.
   const shape = connectionShape(type);
-  if (shape) return connectionBody(schema, type, shape, budget.depth + 1, budget);
-  return selectionFor(schema, type, budget.depth, budget);
+  const selection = shape
+    ? connectionBody(schema, type, shape, budget.depth + 1, budget, room)
+    : selectionFor(schema, type, budget.depth, budget, room);
+  return { selection, dropped: room.dropped };
 }
 
 /**
@@ -51,9 +83,10 @@ function selectionFor(
   type: GraphQLNamedType,
   depth: number,
   budget: SelectionBudget,
+  room: Room,
   taken?: Map<string, string>,
 ): string {
-  if (isUnionType(type)) return unionSelection(schema, type.getTypes(), depth, budget);
+  if (isUnionType(type)) return unionSelection(schema, type.getTypes(), depth, budget, room);
   if (!isObjectType(type) && !isInterfaceType(type)) return '';
   const fields = Object.values(type.getFields()).filter(
     (field) =>
@@ -63,7 +96,14 @@ function selectionFor(
       (taken?.get(field.name) ?? String(field.type)) === String(field.type),
   );
   const parts: string[] = [];
-  const choose = (field: AnyField, text: string) => {
+  // A nested selection already paid for its inner fields while it was built; the rest is charged here.
+  const choose = (field: AnyField, text: string, prepaid = 0) => {
+    const cost = text.length + 1 - prepaid;
+    if (cost > room.left) {
+      room.dropped.push(`${type.name}.${field.name}`);
+      return;
+    }
+    room.left -= cost;
     parts.push(text);
     taken?.set(field.name, String(field.type));
   };
@@ -78,11 +118,17 @@ function selectionFor(
       if (parts.length >= budget.breadth) break;
       const named = getNamedType(field.type);
       if (isLeafType(named)) continue;
+      if (room.left <= field.name.length + 4) {
+        room.dropped.push(`${type.name}.${field.name}`);
+        continue;
+      }
+      const before = room.left;
       const connection = connectionShape(named);
       const sub = connection
-        ? connectionSelection(schema, field, connection, depth, budget)
-        : wrap(field.name, selectionFor(schema, named, depth - 1, budget));
-      if (sub) choose(field, sub);
+        ? connectionSelection(schema, field, connection, depth, budget, room)
+        : wrap(field.name, selectionFor(schema, named, depth - 1, budget, room));
+      if (sub) choose(field, sub, before - room.left);
+      else room.left = before;
     }
   }
   if (isAbstractType(type)) parts.push('__typename');
@@ -120,12 +166,13 @@ function unionSelection(
   members: readonly GraphQLObjectType[],
   depth: number,
   budget: SelectionBudget,
+  room: Room,
 ): string {
   const parts = ['__typename'];
   const taken = new Map<string, string>();
   for (const member of members.slice(0, budget.breadth)) {
     // Members are read one level shallower: a union of 20 types would otherwise dwarf the rest.
-    const sub = selectionFor(schema, member, Math.max(0, depth - 1), budget, taken);
+    const sub = selectionFor(schema, member, Math.max(0, depth - 1), budget, room, taken);
     if (sub) parts.push(`... on ${member.name} ${sub}`);
   }
   return `{ ${parts.join(' ')} }`;
@@ -173,8 +220,9 @@ export function connectionBody(
   shape: ConnectionShape,
   depth: number,
   budget: SelectionBudget,
+  room: Room = { left: budget.maxBytes ?? MAX_SELECTION_BYTES, dropped: [] },
 ): string {
-  const nodes = selectionFor(schema, shape.node, depth - 1, budget);
+  const nodes = selectionFor(schema, shape.node, depth - 1, budget, room);
   const parts: string[] = [];
   if (shape.hasTotalCount) parts.push('totalCount');
   const info = pageInfoSelection(type);
@@ -190,8 +238,9 @@ function connectionSelection(
   shape: ConnectionShape,
   depth: number,
   budget: SelectionBudget,
+  room: Room,
 ): string {
-  const body = connectionBody(schema, getNamedType(field.type), shape, depth, budget);
+  const body = connectionBody(schema, getNamedType(field.type), shape, depth, budget, room);
   if (!body) return '';
   // GitHub and others refuse a connection read without `first` or `last`.
   const first = field.args.some((arg) => arg.name === 'first') ? `(first: ${budget.pageSize ?? 10})` : '';

@@ -8,7 +8,13 @@ import {
   type OperationTypeNode,
 } from 'graphql';
 import type { JsonSchema, Logger, ToolDefinition } from '../../src/index.js';
-import { buildSelection, connectionShape, type SelectionBudget } from './build-selection.js';
+import {
+  type BoundedSelection,
+  buildBoundedSelection,
+  connectionShape,
+  MAX_SELECTION_BYTES,
+  type SelectionBudget,
+} from './build-selection.js';
 import { checkOperation, isProblems } from './check-operation.js';
 import { inferAnnotations } from './infer-annotations.js';
 import { runOperation } from './response-to-result.js';
@@ -66,7 +72,7 @@ function fieldToTool(
   const inputSchema = context.inputs.objectSchema(field.args, extra);
   const defaultsFirst =
     !leaf && Boolean(connectionShape(returned)) && field.args.some((arg) => arg.name === 'first');
-  let defaultSelection: string | undefined;
+  let defaultSelection: BoundedSelection | undefined;
 
   const description = [
     field.description?.trim() || `The ${field.name} ${kind} field.`,
@@ -90,11 +96,14 @@ function fieldToTool(
       if (!leaf && defaultsFirst && variables.first === undefined && variables.last === undefined)
         variables.first = 10;
       let selection = '';
+      let dropped: string[] = [];
       if (!leaf) {
         if (typeof select === 'string' && select.trim() !== '') selection = braced(select);
-        else
-          selection = defaultSelection ??=
-            buildSelection(context.schema, returned, context.budget) || '{ __typename }';
+        else {
+          defaultSelection ??= buildBoundedSelection(context.schema, returned, context.budget);
+          selection = defaultSelection.selection || '{ __typename }';
+          dropped = defaultSelection.dropped;
+        }
       }
       const query = fieldDocument(kind, field, Object.keys(variables), selection);
       // A `select` that closes the braces could smuggle in a second operation: only ours may run.
@@ -117,14 +126,29 @@ function fieldToTool(
           isError: true,
         };
       }
-      return runOperation(
+      const result = await runOperation(
         context.endpoint,
         { query, variables, operationName: field.name },
         toolContext,
         field.name,
       );
+      if (dropped.length === 0) return result;
+      return {
+        ...result,
+        content: [
+          ...result.content,
+          { type: 'text', text: droppedNote(dropped, selectName, context.budget) },
+        ],
+      };
     },
   };
+}
+
+// Said with every result built from a cut selection, so the model knows what it did not get.
+function droppedNote(dropped: readonly string[], selectName: string, budget: SelectionBudget): string {
+  const shown = dropped.slice(0, 10).join(', ');
+  const more = dropped.length > 10 ? ` and ${dropped.length - 10} more` : '';
+  return `Note: the default selection was cut at ${budget.maxBytes ?? MAX_SELECTION_BYTES} bytes; left out: ${shown}${more}. Pass "${selectName}" to read those fields.`;
 }
 
 /** `query repository($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { … } }` */

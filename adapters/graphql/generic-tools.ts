@@ -41,6 +41,7 @@ function genericTool(context: ToolFactoryContext, kind: 'query' | 'mutation'): T
   const annotations = inferAnnotations(kind, []);
   return {
     name,
+    title: kind === 'query' ? 'GraphQL query (read-only)' : 'GraphQL mutation',
     description:
       kind === 'query'
         ? 'Runs a GraphQL query against the API (read-only: mutations are refused). The document is validated against the schema first.'

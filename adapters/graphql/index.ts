@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { AdapterCommand, LoadContext, Source, ToolDefinition } from '../../src/index.js';
-import { expandHeaders } from '../../src/index.js';
+import { emptyCredentialWarnings, expandHeaders } from '../../src/index.js';
 import { fieldsToTools, type ToolFactoryContext } from './fields-to-tools.js';
 import { genericTools } from './generic-tools.js';
 import { loadSchema } from './load-schema.js';
@@ -11,6 +11,7 @@ import {
   DEFAULT_TIMEOUT,
   type GraphqlOptions,
   graphqlConfigSchema,
+  graphqlFlagNames,
   graphqlFlags,
   graphqlUsage,
   parseGraphqlFlags,
@@ -32,6 +33,7 @@ export const graphqlCommand: AdapterCommand<GraphqlOptions> = {
   usage: graphqlUsage,
   options: graphqlFlags,
   parseFlags: parseGraphqlFlags,
+  flagNames: graphqlFlagNames,
   configSchema: graphqlConfigSchema,
   createSource: createGraphqlSource,
 };
@@ -54,6 +56,7 @@ export function createGraphqlSource(options: GraphqlOptions, baseDir: string): S
   return {
     label: `graphql ${options.endpoint}`,
     async load({ log, signal }: LoadContext): Promise<ToolDefinition[]> {
+      for (const warning of emptyCredentialWarnings(endpoint.headers)) log.warn(warning);
       const schema = await loadSchema({ ...(schemaFile ? { file: schemaFile } : {}), endpoint }, log, signal);
       const context: ToolFactoryContext = {
         schema,

@@ -14,7 +14,7 @@ import {
   validateSchema,
 } from 'graphql';
 import { BridgeError, describeError, type Logger } from '../../src/index.js';
-import { type Endpoint, sendRequest } from './send-request.js';
+import { describeNonGraphql, type Endpoint, sendRequest } from './send-request.js';
 
 /**
  * Reads the schema from `file` (SDL or introspection JSON) or, without a file, by introspecting the
@@ -39,6 +39,10 @@ async function schemaFromFile(file: string, log: Logger): Promise<GraphQLSchema>
     // Editors on Windows write a byte-order mark, which JSON.parse refuses.
     text = (await readFile(file, 'utf8')).replace(/^\uFEFF/, '');
   } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : undefined;
+    // The system error would only repeat the path and the reason: it is not chained as a cause.
+    if (why) throw new BridgeError('invalid_input', `cannot read the schema file ${file}: ${why}`);
     throw new BridgeError('invalid_input', `cannot read the schema file ${file}: ${describeError(error)}`, {
       cause: error,
     });
@@ -86,6 +90,13 @@ async function schemaFromEndpoint(
   const body = response.body as { data?: { __schema?: unknown }; errors?: Array<{ message?: unknown }> };
   if (body?.data?.__schema)
     return schemaFromIntrospection(body.data, `the introspection of ${endpoint.url}`, log);
+  if (body === undefined) {
+    // Not JSON at all: most often a web page at that URL (the site instead of its /graphql path).
+    throw new BridgeError(
+      'load_failed',
+      `the GraphQL endpoint ${endpoint.url} answered HTTP ${response.status} with ${describeNonGraphql(response.text)}; check that the URL is the GraphQL endpoint itself (often …/graphql), or pass --schema FILE`,
+    );
+  }
   const reasons = Array.isArray(body?.errors)
     ? body.errors.map((error) => String(error?.message)).join('; ')
     : `HTTP ${response.status}: ${response.text.slice(0, 300)}`;

@@ -102,6 +102,7 @@ function operationTool(
   );
   return {
     name,
+    title: operationTitle(name),
     description: description || `The ${name} ${kind} (${rootFields.join(', ')}).`,
     inputSchema,
     annotations: inferAnnotations(kind, [name, ...rootFields]),
@@ -118,6 +119,18 @@ function operationTool(
       );
     },
   };
+}
+
+/** `SearchOpenIssues` or `search_open_issues` → "Search open issues": what clients show the user. */
+export function operationTitle(name: string): string {
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .split(/[\s_]+/)
+    .filter(Boolean)
+    .map((word, index) => (index > 0 && /^[A-Z][a-z]/.test(word) ? word.toLowerCase() : word));
+  const title = words.join(' ');
+  return title.charAt(0).toUpperCase() + title.slice(1);
 }
 
 function stripDefaults(schema: Record<string, unknown>): void {

@@ -1,5 +1,15 @@
 import { z } from 'zod';
-import { BridgeError, type FlagValues, type JsonSchema } from '../../src/index.js';
+import {
+  BridgeError,
+  booleanFlag,
+  type FlagValues,
+  headerFlags,
+  integerFlag,
+  type JsonSchema,
+  listFlag,
+  stringFlag,
+  withFlags,
+} from '../../src/index.js';
 import type { GraphqlOAuth } from './sign-in.js';
 
 /** How a custom scalar is described to clients: a JSON Schema type, a string format, or a schema. */
@@ -37,9 +47,16 @@ export const DEFAULT_DEPTH = 1;
 export const DEFAULT_BREADTH = 15;
 export const DEFAULT_TIMEOUT = 30_000;
 
+/** The longest time limit of a request, flag or config alike: one hour. */
+export const MAX_TIMEOUT = 3_600_000;
+
 export const graphqlConfigSchema = z
   .object({
-    endpoint: z.string().url().describe('The GraphQL endpoint URL; calls go there.'),
+    endpoint: z
+      .string()
+      .url()
+      .refine((url) => /^https?:\/\//i.test(url), 'must be an http or https URL')
+      .describe('The GraphQL endpoint URL; calls go there.'),
     schema: z
       .string()
       .min(1)
@@ -72,7 +89,13 @@ export const graphqlConfigSchema = z
       .max(200)
       .optional()
       .describe('Fields per object in generated selections.'),
-    timeout: z.number().int().positive().optional().describe('Time limit of a call, in milliseconds.'),
+    timeout: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_TIMEOUT)
+      .optional()
+      .describe('Time limit of a call, in milliseconds (at most one hour).'),
     oauth: z
       .object({
         authorizationUrl: z.string().url().describe("The authorization server's authorization endpoint."),
@@ -138,7 +161,22 @@ GraphQL flags:
                            BRIDGE_GRAPHQL_CLIENT_SECRET (BRIDGE_GRAPHQL_TOKEN skips sign-in)
   --oauth-scope SCOPE      a scope to ask for when signing in (repeatable)`;
 
-/** Turns `bridge graphql` positionals and flags into options. */
+/** The flag of each option field, for messages about values the schema refuses. */
+export const graphqlFlagNames: Record<string, string> = {
+  endpoint: 'the endpoint URL',
+  schema: '--schema',
+  operations: '--operations',
+  headers: '--header',
+  generic: '--generic',
+  mutations: '--mutations',
+  scalars: '--scalar',
+  depth: '--depth',
+  breadth: '--breadth',
+  timeout: '--timeout',
+  oauth: '--oauth-authorization-url / --oauth-token-url',
+};
+
+/** Maps `bridge graphql` positionals and flags to options; `graphqlConfigSchema` checks them. */
 export function parseGraphqlFlags(positionals: string[], values: FlagValues): GraphqlOptions {
   if (positionals.length !== 1) {
     throw new BridgeError(
@@ -148,30 +186,7 @@ export function parseGraphqlFlags(positionals: string[], values: FlagValues): Gr
         : `bridge graphql expects one endpoint URL, got ${positionals.length} arguments: ${positionals.join(' ')}`,
     );
   }
-  const endpoint = parseEndpoint(positionals[0] as string);
-  const options: GraphqlOptions = { endpoint };
-  const schema = stringFlag(values, 'schema');
-  if (schema !== undefined) options.schema = schema;
-  const operations = stringFlag(values, 'operations');
-  if (operations !== undefined) options.operations = operations;
-  const headers = listFlag(values, 'header');
-  if (headers.length > 0) options.headers = Object.fromEntries(headers.map(parseHeader));
-  if (values.generic === true) options.generic = true;
-  const mutations = stringFlag(values, 'mutations');
-  if (mutations !== undefined) {
-    if (mutations !== 'none' && mutations !== 'all') {
-      throw new BridgeError('invalid_input', `--mutations expects none or all, got "${mutations}"`);
-    }
-    options.mutations = mutations;
-  }
   const scalars = listFlag(values, 'scalar');
-  if (scalars.length > 0) options.scalars = Object.fromEntries(scalars.map(parseScalarFlag));
-  const depth = integerFlag(values, 'depth', 0, 10);
-  if (depth !== undefined) options.depth = depth;
-  const breadth = integerFlag(values, 'breadth', 1, 200);
-  if (breadth !== undefined) options.breadth = breadth;
-  const timeout = integerFlag(values, 'timeout', 1, 3_600_000);
-  if (timeout !== undefined) options.timeout = timeout;
   const authorizationUrl = stringFlag(values, 'oauth-authorization-url');
   const tokenUrl = stringFlag(values, 'oauth-token-url');
   if ((authorizationUrl === undefined) !== (tokenUrl === undefined)) {
@@ -180,40 +195,26 @@ export function parseGraphqlFlags(positionals: string[], values: FlagValues): Gr
       '--oauth-authorization-url and --oauth-token-url go together: give both',
     );
   }
-  if (authorizationUrl !== undefined && tokenUrl !== undefined) {
-    const scopes = listFlag(values, 'oauth-scope');
-    options.oauth = {
-      authorizationUrl: parseEndpoint(authorizationUrl),
-      tokenUrl: parseEndpoint(tokenUrl),
-      ...(scopes.length > 0 ? { scopes } : {}),
-    };
-  }
-  return options;
-}
-
-function parseEndpoint(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new BridgeError(
-      'invalid_input',
-      `the endpoint "${raw}" is not a URL; expected e.g. https://host/graphql`,
-    );
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new BridgeError('invalid_input', `the endpoint "${raw}" must be an http or https URL`);
-  }
-  return url.href;
-}
-
-function parseHeader(raw: string): [string, string] {
-  const colon = raw.indexOf(':');
-  const name = colon > 0 ? raw.slice(0, colon).trim() : '';
-  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
-    throw new BridgeError('invalid_input', `--header expects 'Name: value', got "${raw}"`);
-  }
-  return [name, raw.slice(colon + 1).trim()];
+  const scopes = listFlag(values, 'oauth-scope');
+  const oauth: GraphqlOAuth | undefined =
+    authorizationUrl !== undefined && tokenUrl !== undefined
+      ? { authorizationUrl, tokenUrl, ...(scopes ? { scopes } : {}) }
+      : undefined;
+  return withFlags<GraphqlOptions>(
+    { endpoint: positionals[0] as string },
+    {
+      schema: stringFlag(values, 'schema'),
+      operations: stringFlag(values, 'operations'),
+      headers: headerFlags(values),
+      generic: booleanFlag(values, 'generic'),
+      mutations: stringFlag(values, 'mutations') as GraphqlOptions['mutations'],
+      scalars: scalars ? Object.fromEntries(scalars.map(parseScalarFlag)) : undefined,
+      depth: integerFlag(values, 'depth'),
+      breadth: integerFlag(values, 'breadth'),
+      timeout: integerFlag(values, 'timeout'),
+      oauth,
+    },
+  );
 }
 
 function parseScalarFlag(raw: string): [string, ScalarMapping] {
@@ -234,28 +235,4 @@ function parseScalarFlag(raw: string): [string, ScalarMapping] {
       cause: error,
     });
   }
-}
-
-function stringFlag(values: FlagValues, name: string): string | undefined {
-  const value = values[name];
-  return typeof value === 'string' ? value : undefined;
-}
-
-function listFlag(values: FlagValues, name: string): string[] {
-  const value = values[name];
-  if (value === undefined) return [];
-  return (Array.isArray(value) ? value : [value]).map(String);
-}
-
-function integerFlag(values: FlagValues, name: string, min: number, max: number): number | undefined {
-  const raw = stringFlag(values, name);
-  if (raw === undefined) return undefined;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new BridgeError(
-      'invalid_input',
-      `--${name} expects an integer from ${min} to ${max}, got "${raw}"`,
-    );
-  }
-  return value;
 }

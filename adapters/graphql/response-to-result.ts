@@ -6,7 +6,13 @@ import {
   type ToolContext,
   type ToolResult,
 } from '../../src/index.js';
-import { type Endpoint, type GraphqlRequest, type GraphqlResponse, sendRequest } from './send-request.js';
+import {
+  describeNonGraphql,
+  type Endpoint,
+  type GraphqlRequest,
+  type GraphqlResponse,
+  sendRequest,
+} from './send-request.js';
 
 /** One entry of a GraphQL `errors` list, as kept for the model. */
 interface KeptError {
@@ -69,8 +75,7 @@ export async function responseToResult(
   const body = response.body as { data?: unknown; errors?: unknown } | undefined;
   const isGraphql = typeof body === 'object' && body !== null && ('data' in body || 'errors' in body);
   if (!isGraphql) {
-    const snippet = response.text.trim().slice(0, 500) || '(empty body)';
-    const text = `${label} failed: the GraphQL endpoint ${url} answered HTTP ${response.status} without a GraphQL response: ${snippet}`;
+    const text = `${label} failed: the GraphQL endpoint ${url} answered HTTP ${response.status} with ${describeNonGraphql(response.text)}`;
     return { content: [{ type: 'text', text }], isError: true };
   }
   const data = body.data ?? null;

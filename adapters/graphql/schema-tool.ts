@@ -12,6 +12,7 @@ export function schemaTool(schema: GraphQLSchema): ToolDefinition {
   const roots = [schema.getQueryType()?.name, schema.getMutationType()?.name].filter(Boolean).join(' and ');
   return {
     name: 'graphql_schema',
+    title: 'GraphQL schema',
     description: `Reads the GraphQL schema: pass \`type\` for one type's definition (SDL with descriptions; the roots are ${roots}), or \`search\` for the types and fields whose names contain a word.`,
     inputSchema: {
       type: 'object',

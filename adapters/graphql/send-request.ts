@@ -94,3 +94,17 @@ function networkCause(error: unknown): string {
   const message = describeError(error);
   return typeof code === 'string' && !message.includes(code) ? `${code} (${message})` : message;
 }
+
+/**
+ * Says what a body that is not a GraphQL response is, without dumping it: an HTML page (a web
+ * page, a login wall or a proxy's error page, named by its title) or the first characters of text.
+ */
+export function describeNonGraphql(text: string): string {
+  const trimmed = text.replace(/^\uFEFF/, '').trimStart();
+  if (/^<(!doctype html|html|head|body)\b/i.test(trimmed)) {
+    const title = /<title[^>]*>([^<]*)<\/title>/i.exec(trimmed)?.[1]?.replace(/\s+/g, ' ').trim();
+    return `an HTML page${title ? ` ("${title.slice(0, 80)}")` : ''}, not a GraphQL response`;
+  }
+  const snippet = trimmed.slice(0, 300).trimEnd();
+  return snippet ? `a body that is not a GraphQL response: ${snippet}` : 'an empty body';
+}

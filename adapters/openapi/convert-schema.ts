@@ -1,7 +1,7 @@
 import type { JsonSchema } from '../../src/index.js';
 import type { SpecVersion } from './load-document.js';
 import { isObject, type Json, resolvePointer } from './resolve-ref.js';
-import { applyDialect } from './schema-dialect.js';
+import { applyDialect, type DialectContext, noteDialect } from './schema-dialect.js';
 import { trimText } from './trim-text.js';
 
 /** Requests leave out `readOnly` properties; responses leave out `writeOnly` ones. */
@@ -74,9 +74,13 @@ export class SchemaConverter {
     response: new WeakMap(),
   };
 
+  /** Dialects other than 2020-12 the converted schemas declared (see `DialectContext.foreign`). */
+  readonly foreignDialects = new Set<string>();
+
   constructor(document: Json, version: SpecVersion) {
     this.#document = document;
     this.#version = version;
+    if (version === 'openapi31') noteDialect(document.jsonSchemaDialect, { foreign: this.foreignDialects });
   }
 
   /** The `$defs` for a set of referenced pointers and everything they refer to in turn. */
@@ -229,7 +233,11 @@ export class SchemaConverter {
         out[key] = value;
       }
     }
-    applyDialect(input, out, this.#version);
+    const dialect: DialectContext = {
+      convert: (sub) => this.#convert(sub, direction, deps),
+      foreign: this.foreignDialects,
+    };
+    applyDialect(input, out, dialect);
     if (Array.isArray(out.required) && isObject(out.properties)) {
       const present = out.properties;
       const required = (out.required as unknown[]).filter(

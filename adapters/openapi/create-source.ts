@@ -1,8 +1,10 @@
 import { isAbsolute, resolve } from 'node:path';
 import {
   BridgeError,
+  emptyCredentialWarnings,
   expandHeaders,
   type LoadContext,
+  type Logger,
   type Source,
   type ToolDefinition,
 } from '../../src/index.js';
@@ -59,7 +61,7 @@ export function createOpenApiSource(options: OpenApiOptions, baseDir: string): S
         sender,
         auth: new Authenticator(isObject(schemes) ? schemes : {}, process.env, timeoutMs),
         ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
-        headers: expandHeaders(options.headers ?? {}),
+        headers: withCredentialCheck(expandHeaders(options.headers ?? {}), context.log),
         timeoutMs,
         retries: options.retries ?? DEFAULT_RETRIES,
         relaxOutput: options.relaxOutput ?? false,
@@ -78,4 +80,10 @@ export function createOpenApiSource(options: OpenApiOptions, baseDir: string): S
     watchedFiles: () => files,
     close: () => sender.close(),
   };
+}
+
+// Headers as sent, after a warning for each credential left empty (see `emptyCredentialWarnings`).
+function withCredentialCheck(headers: Record<string, string>, log: Logger): Record<string, string> {
+  for (const warning of emptyCredentialWarnings(headers)) log.warn(warning);
+  return headers;
 }

@@ -1,7 +1,7 @@
 import type { AdapterCommand } from '../../src/index.js';
 import { createOpenApiSource, DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS } from './create-source.js';
 import { AUTO_DYNAMIC_THRESHOLD } from './dynamic-tools.js';
-import { flagOptions, type OpenApiOptions, openApiOptionsSchema, parseFlags } from './options.js';
+import { flagNames, flagOptions, type OpenApiOptions, openApiOptionsSchema, parseFlags } from './options.js';
 
 export { createOpenApiSource } from './create-source.js';
 export type { OpenApiOptions } from './options.js';
@@ -44,6 +44,7 @@ SCHEME = the scheme name upper-cased, other characters as _:
   other oauth2, openIdConnect     BRIDGE_<SCHEME>_TOKEN`,
   options: flagOptions,
   parseFlags,
+  flagNames,
   configSchema: openApiOptionsSchema,
   createSource: createOpenApiSource,
 };

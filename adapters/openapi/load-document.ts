@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
-import { BridgeError, describeError } from '../../src/index.js';
+import { BridgeError, type BridgeErrorCode, describeError } from '../../src/index.js';
 
 /** The OpenAPI generation a document is written in; decides the schema dialect and the layout. */
 export type SpecVersion = 'swagger2' | 'openapi30' | 'openapi31';
@@ -38,12 +38,16 @@ export async function loadDocument(
   const location = remote || isAbsolute(spec) ? spec : resolve(baseDir, spec);
   // The text is never held in a local of this async function, so it can be collected while the
   // tools are built (13 MB for GitHub's spec, twice that as a two-byte string).
+  // A local file the user named that is not a spec is their input to fix (exit 2); a URL that
+  // answers with something else is a failure at run time (exit 1).
+  const code = remote ? 'load_failed' : 'invalid_input';
   const parsed = await parseSource(
     remote ? fetchText(location, options.signal) : readText(location),
     location,
+    code,
   );
   let document = parsed.document;
-  const version = detectVersion(document, location);
+  const version = detectVersion(document, location, code);
   const files = remote ? [] : [location];
 
   if (parsed.external) {
@@ -63,10 +67,11 @@ export async function loadDocument(
 async function parseSource(
   pending: Promise<string>,
   location: string,
+  code: BridgeErrorCode,
 ): Promise<{ document: Record<string, unknown>; external: boolean }> {
   const text = await pending;
   if (!text.trimStart().startsWith('{')) await preloadYaml();
-  return { external: hasExternalRefs(text), document: parseText(text, location) };
+  return { external: hasExternalRefs(text), document: parseText(text, location, code) };
 }
 
 async function readText(path: string): Promise<string> {
@@ -75,8 +80,16 @@ async function readText(path: string): Promise<string> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const why =
-      code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : describeError(error);
-    throw new BridgeError('load_failed', `cannot read the OpenAPI spec ${path}: ${why}.`, { cause: error });
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EACCES'
+          ? 'permission denied'
+          : code === 'EISDIR'
+            ? 'it is a directory'
+            : undefined;
+    // The system error only repeats what `why` says (and the path): it is not chained as a cause.
+    if (why) throw new BridgeError('invalid_input', `cannot read the OpenAPI spec ${path}: ${why}`);
+    throw new BridgeError('invalid_input', `cannot read the OpenAPI spec ${path}`, { cause: error });
   }
 }
 
@@ -101,38 +114,42 @@ async function fetchText(url: string, signal?: AbortSignal): Promise<string> {
 }
 
 /** JSON when it looks like JSON (fast path for the 13 MB specs), YAML otherwise. */
-function parseText(text: string, location: string): Record<string, unknown> {
-  const trimmed = text.trimStart();
+function parseText(text: string, location: string, code: BridgeErrorCode): Record<string, unknown> {
+  const trimmed = text.replace(/^\uFEFF/, '').trimStart();
+  if (/^<(!doctype html|html|head|body)\b/i.test(trimmed)) {
+    // A documentation page (Swagger UI, Redoc) instead of the document it renders.
+    throw new BridgeError(
+      code,
+      `${location} is an HTML page, not an OpenAPI document: give the URL or path of the JSON or YAML spec itself (Swagger UI pages name it, often …/openapi.json)`,
+    );
+  }
   let parsed: unknown;
   if (trimmed.startsWith('{')) {
     try {
-      parsed = JSON.parse(text);
+      parsed = JSON.parse(trimmed);
     } catch (error) {
-      throw new BridgeError('load_failed', `${location} is not valid JSON: ${describeError(error)}.`, {
+      throw new BridgeError(code, `${location} is not valid JSON: ${describeError(error)}.`, {
         cause: error,
       });
     }
   } else {
-    parsed = parseYaml(text, location);
+    parsed = parseYaml(trimmed, location, code);
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new BridgeError(
-      'load_failed',
-      `${location} is not an OpenAPI document: its top level is not an object.`,
-    );
+    throw new BridgeError(code, `${location} is not an OpenAPI document: its top level is not an object.`);
   }
   return parsed as Record<string, unknown>;
 }
 
 let yamlModule: typeof import('yaml') | undefined;
-function parseYaml(text: string, location: string): unknown {
+function parseYaml(text: string, location: string, code: BridgeErrorCode): unknown {
   // `yaml` is imported only for YAML specs (see `preloadYaml`): JSON specs never pay for it.
   if (!yamlModule) throw new BridgeError('internal', 'the YAML parser was not loaded');
   try {
     return yamlModule.parse(text, { maxAliasCount: 10_000, merge: true });
   } catch (error) {
     throw new BridgeError(
-      'load_failed',
+      code,
       `${location} is neither valid JSON nor valid YAML: ${describeError(error)}.`,
       {
         cause: error,
@@ -146,11 +163,15 @@ async function preloadYaml(): Promise<void> {
   yamlModule ??= await import('yaml');
 }
 
-function detectVersion(document: Record<string, unknown>, location: string): SpecVersion {
+function detectVersion(
+  document: Record<string, unknown>,
+  location: string,
+  code: BridgeErrorCode,
+): SpecVersion {
   if (typeof document.swagger === 'string') {
     if (document.swagger.startsWith('2.')) return 'swagger2';
     throw new BridgeError(
-      'load_failed',
+      code,
       `${location}: Swagger version ${document.swagger} is not supported (2.0 is).`,
     );
   }
@@ -158,12 +179,12 @@ function detectVersion(document: Record<string, unknown>, location: string): Spe
     if (document.openapi.startsWith('3.0')) return 'openapi30';
     if (document.openapi.startsWith('3.1')) return 'openapi31';
     throw new BridgeError(
-      'load_failed',
+      code,
       `${location}: OpenAPI version ${document.openapi} is not supported (2.0, 3.0 and 3.1 are).`,
     );
   }
   throw new BridgeError(
-    'load_failed',
+    code,
     `${location} is not an OpenAPI document: it has neither an "openapi" nor a "swagger" version field.`,
   );
 }

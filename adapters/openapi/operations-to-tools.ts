@@ -18,6 +18,7 @@ import { nameTools } from './name-tools.js';
 import { type OperationPlan, planOperation } from './plan-operation.js';
 import { isObject } from './resolve-ref.js';
 import { responseToResult } from './response-to-result.js';
+import { checkCompiles } from './schema-dialect.js';
 import type { HttpSender } from './send-request.js';
 import { trimText } from './trim-text.js';
 
@@ -71,7 +72,11 @@ export function operationsToTools(operations: OperationInfo[], setup: CallSetup)
         if (built) return built;
         if (failure === undefined) {
           try {
-            built = toTool(name, operation, converter, loaded, calls);
+            const tool = toTool(name, operation, converter, loaded, calls);
+            // Only specs that declare another JSON Schema dialect pay for compiling up front.
+            if (converter.foreignDialects.size > 0)
+              checkCompiles(tool.inputSchema, converter.foreignDialects);
+            built = tool;
             return built;
           } catch (error) {
             failure = error;

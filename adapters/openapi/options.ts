@@ -1,5 +1,15 @@
 import { z } from 'zod';
-import { annotationsOverrideSchema, BridgeError, type FlagValues } from '../../src/index.js';
+import {
+  annotationsOverrideSchema,
+  BridgeError,
+  booleanFlag,
+  type FlagValues,
+  headerFlags,
+  integerFlag,
+  listFlag,
+  stringFlag,
+  withFlags,
+} from '../../src/index.js';
 
 /** The adapter's options: the same object from flags and from a config-file source entry. */
 export const openApiOptionsSchema = z
@@ -27,12 +37,7 @@ export const openApiOptionsSchema = z
       .optional()
       .describe('Serve only operations matching one of: tag:NAME, method:GET, path:/glob, an operationId.'),
     exclude: z.array(z.string()).optional().describe('Leave out operations matching one of these filters.'),
-    timeoutMs: z
-      .number()
-      .int()
-      .positive()
-      .optional()
-      .describe('Upstream time limit per call (default 30000).'),
+    timeoutMs: z.number().int().min(1).optional().describe('Upstream time limit per call (default 30000).'),
     retries: z
       .number()
       .int()
@@ -79,7 +84,23 @@ export const flagOptions = {
   'forward-auth': { type: 'boolean' },
 } as const;
 
-/** `bridge openapi SPEC [flags]` → options; throws `invalid_input` naming the bad flag. */
+/** The flag of each option field, for messages about values the schema refuses. */
+export const flagNames: Record<string, string> = {
+  spec: 'the spec',
+  baseUrl: '--base-url',
+  headers: '--header',
+  validate: '--validate',
+  allowRemoteRefs: '--allow-remote-refs',
+  tools: '--tools',
+  include: '--include',
+  exclude: '--exclude',
+  timeoutMs: '--timeout',
+  retries: '--retries',
+  relaxOutput: '--relax-output',
+  forwardAuth: '--forward-auth',
+};
+
+/** Maps `bridge openapi SPEC [flags]` to options; `openApiOptionsSchema` checks them. */
 export function parseFlags(positionals: string[], values: FlagValues): OpenApiOptions {
   if (positionals.length !== 1) {
     throw new BridgeError(
@@ -89,60 +110,20 @@ export function parseFlags(positionals: string[], values: FlagValues): OpenApiOp
         : `bridge openapi takes one spec, got ${positionals.length}: ${positionals.join(' ')}`,
     );
   }
-  const options: OpenApiOptions = { spec: positionals[0] as string };
-  const baseUrl = values['base-url'];
-  if (typeof baseUrl === 'string') {
-    try {
-      new URL(baseUrl);
-    } catch {
-      throw new BridgeError('invalid_input', `--base-url expects an absolute URL, got "${baseUrl}"`);
-    }
-    options.baseUrl = baseUrl;
-  }
-  const headers = strings(values.header);
-  if (headers.length > 0) {
-    options.headers = {};
-    for (const header of headers) {
-      const colon = header.indexOf(':');
-      const name = colon > 0 ? header.slice(0, colon).trim() : '';
-      if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
-        throw new BridgeError('invalid_input', `--header expects 'Name: value', got "${header}"`);
-      }
-      options.headers[name] = header.slice(colon + 1).trim();
-    }
-  }
-  if (values.validate === true) options.validate = true;
-  if (values['allow-remote-refs'] === true) options.allowRemoteRefs = true;
-  const tools = values.tools;
-  if (tools !== undefined) {
-    if (tools !== 'all' && tools !== 'dynamic' && tools !== 'auto') {
-      throw new BridgeError('invalid_input', `--tools expects all, dynamic or auto, got "${String(tools)}"`);
-    }
-    options.tools = tools;
-  }
-  const include = strings(values.include);
-  if (include.length > 0) options.include = include;
-  const exclude = strings(values.exclude);
-  if (exclude.length > 0) options.exclude = exclude;
-  const timeout = integer(values.timeout, '--timeout', 1);
-  if (timeout !== undefined) options.timeoutMs = timeout;
-  const retries = integer(values.retries, '--retries', 0);
-  if (retries !== undefined) options.retries = retries;
-  if (values['relax-output'] === true) options.relaxOutput = true;
-  if (values['forward-auth'] === true) options.forwardAuth = true;
-  return options;
-}
-
-function strings(value: FlagValues[string]): string[] {
-  if (value === undefined) return [];
-  return (Array.isArray(value) ? value : [value]).map(String);
-}
-
-function integer(value: FlagValues[string], flag: string, min: number): number | undefined {
-  if (value === undefined) return undefined;
-  const number = Number(value);
-  if (!Number.isSafeInteger(number) || number < min) {
-    throw new BridgeError('invalid_input', `${flag} expects an integer ≥ ${min}, got "${String(value)}"`);
-  }
-  return number;
+  return withFlags<OpenApiOptions>(
+    { spec: positionals[0] as string },
+    {
+      baseUrl: stringFlag(values, 'base-url'),
+      headers: headerFlags(values),
+      validate: booleanFlag(values, 'validate'),
+      allowRemoteRefs: booleanFlag(values, 'allow-remote-refs'),
+      tools: stringFlag(values, 'tools') as OpenApiOptions['tools'],
+      include: listFlag(values, 'include'),
+      exclude: listFlag(values, 'exclude'),
+      timeoutMs: integerFlag(values, 'timeout'),
+      retries: integerFlag(values, 'retries'),
+      relaxOutput: booleanFlag(values, 'relax-output'),
+      forwardAuth: booleanFlag(values, 'forward-auth'),
+    },
+  );
 }

@@ -1,6 +1,28 @@
-import type { JsonSchema } from '../../src/index.js';
-import type { SpecVersion } from './load-document.js';
+import { BridgeError, compileValidator, describeError, type JsonSchema } from '../../src/index.js';
 import { isObject, type Json } from './resolve-ref.js';
+
+/** What `applyDialect` needs besides the schema: the spec's generation and a way to convert subschemas. */
+export interface DialectContext {
+  /** Converts a subschema found under a keyword the converter does not walk (`dependencies`). */
+  convert(schema: unknown): JsonSchema;
+  /**
+   * Dialects other than 2020-12 declared by `$schema` (or the 3.1 `jsonSchemaDialect`) so far.
+   * Their keywords are rewritten where 2020-12 spells them differently; tools built from them are
+   * compiled before they are served (see `checkCompiles`), since a dialect can differ in more ways.
+   */
+  foreign: Set<string>;
+}
+
+// The dialects 3.1 documents mean by default: JSON Schema 2020-12 and the OpenAPI base vocabulary.
+const NATIVE_DIALECT =
+  /^https?:\/\/(json-schema\.org\/draft\/2020-12\/schema|spec\.openapis\.org\/oas\/3\.1\/dialect\/base)#?$/;
+
+/** Records `dialect` when it is not 2020-12; returns whether it was foreign. */
+export function noteDialect(dialect: unknown, context: Pick<DialectContext, 'foreign'>): boolean {
+  if (typeof dialect !== 'string' || NATIVE_DIALECT.test(dialect)) return false;
+  context.foreign.add(dialect);
+  return true;
+}
 
 const ANY_TYPE = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'];
 
@@ -9,16 +31,32 @@ const ANY_TYPE = ['string', 'number', 'integer', 'boolean', 'object', 'array', '
  * JSON Schema 2020-12 spells differently in its converted copy `out`, and fills in what strict
  * clients insist on: a type everywhere, `items` on every array.
  */
-export function applyDialect(input: Json, out: JsonSchema, version: SpecVersion): void {
-  if (version !== 'openapi31') {
-    if (out.exclusiveMinimum === true && typeof out.minimum === 'number') {
-      out.exclusiveMinimum = out.minimum;
-      delete out.minimum;
-    } else if (typeof out.exclusiveMinimum === 'boolean') delete out.exclusiveMinimum;
-    if (out.exclusiveMaximum === true && typeof out.maximum === 'number') {
-      out.exclusiveMaximum = out.maximum;
-      delete out.maximum;
-    } else if (typeof out.exclusiveMaximum === 'boolean') delete out.exclusiveMaximum;
+export function applyDialect(input: Json, out: JsonSchema, context: DialectContext): void {
+  noteDialect(input.$schema, context);
+  // Draft 4 (Swagger, OpenAPI 3.0, or a 3.1 schema declaring an older `$schema`) writes these as
+  // booleans beside minimum/maximum; 2020-12 has only the numeric form, and no valid 2020-12
+  // schema holds a boolean here, so the rewrite is safe whatever the document's version.
+  if (out.exclusiveMinimum === true && typeof out.minimum === 'number') {
+    out.exclusiveMinimum = out.minimum;
+    delete out.minimum;
+  } else if (typeof out.exclusiveMinimum === 'boolean') delete out.exclusiveMinimum;
+  if (out.exclusiveMaximum === true && typeof out.maximum === 'number') {
+    out.exclusiveMaximum = out.maximum;
+    delete out.maximum;
+  } else if (typeof out.exclusiveMaximum === 'boolean') delete out.exclusiveMaximum;
+  // Drafts 4-7: `dependencies` is 2019-09's dependentRequired (lists) and dependentSchemas (schemas).
+  if (isObject(input.dependencies)) {
+    delete out.dependencies;
+    for (const [name, value] of Object.entries(input.dependencies)) {
+      const key = Array.isArray(value) ? 'dependentRequired' : 'dependentSchemas';
+      if (!isObject(out[key])) out[key] = {};
+      (out[key] as Json)[name] = Array.isArray(value) ? value : context.convert(value);
+    }
+  }
+  // Drafts 4-2019: `additionalItems` after a tuple is 2020-12's `items` after `prefixItems`.
+  if (out.additionalItems !== undefined) {
+    if (Array.isArray(input.items)) out.items = out.additionalItems;
+    delete out.additionalItems;
   }
   if (out.type === 'file') {
     out.type = 'string';
@@ -106,4 +144,21 @@ function makeNullable(out: JsonSchema): void {
     return;
   }
   if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
+}
+
+/**
+ * Throws when `schema` does not compile as JSON Schema 2020-12, naming the foreign dialects the
+ * spec declared: such a tool is skipped with a warning rather than served with its arguments
+ * unchecked (the registry cannot validate against a schema Ajv refuses).
+ */
+export function checkCompiles(schema: JsonSchema, foreign: ReadonlySet<string>): void {
+  try {
+    compileValidator(schema);
+  } catch (error) {
+    throw new BridgeError(
+      'invalid_input',
+      `its input schema, written for ${[...foreign].join(', ')}, does not compile as JSON Schema 2020-12 after conversion (${describeError(error)}); it is not served, so that its arguments are never sent unchecked`,
+      { cause: error },
+    );
+  }
 }

@@ -2,6 +2,7 @@ import type { AdapterCommand } from '../command.js';
 import { BridgeError, describeError, toBridgeError } from '../errors.js';
 import type { LoadContext, Source } from '../source.js';
 import { decorateSource } from './decorate-source.js';
+import { describeIssue } from './describe-issue.js';
 import type { BridgeConfig, ConfiguredSource } from './load-config.js';
 
 /**
@@ -12,10 +13,16 @@ import type { BridgeConfig, ConfiguredSource } from './load-config.js';
 export function shorthandConfig(command: AdapterCommand, options: unknown, baseDir: string): BridgeConfig {
   const checked = command.configSchema.safeParse(options);
   if (!checked.success) {
-    const problems = checked.error.issues.map(
-      (issue) => `${issue.path.join('.') || 'options'}: ${issue.message}`,
-    );
-    throw new BridgeError('invalid_input', `invalid ${command.name} options: ${problems.join('; ')}`);
+    // Said in the words of the command line: the flag, what it must be, what was given.
+    const problems = checked.error.issues.map((issue) => {
+      const [field] = issue.path;
+      const flag = typeof field === 'string' ? command.flagNames?.[field] : undefined;
+      const name = flag ?? (issue.path.join('.') || `${command.name} options`);
+      const given = issue.path.length > 0 ? valueAt(options, issue.path) : undefined;
+      const got = given === undefined || typeof given === 'object' ? '' : ` (got ${JSON.stringify(given)})`;
+      return `${name} ${describeIssue(issue)}${got}`;
+    });
+    throw new BridgeError('invalid_input', problems.join('; '));
   }
   return { server: {}, sources: [{ kind: command.name, command, options: checked.data, baseDir }] };
 }
@@ -70,4 +77,13 @@ function withLocation(source: Source, where: string): Source {
       }
     },
   });
+}
+
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let node = value;
+  for (const key of path) {
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = (node as Record<PropertyKey, unknown>)[key];
+  }
+  return node;
 }

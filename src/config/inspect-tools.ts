@@ -5,6 +5,9 @@ import { ToolRegistry } from '../registry.js';
 import { listEntry } from '../server/list-entry.js';
 import type { Source } from '../source.js';
 import type { ToolAnnotations } from '../tool.js';
+import { estimateTokens, listBudgetWarning, toolBudgetWarning } from './token-budget.js';
+
+export { estimateTokens } from './token-budget.js';
 
 /** One tool as `bridge inspect` reports it. */
 export interface InspectedTool {
@@ -25,6 +28,8 @@ export interface InspectReport {
   tools: InspectedTool[];
   totalTokens: number;
   valid: boolean;
+  /** What loading the sources warned about (skipped operations, schema flaws), and list-wide advice. */
+  warnings: string[];
 }
 
 const VALID_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -40,8 +45,17 @@ const ajv = new Ajv2020({
 /** Loads the sources (without serving) and reports what a client would see. */
 export async function inspectSources(sources: readonly Source[], log: Logger): Promise<InspectReport> {
   const shutdown = new AbortController();
+  // Load warnings go to the log as usual and into the report, so `--json` carries them too.
+  const loadWarnings: string[] = [];
+  const collecting: Logger = {
+    ...log,
+    warn(message, data) {
+      loadWarnings.push(message);
+      log.warn(message, data);
+    },
+  };
   try {
-    const registry = await ToolRegistry.load(sources, { log, signal: shutdown.signal });
+    const registry = await ToolRegistry.load(sources, { log: collecting, signal: shutdown.signal });
     const requested = new Map<string, number>();
     for (const tool of registry.tools) {
       requested.set(tool.definition.name, (requested.get(tool.definition.name) ?? 0) + 1);
@@ -63,19 +77,28 @@ export async function inspectSources(sources: readonly Source[], log: Logger): P
       if (definition.outputSchema)
         problems.push(...schemaProblems('outputSchema', definition.outputSchema, true));
       if (!definition.description.trim()) warnings.push('no description: the model cannot tell what it does');
+      const tokens = estimateTokens(listEntry(tool));
+      const budget = toolBudgetWarning(tokens);
+      if (budget) warnings.push(budget);
       return {
         name: tool.name,
         ...(definition.title ? { title: definition.title } : {}),
         source: tool.source,
         annotations: definition.annotations,
         taskSupport: definition.taskSupport ?? 'forbidden',
-        tokens: estimateTokens(listEntry(tool)),
+        tokens,
         problems,
         warnings,
       };
     });
     const totalTokens = tools.reduce((sum, tool) => sum + tool.tokens, 0);
-    return { tools, totalTokens, valid: tools.every((tool) => tool.problems.length === 0) };
+    const listWarning = listBudgetWarning(tools.length, totalTokens);
+    return {
+      tools,
+      totalTokens,
+      valid: tools.every((tool) => tool.problems.length === 0),
+      warnings: listWarning ? [...loadWarnings, listWarning] : loadWarnings,
+    };
   } finally {
     shutdown.abort();
     await Promise.allSettled(sources.map((source) => source.close?.()));
@@ -96,11 +119,6 @@ function schemaProblems(field: string, schema: unknown, objectRoot: boolean): st
     problems.push(`${field} does not compile as JSON Schema 2020-12: ${describeError(error)}`);
   }
   return problems;
-}
-
-/** About four characters of JSON per token, the usual rule of thumb for English and JSON. */
-export function estimateTokens(value: unknown): number {
-  return Math.ceil(JSON.stringify(value).length / 4);
 }
 
 /** The report as a table for a terminal. */
@@ -134,6 +152,9 @@ export function formatInspectTable(report: InspectReport): string {
     for (const problem of tool.problems) out.push(`invalid ${tool.name}: ${problem}`);
     for (const warning of tool.warnings) out.push(`warning ${tool.name}: ${warning}`);
   }
+  // Load warnings were logged to stderr as they happened; list-wide advice belongs with the total.
+  const advice = listBudgetWarning(report.tools.length, report.totalTokens);
+  if (advice) out.push(`warning: ${advice}`);
   return `${out.join('\n')}\n`;
 }
 

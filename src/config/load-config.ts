@@ -10,6 +10,7 @@ import {
   type ServerSettings,
   type SourceEntry,
 } from './config-schema.js';
+import { describeIssue } from './describe-issue.js';
 import { type ConfigProblem, findInlineSecrets, resolveEnvReferences } from './env-references.js';
 
 /** The adapters the command line knows, loaded on first use. */
@@ -148,7 +149,9 @@ function zodProblems(
     const path = [...prefix, ...issue.path.map((key) => (typeof key === 'symbol' ? String(key) : key))];
     // Point at the unknown key itself, so the location is its line.
     if (issue.code === 'unrecognized_keys' && issue.keys.length === 1) path.push(issue.keys[0]!);
-    return { path, message: issue.message, fix: fixFor(issue, command) };
+    // The same phrasing as for flags ("must be at most 10"); an unknown key keeps zod's own words.
+    const message = issue.code === 'unrecognized_keys' ? issue.message : describeIssue(issue);
+    return { path, message, fix: fixFor(issue, command) };
   });
 }
 

@@ -7,6 +7,7 @@ import type { Source } from '../source.js';
 import { buildSources, watchedFiles } from './build-sources.js';
 import type { ServerSettings } from './config-schema.js';
 import type { BridgeConfig } from './load-config.js';
+import { warnAboutLargeTools } from './token-budget.js';
 import { type FileWatcher, shortName, watchFiles } from './watch-files.js';
 
 export interface ServeConfigOptions {
@@ -50,6 +51,7 @@ export async function serveConfig(options: ServeConfigOptions): Promise<ConfigBr
     ...(options.store === undefined ? {} : { store: options.store }),
     ...(config.server.instructions === undefined ? {} : { instructions: config.server.instructions }),
   });
+  warnAboutLargeTools(bridge.registry(), log);
 
   let watcher: FileWatcher | undefined;
   const reloadOnce = async (): Promise<boolean> => {
@@ -65,6 +67,7 @@ export async function serveConfig(options: ServeConfigOptions): Promise<ConfigBr
       config = nextConfig;
       sources = next;
       log.info(`reloaded: ${summarizeChange(before, bridge.registry())}`);
+      warnAboutLargeTools(bridge.registry(), log);
       return true;
     } catch (error) {
       for (const source of next ?? []) void source.close?.().catch(() => {});

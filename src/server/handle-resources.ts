@@ -10,7 +10,7 @@ import {
 import { callerOf, mayList } from '../caller.js';
 import type { CatalogContext, ResourceDefinition, ResourceTemplateDefinition } from '../catalog.js';
 import { PAGE_URI_TEMPLATE } from '../page-output.js';
-import type { ResourceStore } from '../resource-store.js';
+import { RESOURCE_URI_PREFIX, type ResourceStore } from '../resource-store.js';
 import { listPage } from './paginate.js';
 
 /** What the resource handlers serve: the fixed resources and templates, then the caller's stored outputs. */
@@ -96,8 +96,18 @@ export function resourceHandlers(sources: ResourceSources): ResourceHandlers {
         );
         return { contents: await template.read(uri, flat, catalogContext(ctx, sources.shutdown)) };
       }
-      throw new ResourceNotFoundError(uri);
+      throw notFound(uri);
     });
   };
   return { register, exists };
+}
+
+// A page another session made (or one that expired) looks like any unknown URI to the store; say
+// why pages go missing, so a model or user retries the call instead of retrying the read.
+function notFound(uri: string): ResourceNotFoundError {
+  if (!uri.startsWith(RESOURCE_URI_PREFIX)) return new ResourceNotFoundError(uri);
+  return new ResourceNotFoundError(
+    uri,
+    `Resource not found: ${uri}. Pages of a long output belong to the session that created them (with authentication, to its user) and expire 30 minutes after they were written (or earlier when memory runs short); call the tool again in this session for fresh pages.`,
+  );
 }

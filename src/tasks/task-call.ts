@@ -1,11 +1,12 @@
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { ProtocolError } from '@modelcontextprotocol/server';
 import type { AskCapabilities } from '../ask/ask-params.js';
+import { BridgeError, JSON_RPC_ERROR_CODES } from '../errors.js';
 import type { RegisteredTool, ToolRegistry } from '../registry.js';
 import type { ToolResult } from '../tool.js';
 import type { CallOrigin } from '../tool-context.js';
 import type { RawToolsCall } from './intercept-tools-call.js';
-import { TaskAlreadyFinishedError, type TaskCall, type TaskRunner, TaskTtlError } from './task-runner.js';
-import { InvalidCursorError, type TaskRecord, TaskStoreFullError } from './task-store.js';
+import type { TaskCall, TaskRunner } from './task-runner.js';
+import type { TaskRecord } from './task-store.js';
 
 /** The tool and arguments of a `tools/call`. */
 export interface ToolCallTarget {
@@ -73,16 +74,11 @@ async function refusalsAsErrors<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The JSON-RPC error for a refusal of the task layer; anything else is rethrown as is. */
+/**
+ * The JSON-RPC error for a refusal of the task layer (a `BridgeError`, coded by
+ * `JSON_RPC_ERROR_CODES`); anything else is rethrown as is.
+ */
 export function wireError(error: unknown): unknown {
-  if (
-    error instanceof TaskTtlError ||
-    error instanceof InvalidCursorError ||
-    error instanceof TaskAlreadyFinishedError
-  ) {
-    return new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
-  }
-  if (error instanceof TaskStoreFullError)
-    return new ProtocolError(ProtocolErrorCode.InternalError, error.message);
+  if (error instanceof BridgeError) return new ProtocolError(JSON_RPC_ERROR_CODES[error.code], error.message);
   return error;
 }

@@ -1,7 +1,7 @@
 import type { AskCapabilities } from '../ask/ask-params.js';
 import { AskInterrupt } from '../ask/client-ask.js';
 import { TaskQuestions } from '../ask/task-questions.js';
-import { describeError } from '../errors.js';
+import { BridgeError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { RegisteredTool, ToolRegistry } from '../registry.js';
 import type { ResourceStore } from '../resource-store.js';
@@ -60,14 +60,18 @@ export interface TaskCall {
   askCapabilities?: AskCapabilities;
 }
 
-/** A TTL outside the configured bounds, or not a number of milliseconds. */
-export class TaskTtlError extends Error {
-  override readonly name = 'TaskTtlError';
+/** A TTL outside the configured bounds, or not a number of milliseconds (`invalid_params`). */
+export class TaskTtlError extends BridgeError {
+  constructor(message: string) {
+    super('invalid_params', message);
+  }
 }
 
-/** Cancelling a task that already reached `completed`, `failed` or `cancelled`. */
-export class TaskAlreadyFinishedError extends Error {
-  override readonly name = 'TaskAlreadyFinishedError';
+/** Cancelling a task that already reached `completed`, `failed` or `cancelled` (`invalid_params`). */
+export class TaskAlreadyFinishedError extends BridgeError {
+  constructor(message: string) {
+    super('invalid_params', message);
+  }
 }
 
 /**

@@ -1,3 +1,4 @@
+import { BridgeError } from '../errors.js';
 import type { ToolResult } from '../tool.js';
 
 /**
@@ -122,14 +123,18 @@ export interface TaskStore {
   close(): Promise<void>;
 }
 
-/** The store is at its memory cap and every task in it is still running. */
-export class TaskStoreFullError extends Error {
-  override readonly name = 'TaskStoreFullError';
+/** The store is at its memory cap and every task in it is still running (`capacity`). */
+export class TaskStoreFullError extends BridgeError {
+  constructor(message: string) {
+    super('capacity', message);
+  }
 }
 
-/** A `tasks/list` cursor this store did not issue (or issued for another caller). */
-export class InvalidCursorError extends Error {
-  override readonly name = 'InvalidCursorError';
+/** A `tasks/list` cursor this store did not issue, or issued for another caller (`invalid_params`). */
+export class InvalidCursorError extends BridgeError {
+  constructor(message: string) {
+    super('invalid_params', message);
+  }
 }
 
 /** Whether no further transition can happen. */

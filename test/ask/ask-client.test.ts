@@ -114,7 +114,7 @@ describe.each(MATRIX)('asking the client, $kind client over $wire', ({ kind, wir
     const bad = await failure(client.callTool('greet', { marker }));
     // The v2 client checks nothing itself; the SDK v1 client checks nothing either: the bridge refuses.
     expect(bad.text).toContain('Invalid answer to the elicitation request "who"');
-    expect(bad.text).toContain('/name must be string');
+    expect(bad.text).toContain('/name must be a string');
     if (kind === 'v2') expect(bad.code).toBe(-32602);
     expect(existsSync(marker)).toBe(false);
     const good = await client.callTool('greet', { marker });

@@ -107,7 +107,7 @@ describe('input_required rounds on the wire (2026-07-28)', () => {
     const requestState = await firstRound(marker);
     const reply = await call({ arguments: { marker }, inputResponses: accepted(''), requestState });
     expect(reply.json?.error?.code).toBe(-32602);
-    expect(reply.json?.error?.message).toContain('/name must NOT have fewer than 1 characters');
+    expect(reply.json?.error?.message).toContain('/name must have at least 1 character');
     expect(existsSync(marker)).toBe(false);
   });
 

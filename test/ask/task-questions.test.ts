@@ -77,7 +77,7 @@ describe('a 2026-07-28 task that asks, raw HTTP', () => {
       inputResponses: { who: { action: 'accept', content: { name: 7 } } },
     });
     expect(bad.json?.error?.code).toBe(-32602);
-    expect(bad.json?.error?.message).toContain('/name must be string');
+    expect(bad.json?.error?.message).toContain('/name must be a string');
     expect(existsSync(marker)).toBe(false);
 
     const unknownOnly = await request('tasks/update', {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cliCommand } from '../../adapters/cli/index.js';
+import { shorthandConfig } from '../../src/config/build-sources.js';
 
 describe('bridge cli flags and config', () => {
   it('turns flags into the same options object the config schema accepts', () => {
@@ -33,8 +34,10 @@ describe('bridge cli flags and config', () => {
     expect(() => cliCommand.parseFlags([], {})).toThrow(/needs a program/);
     expect(() => cliCommand.parseFlags(['git', 'extra'], {})).toThrow(/one program/);
     expect(() => cliCommand.parseFlags(['git'], { timeout: 'soon' })).toThrow(/--timeout expects an integer/);
-    expect(() => cliCommand.parseFlags(['git'], { 'page-size': '10' })).toThrow(
-      /--page-size expects an integer of at least 1000/,
+    // Ranges are the config schema's: the same check for a flag and for a config file.
+    const options = cliCommand.parseFlags(['git'], { 'page-size': '10' });
+    expect(() => shorthandConfig(cliCommand, options, '/')).toThrow(
+      '--page-size must be at least 1000 (got 10)',
     );
     expect(cliCommand.configSchema.safeParse({ program: 'git', timeout: 5 }).success).toBe(false);
   });

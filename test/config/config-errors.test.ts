@@ -63,13 +63,14 @@ describe('config validation errors name the file, the place in it and the fix', 
       sources: [{ kind: 'cli', options: { program: 'git', timeoutMs: 'soon' } }],
     });
     expect(typed.stderr).toMatch(
-      /sources\[0\]\.options\.timeoutMs: .*expected number.*Fix: give a number here/,
+      /sources\[0\]\.options\.timeoutMs: must be a number\. Fix: give a number here/,
     );
   });
 
   it('names the entry whose spec path does not exist', async () => {
     const { code, stderr } = await serveFails(pets({ spec: './missing.yaml' }));
-    expect(code).toBe(1);
+    // A file the config names that is not there is the config to fix: exit 2, like a bad config.
+    expect(code).toBe(2);
     expect(stderr).toContain('<dir>/bridge.config.yaml sources[0]: ');
     expect(stderr).toContain('<dir>/missing.yaml');
   });

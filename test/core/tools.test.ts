@@ -32,7 +32,7 @@ describe.each(MATRIX)('tools with the $kind client over $wire', ({ kind, wire })
     expect(result.isError).toBe(true);
     const text = String(result.content[0]?.text);
     expect(text).toContain('/text: is required');
-    expect(text).toContain('/times: must be <= 5');
+    expect(text).toContain('/times: must be at most 5');
     expect(text).toContain('/extra: is not an allowed property');
   });
 

@@ -68,7 +68,7 @@ describe('registry', () => {
     const registered = registry.get('t')!;
     const bad = await registry.call(registered, { n: 'x' }, context);
     expect(bad).toMatchObject({ isError: true });
-    expect(JSON.stringify(bad)).toContain('/n: must be integer');
+    expect(JSON.stringify(bad)).toContain('/n: must be an integer');
     expect(await registry.call(registered, { n: 3 }, context)).toEqual({
       content: [{ type: 'text', text: 't:3' }],
     });

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createGraphqlSource } from '../../adapters/graphql/index.js';
+import { createGraphqlSource, graphqlCommand } from '../../adapters/graphql/index.js';
 import { BRIDGE_BIN, startHttpBridge } from '../helpers/start-bridge.js';
 import { startGraphqlServer } from './helpers/graphql-server.js';
 import { firstText, loadTools } from './helpers/in-process.js';
@@ -86,14 +86,16 @@ describe('bridge graphql refuses bad input with a clear message', () => {
       join(FIXTURES, 'nope.graphql'),
     ]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain('cannot read the schema file');
-    expect(missing.stderr).toContain('nope.graphql');
+    const nope = join(FIXTURES, 'nope.graphql');
+    expect(missing.stderr).toBe(
+      `bridge graphql: graphql http://127.0.0.1:9/graphql: cannot read the schema file ${nope}: no such file\n`,
+    );
   });
 
   it('bad flags: exit 2 naming the flag', async () => {
     const mutations = await runBridge(['http://127.0.0.1:9/graphql', '--mutations', 'some']);
     expect(mutations.code).toBe(2);
-    expect(mutations.stderr).toContain('--mutations expects none or all, got "some"');
+    expect(mutations.stderr).toBe('bridge graphql: --mutations must be one of none, all (got "some")\n');
     const noUrl = await runBridge([]);
     expect(noUrl.stderr).toContain('bridge graphql expects the endpoint URL');
     const header = await runBridge(['http://127.0.0.1:9/graphql', '--header', 'no colon here']);
@@ -101,7 +103,17 @@ describe('bridge graphql refuses bad input with a clear message', () => {
     const scalar = await runBridge(['http://127.0.0.1:9/graphql', '--scalar', 'DateTime']);
     expect(scalar.stderr).toContain('--scalar expects Name=TYPE');
     const depth = await runBridge(['http://127.0.0.1:9/graphql', '--depth', 'deep']);
-    expect(depth.stderr).toContain('--depth expects an integer from 0 to 10, got "deep"');
+    expect(depth.stderr).toBe('bridge graphql: --depth expects an integer, got "deep"\n');
+    const deeper = await runBridge(['http://127.0.0.1:9/graphql', '--depth', '11']);
+    expect(deeper.code).toBe(2);
+    expect(deeper.stderr).toBe('bridge graphql: --depth must be at most 10 (got 11)\n');
+    // The same limit whether the time limit comes from a flag or a config file.
+    const timeout = await runBridge(['http://127.0.0.1:9/graphql', '--timeout', '3600001']);
+    expect(timeout.stderr).toBe('bridge graphql: --timeout must be at most 3600000 (got 3600001)\n');
+    expect(
+      graphqlCommand.configSchema.safeParse({ endpoint: 'http://127.0.0.1:9/graphql', timeout: 3_600_001 })
+        .success,
+    ).toBe(false);
     const url = await runBridge(['ftp://example.com/graphql']);
     expect(url.stderr).toContain('must be an http or https URL');
   });
@@ -137,7 +149,9 @@ describe('upstream failures at call time become isError results naming the cause
     const proxy = await loadTools(createGraphqlSource({ endpoint: broken.url, schema: SHOP_SDL_PATH }, '/'));
     const bad = await proxy.call('serverTime');
     expect(bad.isError).toBe(true);
-    expect(firstText(bad)).toContain('answered HTTP 502 without a GraphQL response: Bad Gateway');
+    expect(firstText(bad)).toContain(
+      'answered HTTP 502 with a body that is not a GraphQL response: Bad Gateway',
+    );
 
     await using slow = await startGraphqlServer(shopSchema(), { delayMs: 2_000 });
     const impatient = await loadTools(

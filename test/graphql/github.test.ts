@@ -14,7 +14,11 @@ import {
   validate,
 } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSelection } from '../../adapters/graphql/build-selection.js';
+import {
+  buildBoundedSelection,
+  buildSelection,
+  MAX_SELECTION_BYTES,
+} from '../../adapters/graphql/build-selection.js';
 import { fieldDocument } from '../../adapters/graphql/fields-to-tools.js';
 import { createGraphqlSource } from '../../adapters/graphql/index.js';
 import { compileValidator } from '../../src/index.js';
@@ -97,6 +101,52 @@ describe('GitHub’s schema, introspected from a mocked server', () => {
       }
     }
     expect(failures).toEqual([]);
+  });
+
+  it('caps a generated selection in bytes at the largest depth and breadth, naming what it left out', () => {
+    const budget = { depth: 10, breadth: 200 };
+    const sizes: number[] = [];
+    for (const name of ['repository', 'viewer', 'organization', 'search']) {
+      const field = schema.getQueryType()?.getFields()[name];
+      if (!field) throw new Error(`no Query.${name}`);
+      const { selection, dropped } = buildBoundedSelection(schema, getNamedType(field.type), budget);
+      sizes.push(Buffer.byteLength(selection));
+      expect(dropped.length, name).toBeGreaterThan(0);
+      expect(
+        dropped.every((entry) => /^\w+\.\w+$/.test(entry)),
+        name,
+      ).toBe(true);
+      const document = fieldDocument(
+        'query',
+        field,
+        field.args.map((arg) => arg.name),
+        selection,
+      );
+      expect(
+        validate(schema, parse(document)).map((error) => error.message),
+        name,
+      ).toEqual([]);
+    }
+    // A little slack: `__typename`, `... on Type` and connection page info are not charged.
+    for (const size of sizes) expect(size).toBeLessThanOrEqual(MAX_SELECTION_BYTES * 1.1);
+  });
+
+  it('says in the result which fields a capped default selection left out', async () => {
+    const deep = await loadTools(
+      createGraphqlSource({ endpoint: server.url, depth: 10, breadth: 200 }, process.cwd()),
+    );
+    const result = await deep.call('viewer', {});
+    expect(result.isError).toBeUndefined();
+    const note = String((result.content.at(-1) as { text?: string }).text);
+    expect(note).toMatch(
+      new RegExp(
+        `^Note: the default selection was cut at ${MAX_SELECTION_BYTES} bytes; left out: \\w+\\.\\w+`,
+      ),
+    );
+    expect(note).toMatch(/Pass "select" to read those fields\.$/);
+    expect(Buffer.byteLength(String(server.requests.at(-1)?.body.query))).toBeLessThan(
+      MAX_SELECTION_BYTES * 1.2,
+    );
   });
 
   it('runs a query with its arguments as variables and a connection-paginated selection', async () => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGraphqlSource, type GraphqlOptions } from '../../adapters/graphql/index.js';
+import { operationTitle } from '../../adapters/graphql/operations-to-tools.js';
 import { startGraphqlServer } from './helpers/graphql-server.js';
 import { at, firstText, type LoadedTools, loadTools } from './helpers/in-process.js';
 import { FIXTURES, SHOP_SDL_PATH, shopSchema } from './helpers/shop-schema.js';
@@ -171,7 +172,7 @@ describe('tools from the shop schema (introspected)', () => {
     const before = server.requests.length;
     const tooBig = await shop.call('products', { first: 2 ** 31 });
     expect(tooBig.isError).toBe(true);
-    expect(firstText(tooBig)).toContain('/first: must be <= 2147483647');
+    expect(firstText(tooBig)).toContain('/first: must be at most 2147483647');
     const badEnum = await shop.call('products', { filter: { statusIn: ['GONE'] } });
     expect(badEnum.isError).toBe(true);
     const missing = await shop.call('product', {});
@@ -270,6 +271,12 @@ describe('tools from the shop schema (introspected)', () => {
   it('serves operation documents with their comments as description and fragments resolved', async () => {
     const tool = shop.registry.get('CheapProducts')?.definition;
     expect(tool?.description).toBe('Lists cheap products with their maker. Use it to find bargains.');
+    // Every tool has a title clients can show: operations get their name in words.
+    expect(tool?.title).toBe('Cheap products');
+    expect(shop.registry.get('RemoveProduct')?.definition.title).toBe('Remove product');
+    for (const each of shop.registry.tools) expect(each.definition.title, each.name).toBeTruthy();
+    expect(operationTitle('search_open_issues')).toBe('Search open issues');
+    expect(operationTitle('getHTTPStatus')).toBe('Get HTTP status');
     expect(tool?.inputSchema).toMatchObject({
       required: ['max'],
       properties: { first: { type: 'integer' } },

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { openapiCommand } from '../../adapters/openapi/index.js';
+import { shorthandConfig } from '../../src/config/build-sources.js';
 
 function fromFlags(args: string[]) {
   const { values, positionals } = parseArgs({
@@ -9,6 +10,11 @@ function fromFlags(args: string[]) {
     allowPositionals: true,
   });
   return openapiCommand.parseFlags(positionals, values);
+}
+
+// What `bridge openapi …` serves: the flags mapped, then checked by the config schema.
+function checked(args: string[]) {
+  return shorthandConfig(openapiCommand, fromFlags(args), '/').sources[0]?.options;
 }
 
 describe('openapi command', () => {
@@ -59,12 +65,14 @@ describe('openapi command', () => {
   it.each([
     [[], /needs the spec/],
     [['a.yaml', 'b.yaml'], /takes one spec, got 2/],
-    [['a.yaml', '--base-url', 'not a url'], /--base-url expects an absolute URL/],
-    [['a.yaml', '--header', 'no colon'], /--header expects 'Name: value'/],
-    [['a.yaml', '--timeout', '0'], /--timeout expects an integer ≥ 1/],
-    [['a.yaml', '--retries', 'many'], /--retries expects an integer ≥ 0/],
+    [['a.yaml', '--base-url', 'not a url'], '--base-url must be an absolute URL (got "not a url")'],
+    [['a.yaml', '--header', 'no colon'], `--header expects 'Name: value', got "no colon"`],
+    [['a.yaml', '--timeout', '0'], '--timeout must be at least 1 (got 0)'],
+    [['a.yaml', '--retries', 'many'], '--retries expects an integer, got "many"'],
+    [['a.yaml', '--retries', '50'], '--retries must be at most 10 (got 50)'],
+    [['a.yaml', '--tools', 'some'], '--tools must be one of all, dynamic, auto (got "some")'],
   ])('%j is refused naming the flag', (args, message) => {
-    expect(() => fromFlags(args)).toThrow(message);
+    expect(() => checked(args)).toThrow(message);
   });
 
   it('rejects unknown keys and wrong types in a config entry', () => {

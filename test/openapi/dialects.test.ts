@@ -124,6 +124,52 @@ describe('OpenAPI 3.1', () => {
   });
 });
 
+describe('OpenAPI 3.1 schemas that declare another dialect ($schema draft-04)', () => {
+  it('are converted to 2020-12 and validated; a schema that still does not compile is skipped with a warning', async () => {
+    await using tools = await disposable(
+      loadTools({ spec: 'legacy-dialect-3.1.yaml', baseUrl: upstream.url, tools: 'all' }),
+    );
+    expect(tools.registry.tools.map((t) => t.name)).toEqual(['getPlain', 'setCounter']);
+    expect(tools.warnings.join('\n')).toContain(
+      'skipped operation GET /broken (getBroken) cannot be served: its input schema, written for https://example.com/schemas/my-dialect, does not compile as JSON Schema 2020-12 after conversion',
+    );
+    const input = schemaOf(tools, 'setCounter');
+    expect(input.properties.step).toEqual({ type: 'integer', exclusiveMinimum: 0 });
+    expect(input.$defs.Counter).toMatchObject({
+      type: 'object',
+      required: ['value'],
+      properties: {
+        value: { type: 'number', exclusiveMaximum: 100 },
+        unit: { type: 'string' },
+        pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }], items: false },
+      },
+      dependentRequired: { unit: ['value'] },
+      dependentSchemas: { pair: { required: ['unit'] } },
+    });
+    expect(input.$defs.Counter.dependencies).toBeUndefined();
+    expect(() => compileValidator(input)).not.toThrow();
+
+    // Arguments are checked: nothing reaches the API until they fit.
+    const before = upstream.requests.length;
+    for (const args of [
+      { name: 'a', body: { value: 1 } },
+      { name: 'a', step: 0, body: { value: 1 } },
+      { name: 'a', step: 1, body: { value: 100 } },
+      { name: 'a', step: 1, body: { unit: 'm' } },
+      { name: 'a', step: 1, body: { value: 1, pair: ['x', 2, 3] } },
+    ]) {
+      const refused = await tools.call('setCounter', args);
+      expect(refused.isError, JSON.stringify(args)).toBe(true);
+      expect(JSON.stringify(refused.content)).toContain('Invalid arguments for tool');
+    }
+    expect(upstream.requests.length).toBe(before);
+    const ok = echoOf(
+      await tools.call('setCounter', { name: 'a', step: 1, body: { value: 1, unit: 'm', pair: ['x', 2] } }),
+    );
+    expect(ok.url).toBe('/v1/counters/a?step=1');
+  });
+});
+
 describe('circular and multi-file specs', () => {
   it('keeps circular schemas as $refs into $defs', async () => {
     await using tools = await disposable(loadTools({ spec: 'circular.yaml', tools: 'all' }));

@@ -129,7 +129,7 @@ describe('bad input on the command line', () => {
       ['openapi', join(FIXTURES, 'unknown-version.json')],
       /OpenAPI version 4\.0\.0 is not supported/,
     ],
-    ['--tools some', ['openapi', spec, '--tools', 'some'], /--tools expects all, dynamic or auto/],
+    ['--tools some', ['openapi', spec, '--tools', 'some'], /--tools must be one of all, dynamic, auto/],
     ['--include color:red', ['openapi', spec, '--include', 'color:red'], /unknown kind "color"/],
   ])('%s: exits non-zero with one paragraph naming the problem', (_label, args, message) => {
     const run = spawnSync(process.execPath, [BRIDGE_BIN, ...args], { encoding: 'utf8', timeout: 20_000 });

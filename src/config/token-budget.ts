@@ -1,0 +1,49 @@
+import type { Logger } from '../logger.js';
+import type { ToolRegistry } from '../registry.js';
+import { listEntry } from '../server/list-entry.js';
+
+/**
+ * Past this many tokens one tool's `tools/list` entry is a problem of its own: a Kubernetes
+ * StatefulSet operation alone is ~31k tokens, more than many clients accept for a whole answer.
+ */
+export const TOOL_TOKEN_BUDGET = 10_000;
+/** Past this the whole list crowds the model's context (GitHub's repos + issues tags: ~156k). */
+export const LIST_TOKEN_BUDGET = 50_000;
+
+const SUGGESTION =
+  'serve it with --tools dynamic (OpenAPI: four meta-tools that load schemas on demand) or leave tools out with --include/--exclude (include/exclude in a config)';
+
+/** About four characters of JSON per token, the usual rule of thumb for English and JSON. */
+export function estimateTokens(value: unknown): number {
+  return Math.ceil(JSON.stringify(value).length / 4);
+}
+
+/** The warning for one tool whose entry is over `TOOL_TOKEN_BUDGET`, or `undefined`. */
+export function toolBudgetWarning(tokens: number): string | undefined {
+  if (tokens <= TOOL_TOKEN_BUDGET) return undefined;
+  return `about ${tokens.toLocaleString('en-US')} tokens in tools/list, above the ${TOOL_TOKEN_BUDGET.toLocaleString('en-US')} a tool should cost: ${SUGGESTION}`;
+}
+
+/** The warning for a whole list over `LIST_TOKEN_BUDGET`, or `undefined`. */
+export function listBudgetWarning(tools: number, tokens: number): string | undefined {
+  if (tokens <= LIST_TOKEN_BUDGET) return undefined;
+  return `${tools} tools cost about ${tokens.toLocaleString('en-US')} tokens in tools/list, above ${LIST_TOKEN_BUDGET.toLocaleString('en-US')}: ${SUGGESTION}`;
+}
+
+/**
+ * Logs the tools over budget, by name, once the server is up: measuring means serializing every
+ * schema, so it runs after start-up instead of delaying the first `tools/list`.
+ */
+export function warnAboutLargeTools(registry: ToolRegistry, log: Logger): void {
+  setImmediate(() => {
+    let total = 0;
+    for (const tool of registry.tools) {
+      const tokens = estimateTokens(listEntry(tool));
+      total += tokens;
+      const warning = toolBudgetWarning(tokens);
+      if (warning) log.warn(`tool ${tool.name} is ${warning}`);
+    }
+    const warning = listBudgetWarning(registry.tools.length, total);
+    if (warning) log.warn(warning);
+  }).unref();
+}
