@@ -70,6 +70,6 @@ export interface CliSpec {
    */
   endOfOptions: '--end-of-options' | '--' | null;
   commands: CommandSpec[];
-  /** Subcommands skipped during discovery, with the reason (logged as warnings). */
-  skipped: Array<{ path: string[]; reason: string }>;
+  /** Subcommands skipped during discovery, with the reason (logged as warnings; `quiet` ones at debug level). */
+  skipped: Array<{ path: string[]; reason: string; quiet?: boolean }>;
 }
