@@ -18,7 +18,7 @@ export function buildArgv(
   globalArgs: readonly string[] = [],
 ): string[] {
   const spec = { endOfOptions: command.endOfOptions !== undefined ? command.endOfOptions : cli.endOfOptions };
-  const argv = [...globalArgs, ...command.path];
+  const argv = [...globalArgs, ...(command.run ?? command.path)];
   for (const option of options) {
     const property = propertyOf(option);
     const value = args[property];

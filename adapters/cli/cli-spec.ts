@@ -40,6 +40,11 @@ export interface PositionalSpec {
 export interface CommandSpec {
   /** The words after the program name: `['cherry-pick']`, `['config', 'view']`. Empty for the program itself. */
   path: string[];
+  /**
+   * The words run after the program when they differ from `path`: a mode of a multi-mode command
+   * (path `['branch', 'delete']`, tool `git_branch_delete`) runs `['branch', '--delete']`.
+   */
+  run?: string[];
   description: string;
   options: OptionSpec[];
   positionals: PositionalSpec[];
