@@ -1,7 +1,7 @@
 import type { ToolAnnotations } from '../../src/index.js';
 
 /** How an option takes its value. */
-export type OptionKind = 'boolean' | 'string' | 'integer' | 'enum';
+export type OptionKind = 'boolean' | 'string' | 'integer' | 'number' | 'enum';
 
 /** One option of a subcommand, as discovered from the binary or curated in an overlay. */
 export interface OptionSpec {
@@ -18,6 +18,10 @@ export interface OptionSpec {
   optionalValue?: boolean;
   /** A boolean that `false` spells as `--no-<name>` (git's `--[no-]foo`). */
   negatable?: boolean;
+  /** How `false` is spelled for a boolean that defaults to true and has no `--no-` form (pflag: `--flag=false`). */
+  offFlag?: string;
+  /** The option takes two values (`--arg NAME VALUE`): offered as a pair of strings. */
+  valueCount?: 2;
   description?: string;
 }
 

@@ -153,7 +153,7 @@ async function discover(
     found = await discoverGit(request);
   } else if (completions !== undefined) {
     flavor = 'cobra';
-    found = await discoverCobra({ ...request, completions });
+    found = await discoverCobra({ ...request, completions, program: programNameOf(binary) });
   } else {
     flavor = 'generic';
     found = await discoverGeneric(request);

@@ -18,11 +18,13 @@ const Annotations = z
 const OptionOverlay = z
   .object({
     flag: z.string().regex(/^--?[A-Za-z0-9]/),
-    kind: z.enum(['boolean', 'string', 'integer', 'enum']),
+    kind: z.enum(['boolean', 'string', 'integer', 'number', 'enum']),
     values: z.array(z.string()),
     repeatable: z.boolean(),
     optionalValue: z.boolean(),
     negatable: z.boolean(),
+    offFlag: z.string().regex(/^--?[A-Za-z0-9]/),
+    valueCount: z.literal(2),
     description: z.string(),
   })
   .partial()

@@ -42,6 +42,7 @@ export function makeTool(command: CommandSpec, settings: ToolSettings): ToolDefi
   const { options, removed } = safeOptions(command, settings.policy);
   const annotations: ToolAnnotations = inferAnnotations(command.path, {
     program,
+    description: command.description,
     openWorldByDefault: settings.openWorldByDefault,
     ...(command.annotations ? { overrides: command.annotations } : {}),
   });

@@ -1,8 +1,16 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { applyOverlay } from '../../adapters/cli/apply-overlay.js';
 import type { CommandSpec } from '../../adapters/cli/cli-spec.js';
 import { inferAnnotations } from '../../adapters/cli/infer-annotations.js';
 import { findBundledOverlay, loadOverlay } from '../../adapters/cli/load-overlay.js';
+import { parseHelpAll } from '../../adapters/cli/parse-git-help.js';
+
+// What discovery gives each command: git 2.39's own descriptions (`git help -a`).
+const _GIT_DESCRIPTIONS = parseHelpAll(
+  readFileSync(fileURLToPath(new URL('../../fixtures/cli/git/2.39.5/help-a.txt', import.meta.url)), 'utf8'),
+);
 
 // R = readOnly, D = destructive, I = idempotent, O = openWorld; '-' = false.
 // Judgement per command: what a careful reviewer would approve without asking.
@@ -135,6 +143,7 @@ describe('annotations inferred for git commands (with the bundled overlay)', () 
     expect(curated, `${command} is served`).toBeDefined();
     const annotations = inferAnnotations(curated?.path ?? [], {
       program: 'git',
+      description: curated?.description ?? '',
       ...(curated?.annotations ? { overrides: curated.annotations } : {}),
     });
     expect(code(annotations)).toBe(expected);
