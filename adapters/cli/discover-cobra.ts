@@ -69,38 +69,69 @@ export async function discoverCobra(request: {
         return [];
       }
       const subcommands = parseCommandList(help.text, program).filter((entry) => !SKIPPED.has(entry.name));
-      // A group is never a tool: its children are.
+      // A group is never a tool: its children are. A command that has children and also runs on
+      // its own (`kubectl apply -f FILE` next to `kubectl apply view-last-applied`) is both.
       if (subcommands.length > 0) {
         if (depth >= maxDepth) {
           skipped.push({ path: node.path, reason: `nested deeper than ${maxDepth} levels` });
           return [];
         }
+        if (runsOnItsOwn(help.text, label)) commands.push(leafOf(node, help.text));
         return subcommands.map((entry) => ({
           path: [...node.path, entry.name],
           description: entry.description,
         }));
       }
-      commands.push(
-        finishCommand({
-          path: node.path,
-          description: node.description || summaryOf(help.text),
-          options: parseHelpOptions(sectionsOf(help.text, /^(Flags|Options):\s*$/)),
-          positionals: [
-            {
-              name: 'args',
-              description:
-                'Positional arguments in order (resource types, names, images). None may start with "-": use the typed options instead.',
-              placement: 'operand',
-            },
-          ],
-        }),
-      );
+      commands.push(leafOf(node, help.text));
       return [];
     });
     level = children.flat();
   }
   commands.sort((a, b) => a.path.join(' ').localeCompare(b.path.join(' ')));
   return { commands: splitWriteModes(commands), skipped };
+}
+
+function leafOf(node: { path: string[]; description: string }, text: string): CommandSpec {
+  return finishCommand({
+    path: node.path,
+    description: node.description || summaryOf(text),
+    options: parseHelpOptions(sectionsOf(text, /^(Flags|Options):\s*$/)),
+    positionals: [
+      {
+        name: 'args',
+        description:
+          'Positional arguments in order (resource types, names, images). None may start with "-": use the typed options instead.',
+        placement: 'operand',
+      },
+    ],
+  });
+}
+
+/**
+ * Whether a command with subcommands also runs by itself: one of its usage lines names operands or
+ * required flags (`kubectl apply (-f FILENAME | -k DIRECTORY) [options]`), not only `[flags]`,
+ * `[command]` or a `SUBCOMMAND` placeholder (`buf registry module [flags]`, `kubectl config SUBCOMMAND`).
+ */
+function runsOnItsOwn(text: string, label: string): boolean {
+  const usage: string[] = [];
+  let inside = false;
+  for (const line of text.replace(/\r/g, '').split('\n')) {
+    const start = /^usage:\s*(.*)$/i.exec(line);
+    if (start) {
+      inside = true;
+      if (start[1]) usage.push(start[1].trim());
+    } else if (inside && /^\s+\S/.test(line)) usage.push(line.trim());
+    else if (inside) inside = false;
+  }
+  return usage.some((line) => {
+    if (!line.startsWith(`${label} `) && line !== label) return false;
+    const rest = line
+      .slice(label.length)
+      .replace(/\[(flags|options|command)\]/gi, '')
+      .replace(/\b(SUBCOMMAND|COMMAND)\b/g, '')
+      .trim();
+    return rest !== '';
+  });
 }
 
 /** `name\tdescription` lines up to the `:<directive>` line. */

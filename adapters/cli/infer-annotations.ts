@@ -76,6 +76,12 @@ const LOCAL_TEXT = words(`
   file files local directory directories workspace lockfile
 `);
 
+/** Words of a description that name things living on a server, whatever files are involved. */
+const SERVER_TEXT = words(`
+  resource resources cluster clusters server servers pod pods container containers node nodes
+  deployment deployments service services namespace namespaces secret secrets map live
+`);
+
 /** Commands that, repeated with the same arguments, change nothing more. */
 const IDEMPOTENT = words(`
   init add fetch config apply set unset reset clean rm rmi remove delete prune gc checkout
@@ -129,7 +135,9 @@ export function inferAnnotations(path: readonly string[], options: InferenceInpu
     /\b(pypi|package (index|indexes|registry))\b/.test(text) ||
     has(textWords, NETWORK_TEXT) ||
     (options.program !== undefined && NETWORK.has(options.program) && whole.length === 0);
-  const local = has(allWords, LOCAL) || has(textWords, LOCAL_TEXT);
+  // "by file name or stdin" in kubectl's help still means the cluster: files count as local only
+  // when the command is not about server-side things.
+  const local = has(allWords, LOCAL) || (has(textWords, LOCAL_TEXT) && !has(textWords, SERVER_TEXT));
   const openWorld = network || (options.openWorldByDefault === true && !local);
   const idempotent = readOnly || leafWords.some((word) => IDEMPOTENT.has(word));
   const inferred: ToolAnnotations = {
