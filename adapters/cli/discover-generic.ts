@@ -118,7 +118,10 @@ function toCommand(path: string[], text: string, description: string): CommandSp
       : [],
   };
   // Filters (grep, jq, sort, sed) read standard input when no file is named: offer `stdin`.
-  if (/\b(standard input|stdin)\b/i.test(text)) command.stdin = true;
+  // They say so, or their usage makes the files optional (`jq [options] <jq filter> [file...]`).
+  if (/\b(standard input|stdin)\b/i.test(text) || /\[(file|FILE)s?(\.\.\.)?\](\.\.\.)?/.test(text)) {
+    command.stdin = true;
+  }
   return finishCommand(command);
 }
 
