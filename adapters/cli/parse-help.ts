@@ -93,7 +93,8 @@ function parseHeader(header: string, description: string): OptionSpec | undefine
     kind: 'boolean',
   };
   if (value) {
-    const placeholders = value.placeholder.split(/\s+/).filter(Boolean);
+    // `<fractional seconds>` is one placeholder; `NAME VALUE` (jq's `a v`) are two.
+    const placeholders = value.placeholder.match(/<[^>]*>|\S+/g) ?? [];
     if (placeholders.length === 2 && !value.optional) option.valueCount = 2;
     const typed = kindOf(placeholders[0] ?? '', description);
     option.kind = typed.kind;
@@ -128,7 +129,7 @@ function parseValue(rest: string): { placeholder: string; optional: boolean } | 
 
 const INTEGER_WORDS =
   /^(n|num|number|int|int32|int64|uint|uint32|uint64|count|depth|level|lines|parent-number|port|limit|jobs|max|seconds|timeout)$/i;
-const NUMBER_WORDS = /^(float|float32|float64|double|decimal|ratio|fraction|percent)$/i;
+const NUMBER_WORDS = /^(float|float32|float64|double|decimal|ratio|fraction|percent|fractional seconds)$/i;
 const MAP_WORDS = /^(stringToString|stringToInt|stringToInt64|map|key=value|KEY=VALUE)$/;
 
 /** Infers the type from a value placeholder, kubectl's printed default, or a "Must be one of" list. */
