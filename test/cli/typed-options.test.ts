@@ -60,3 +60,16 @@ describe('kubectl booleans that default to true', () => {
     );
   });
 });
+
+describe('curl, whose --help is abridged', () => {
+  it('is served from its full help (--help all)', async () => {
+    using work = tempDir();
+    await using cli = await loadCli({ program: 'curl' }, work.path);
+    const schema = cli.registry.get('curl')?.definition.inputSchema as {
+      properties: Record<string, { type?: string }>;
+    };
+    expect(Object.keys(schema.properties).length).toBeGreaterThan(200);
+    expect(schema.properties['max-time']?.type).toBe('number');
+    expect(cli.registry.get('curl')?.definition.description).not.toMatch(/not the full help/);
+  });
+});
