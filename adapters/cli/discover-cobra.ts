@@ -1,7 +1,7 @@
 import type { CommandSpec } from './cli-spec.js';
 import type { Discovered } from './discover-git.js';
 import { finishCommand, splitWriteModes } from './finish-command.js';
-import { parseCommandList, parseHelpOptions, summaryOf } from './parse-help.js';
+import { parseHelpOptions, readCommandSections, summaryOf } from './parse-help.js';
 import { mapLimit, probe } from './probe.js';
 
 /** Subcommands that never make useful tools (shell completion scripts, help, completion internals). */
@@ -68,7 +68,14 @@ export async function discoverCobra(request: {
         skipped.push({ path: node.path, reason: `"${label} --help" printed no help text` });
         return [];
       }
-      const subcommands = parseCommandList(help.text, program).filter((entry) => !SKIPPED.has(entry.name));
+      const sections = readCommandSections(help.text, program);
+      for (const line of sections.unreadable) {
+        skipped.push({
+          path: node.path,
+          reason: `the command list line "${line}" of "${label} --help" could not be read`,
+        });
+      }
+      const subcommands = sections.commands.filter((entry) => !SKIPPED.has(entry.name));
       // A group is never a tool: its children are. A command that has children and also runs on
       // its own (`kubectl apply -f FILE` next to `kubectl apply view-last-applied`) is both.
       if (subcommands.length > 0) {

@@ -2,7 +2,13 @@ import type { CommandSpec } from './cli-spec.js';
 import type { Discovered } from './discover-git.js';
 import { finishCommand, splitWriteModes } from './finish-command.js';
 import { programNameOf } from './make-tool.js';
-import { type ListedCommand, parseCommandList, parseHelpOptions, summaryOf, usageOf } from './parse-help.js';
+import {
+  type ListedCommand,
+  parseHelpOptions,
+  readCommandSections,
+  summaryOf,
+  usageOf,
+} from './parse-help.js';
 import { mapLimit, type ProbeResult, probe } from './probe.js';
 
 /** Commands that never make useful tools. */
@@ -52,7 +58,7 @@ export async function discoverGeneric(request: {
       skipped: [{ path: [], reason: 'neither --help nor -h printed a help text in time' }],
     };
   }
-  const listed = listOf(root.text, program).filter(
+  const listed = listOf(root.text, program, skipped).filter(
     (entry) => !request.commands || request.commands.includes(entry.name),
   );
   if (listed.length === 0) {
@@ -76,7 +82,7 @@ export async function discoverGeneric(request: {
         skipped.push({ path: node.path, reason: `"${label} --help" printed no help in time` });
         return [];
       }
-      const children = listOf(help.text, program);
+      const children = listOf(help.text, program, skipped, node.path);
       // `pip cache dir --help` prints its group's help again: the same list is not a new group.
       const repeats = children.every((entry) => node.siblings.includes(entry.name));
       // A group is never a tool: its commands are (`pip cache list`, `pip cache purge`).
@@ -95,8 +101,18 @@ export async function discoverGeneric(request: {
   return { commands: splitWriteModes(commands), skipped };
 }
 
-function listOf(text: string, program: string): ListedCommand[] {
-  return parseCommandList(text, program).filter((entry) => !SKIPPED.has(entry.name));
+function listOf(
+  text: string,
+  program: string,
+  skipped?: Discovered['skipped'],
+  path: string[] = [],
+): ListedCommand[] {
+  const sections = readCommandSections(text, program);
+  for (const line of sections.unreadable) {
+    const label = [program, ...path].join(' ');
+    skipped?.push({ path, reason: `the command list line "${line}" of "${label} --help" could not be read` });
+  }
+  return sections.commands.filter((entry) => !SKIPPED.has(entry.name));
 }
 
 function toCommand(path: string[], text: string, description: string): CommandSpec {

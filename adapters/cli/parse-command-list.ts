@@ -21,7 +21,16 @@ const HEADING = /^(?:[A-Za-z][\w()/-]*\s){0,3}(?:sub)?commands?(?:\s*\([^)]*\))?
  * Wrapped descriptions (lines deeper than the entries) are joined to the entry above.
  */
 export function parseCommandList(text: string, program?: string): ListedCommand[] {
+  return readCommandSections(text, program).commands;
+}
+
+/** The command sections' entries, and the entry lines that could not be read (for a warning). */
+export function readCommandSections(
+  text: string,
+  program?: string,
+): { commands: ListedCommand[]; unreadable: string[] } {
   const commands: ListedCommand[] = [];
+  const unreadable: string[] = [];
   const lines = text.replace(/\r/g, '').split('\n');
   let indent: number | undefined;
   let inSection = false;
@@ -51,12 +60,16 @@ export function parseCommandList(text: string, program?: string): ListedCommand[
       continue;
     }
     const entry = parseEntry(trimmed, program);
-    if (!entry) continue;
+    if (!entry) {
+      // At the entries' depth, a line that is no entry is a command the parser would lose.
+      if (depth === indent && /^[A-Za-z]/.test(trimmed)) unreadable.push(trimmed);
+      continue;
+    }
     indent ??= depth;
     if (depth !== indent) continue;
     commands.push(entry);
   }
-  return dedupe(commands);
+  return { commands: dedupe(commands), unreadable };
 }
 
 function parseEntry(trimmed: string, program: string | undefined): ListedCommand | undefined {

@@ -197,4 +197,9 @@ export function usageOf(text: string): string {
   return (match?.[1] ?? '').replace(/\s+/g, ' ').trim();
 }
 
-export { type ListedCommand, parseCommandList, summaryOf } from './parse-command-list.js';
+export {
+  type ListedCommand,
+  parseCommandList,
+  readCommandSections,
+  summaryOf,
+} from './parse-command-list.js';

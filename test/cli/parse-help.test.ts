@@ -3,7 +3,12 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { CommandSpec } from '../../adapters/cli/cli-spec.js';
 import { finishCommand, splitWriteModes } from '../../adapters/cli/finish-command.js';
-import { parseCommandList, parseHelpOptions, summaryOf } from '../../adapters/cli/parse-help.js';
+import {
+  parseCommandList,
+  parseHelpOptions,
+  readCommandSections,
+  summaryOf,
+} from '../../adapters/cli/parse-help.js';
 
 // Help texts recorded from real programs (buf 1.75, curl, jq, cargo, pip, python3, kubectl) and, for
 // layouts no program on the test machine prints, written in the exact layout of their library
@@ -58,6 +63,16 @@ describe('command lists', () => {
       aliases: ['b'],
     });
     expect(entries.map((entry) => entry.name)).not.toContain('b');
+  });
+
+  it('reports a command line it cannot read instead of dropping it silently', () => {
+    const text =
+      'Commands:\n  build       Compile\n  Deploy.Now  Ship it\n  ...         See all commands with --list\n';
+    expect(readCommandSections(text)).toEqual({
+      commands: [{ name: 'build', description: 'Compile' }],
+      unreadable: ['Deploy.Now  Ship it'],
+    });
+    expect(readCommandSections(recorded('cargo'), 'cargo').unreadable).toEqual([]);
   });
 
   it("reads pip's bulleted subcommands", () => {
