@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { CommandSpec, OptionSpec, PositionalSpec } from './cli-spec.js';
 import { formsOf, parseHelpAll, subcommandsFromUsage, usageForms } from './parse-git-help.js';
 import { parseHelpOptions, usageOf } from './parse-help.js';
@@ -26,7 +29,22 @@ export interface Discovered {
  * `git <cmd> --git-completion-helper` (every long option; a trailing `=` means it takes a value).
  */
 export async function discoverGit(request: DiscoveryRequest): Promise<Discovered> {
-  const options = { cwd: request.cwd, timeoutMs: request.timeoutMs ?? 5_000, ...signalOf(request) };
+  // Probes run in a scratch repository, never the user's: a subcommand that runs instead of
+  // printing its help (`git stash create -h` makes a stash commit) then changes nothing of theirs.
+  const scratch = mkdtempSync(join(tmpdir(), 'bridge-git-discovery-'));
+  try {
+    await probe(request.binary, ['init', '-q', scratch], {
+      cwd: scratch,
+      timeoutMs: request.timeoutMs ?? 5_000,
+    });
+    return await discoverIn(scratch, request);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+async function discoverIn(cwd: string, request: DiscoveryRequest): Promise<Discovered> {
+  const options = { cwd, timeoutMs: request.timeoutMs ?? 5_000, ...signalOf(request) };
   const [list, help] = await Promise.all([
     request.commands ? undefined : probe(request.binary, ['--list-cmds=main'], options),
     // Verbose by default since git 2.20: one described command per line, by category.

@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git, type LoadedCli, loadCli, makeRepo, tempDir } from './helpers.js';
@@ -115,6 +116,19 @@ describe('multi-mode git commands split by mode (real git)', () => {
     const gone = await cli.call('git_config_get', { args: ['bridge.test'] });
     expect(gone.isError).toBe(true);
     expect(gone.structuredContent?.exitCode).toBe(1);
+  });
+
+  it("discovers in a scratch repository: nothing in the user's repository changes", async () => {
+    using dirty = tempDir();
+    makeRepo(dirty.path, 2);
+    writeFileSync(join(dirty.path, 'file.txt'), 'local change\n');
+    const before = git(dirty.path, 'count-objects', '-v');
+    await using fresh = await loadCli({ program: 'git', allow: ['stash'], cache: false }, dirty.path);
+    expect(fresh.registry.get('git_stash_create')).toBeDefined();
+    // `git stash create -h` makes a stash commit where it runs: not here.
+    expect(git(dirty.path, 'count-objects', '-v')).toBe(before);
+    expect(git(dirty.path, 'fsck', '--unreachable', '--no-reflogs')).toBe('');
+    expect(fresh.log.lines.filter((line) => line.startsWith('warning'))).toEqual([]);
   });
 
   it('--deny names a single mode', async () => {
