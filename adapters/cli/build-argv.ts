@@ -18,12 +18,12 @@ export function buildArgv(
   globalArgs: readonly string[] = [],
 ): string[] {
   const spec = { endOfOptions: command.endOfOptions !== undefined ? command.endOfOptions : cli.endOfOptions };
-  const argv = [...globalArgs, ...command.path];
+  const argv = [...globalArgs, ...(command.run ?? command.path)];
   for (const option of options) {
     const property = propertyOf(option);
     const value = args[property];
     if (value === undefined || value === null) continue;
-    const values = Array.isArray(value) ? value : [value];
+    const values = Array.isArray(value) && !(option.valueCount === 2 && !option.repeatable) ? value : [value];
     for (const item of values) argv.push(...optionArgs(option, item, property, policy));
   }
   const operands: string[] = [];
@@ -54,7 +54,18 @@ export function buildArgv(
 function optionArgs(option: OptionSpec, value: unknown, property: string, policy: Policy): string[] {
   if (option.kind === 'boolean') {
     if (value === true) return [option.flag];
-    return option.negatable && value === false ? [`--no-${option.name}`] : [];
+    if (value !== false) return [];
+    if (option.offFlag) return [option.offFlag];
+    return option.negatable ? [`--no-${option.name}`] : [];
+  }
+  if (option.valueCount === 2 && Array.isArray(value)) {
+    // `--arg NAME VALUE`: two elements after the flag, each checked like any value.
+    const pair = value.map(String);
+    for (const [index, text] of pair.entries()) {
+      const reason = refuseValue(text, `${property}[${index}]`, 'option', policy);
+      if (reason) throw refused(reason);
+    }
+    return [option.flag, ...pair];
   }
   const text = String(value);
   const reason = refuseValue(text, property, 'option', policy);

@@ -57,7 +57,8 @@ function optionSchema(option: OptionSpec): JsonSchema {
   const notes: string[] = [];
   if (option.description) notes.push(option.description);
   if (option.flag !== `--${option.name}`) notes.push(`(${option.flag})`);
-  if (option.kind === 'boolean' && option.negatable) notes.push(`(false: --no-${option.name})`);
+  if (option.kind === 'boolean' && option.offFlag) notes.push(`(false: ${option.offFlag})`);
+  else if (option.kind === 'boolean' && option.negatable) notes.push(`(false: --no-${option.name})`);
   if (option.optionalValue) notes.push(`("" for ${option.flag} alone)`);
   const described = (schema: JsonSchema): JsonSchema =>
     notes.length > 0 ? { ...schema, description: notes.join(' ') } : schema;
@@ -68,11 +69,18 @@ function optionSchema(option: OptionSpec): JsonSchema {
     case 'integer':
       value = { type: 'integer' };
       break;
+    case 'number':
+      value = { type: 'number' };
+      break;
     case 'enum':
       value = { type: 'string', enum: option.values ?? [] };
       break;
     default:
       value = { type: 'string' };
+  }
+  if (option.valueCount === 2) {
+    // `--arg NAME VALUE`: the two values in order.
+    value = { type: 'array', items: value, minItems: 2, maxItems: 2 };
   }
   return described(option.repeatable ? { type: 'array', items: value } : value);
 }

@@ -1,7 +1,7 @@
 import type { ToolAnnotations } from '../../src/index.js';
 
 /** How an option takes its value. */
-export type OptionKind = 'boolean' | 'string' | 'integer' | 'enum';
+export type OptionKind = 'boolean' | 'string' | 'integer' | 'number' | 'enum';
 
 /** One option of a subcommand, as discovered from the binary or curated in an overlay. */
 export interface OptionSpec {
@@ -18,6 +18,10 @@ export interface OptionSpec {
   optionalValue?: boolean;
   /** A boolean that `false` spells as `--no-<name>` (git's `--[no-]foo`). */
   negatable?: boolean;
+  /** How `false` is spelled for a boolean that defaults to true and has no `--no-` form (pflag: `--flag=false`). */
+  offFlag?: string;
+  /** The option takes two values (`--arg NAME VALUE`): offered as a pair of strings. */
+  valueCount?: 2;
   description?: string;
 }
 
@@ -40,6 +44,11 @@ export interface PositionalSpec {
 export interface CommandSpec {
   /** The words after the program name: `['cherry-pick']`, `['config', 'view']`. Empty for the program itself. */
   path: string[];
+  /**
+   * The words run after the program when they differ from `path`: a mode of a multi-mode command
+   * (path `['branch', 'delete']`, tool `git_branch_delete`) runs `['branch', '--delete']`.
+   */
+  run?: string[];
   description: string;
   options: OptionSpec[];
   positionals: PositionalSpec[];
@@ -70,6 +79,6 @@ export interface CliSpec {
    */
   endOfOptions: '--end-of-options' | '--' | null;
   commands: CommandSpec[];
-  /** Subcommands skipped during discovery, with the reason (logged as warnings). */
-  skipped: Array<{ path: string[]; reason: string }>;
+  /** Subcommands skipped during discovery, with the reason (logged as warnings; `quiet` ones at debug level). */
+  skipped: Array<{ path: string[]; reason: string; quiet?: boolean }>;
 }

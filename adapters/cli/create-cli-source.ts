@@ -63,7 +63,9 @@ async function loadTools(
   const policy = policyOf(options, overlay, baseDir);
   const spec = await discover(binary, options, overlay, policy, baseDir, context);
   for (const skip of spec.skipped) {
-    context.log.warn(`cli ${program}: skipped "${[program, ...skip.path].join(' ')}": ${skip.reason}`);
+    const message = `cli ${program}: skipped "${[program, ...skip.path].join(' ')}": ${skip.reason}`;
+    if (skip.quiet) context.log.debug(message);
+    else context.log.warn(message);
   }
   const commands = applyOverlay(spec.commands, overlay).filter((command) =>
     isCommandOffered(command.path, policy),
@@ -151,7 +153,7 @@ async function discover(
     found = await discoverGit(request);
   } else if (completions !== undefined) {
     flavor = 'cobra';
-    found = await discoverCobra({ ...request, completions });
+    found = await discoverCobra({ ...request, completions, program: programNameOf(binary) });
   } else {
     flavor = 'generic';
     found = await discoverGeneric(request);

@@ -1,6 +1,7 @@
 import type { CommandSpec } from './cli-spec.js';
 import type { Discovered } from './discover-git.js';
-import { parseCommandList, parseHelpOptions, summaryOf } from './parse-help.js';
+import { finishCommand, splitWriteModes } from './finish-command.js';
+import { parseHelpOptions, readCommandSections, summaryOf } from './parse-help.js';
 import { mapLimit, probe } from './probe.js';
 
 /** Subcommands that never make useful tools (shell completion scripts, help, completion internals). */
@@ -37,6 +38,8 @@ export async function discoverCobra(request: {
   timeoutMs?: number;
   /** What `cobraCompletions` returned: the top level is not asked twice. */
   completions: string;
+  /** The name the program was invoked by (`buf`), for its help texts' command lines. */
+  program: string;
 }): Promise<Discovered> {
   const options = {
     cwd: request.cwd,
@@ -48,41 +51,94 @@ export async function discoverCobra(request: {
   );
   const commands: CommandSpec[] = [];
   const skipped: Discovered['skipped'] = [];
-  const maxDepth = request.maxDepth ?? 3;
+  const program = request.program;
+  // Groups are expanded at any depth (`buf registry module commit add-label`); the limit only
+  // guards against a command tree that lists itself.
+  const maxDepth = request.maxDepth ?? 8;
   let level = entries.map((entry) => ({ path: [entry.name], description: entry.description }));
-  for (let depth = 1; level.length > 0 && depth <= maxDepth; depth++) {
+  for (let depth = 1; level.length > 0; depth++) {
     const children = await mapLimit(level, 4, async (node) => {
+      const label = [program, ...node.path].join(' ');
       const help = await probe(request.binary, [...node.path, '--help'], options);
       if (help.timedOut) {
-        skipped.push({ path: node.path, reason: `"${node.path.join(' ')} --help" did not finish in time` });
+        skipped.push({ path: node.path, reason: `"${label} --help" did not finish in time` });
         return [];
       }
-      const subcommands = parseCommandList(help.text).filter((entry) => !SKIPPED.has(entry.name));
-      if (subcommands.length > 0 && depth < maxDepth) {
+      if (!/usage:|flags:/i.test(help.text)) {
+        skipped.push({ path: node.path, reason: `"${label} --help" printed no help text` });
+        return [];
+      }
+      const sections = readCommandSections(help.text, program);
+      for (const line of sections.unreadable) {
+        skipped.push({
+          path: node.path,
+          reason: `the command list line "${line}" of "${label} --help" could not be read`,
+        });
+      }
+      const subcommands = sections.commands.filter((entry) => !SKIPPED.has(entry.name));
+      // A group is never a tool: its children are. A command that has children and also runs on
+      // its own (`kubectl apply -f FILE` next to `kubectl apply view-last-applied`) is both.
+      if (subcommands.length > 0) {
+        if (depth >= maxDepth) {
+          skipped.push({ path: node.path, reason: `nested deeper than ${maxDepth} levels` });
+          return [];
+        }
+        if (runsOnItsOwn(help.text, label)) commands.push(leafOf(node, help.text));
         return subcommands.map((entry) => ({
           path: [...node.path, entry.name],
           description: entry.description,
         }));
       }
-      commands.push({
-        path: node.path,
-        description: node.description || summaryOf(help.text),
-        options: parseHelpOptions(sectionAfter(help.text, /^(Flags|Options):\s*$/m)),
-        positionals: [
-          {
-            name: 'args',
-            description:
-              'Positional arguments in order (resource types, names, images). None may start with "-": use the typed options instead.',
-            placement: 'operand',
-          },
-        ],
-      });
+      commands.push(leafOf(node, help.text));
       return [];
     });
     level = children.flat();
   }
   commands.sort((a, b) => a.path.join(' ').localeCompare(b.path.join(' ')));
-  return { commands, skipped };
+  return { commands: splitWriteModes(commands), skipped };
+}
+
+function leafOf(node: { path: string[]; description: string }, text: string): CommandSpec {
+  return finishCommand({
+    path: node.path,
+    description: node.description || summaryOf(text),
+    options: parseHelpOptions(sectionsOf(text, /^(Flags|Options):\s*$/)),
+    positionals: [
+      {
+        name: 'args',
+        description:
+          'Positional arguments in order (resource types, names, images). None may start with "-": use the typed options instead.',
+        placement: 'operand',
+      },
+    ],
+  });
+}
+
+/**
+ * Whether a command with subcommands also runs by itself: one of its usage lines names operands or
+ * required flags (`kubectl apply (-f FILENAME | -k DIRECTORY) [options]`), not only `[flags]`,
+ * `[command]` or a `SUBCOMMAND` placeholder (`buf registry module [flags]`, `kubectl config SUBCOMMAND`).
+ */
+function runsOnItsOwn(text: string, label: string): boolean {
+  const usage: string[] = [];
+  let inside = false;
+  for (const line of text.replace(/\r/g, '').split('\n')) {
+    const start = /^usage:\s*(.*)$/i.exec(line);
+    if (start) {
+      inside = true;
+      if (start[1]) usage.push(start[1].trim());
+    } else if (inside && /^\s+\S/.test(line)) usage.push(line.trim());
+    else if (inside) inside = false;
+  }
+  return usage.some((line) => {
+    if (!line.startsWith(`${label} `) && line !== label) return false;
+    const rest = line
+      .slice(label.length)
+      .replace(/\[(flags|options|command)\]/gi, '')
+      .replace(/\b(SUBCOMMAND|COMMAND)\b/g, '')
+      .trim();
+    return rest !== '';
+  });
 }
 
 /** `name\tdescription` lines up to the `:<directive>` line. */
@@ -96,11 +152,16 @@ export function parseCompletions(text: string): Array<{ name: string; descriptio
   return entries;
 }
 
-/** The text from the first line matching `heading` up to the next unindented heading (global flags excluded). */
-function sectionAfter(text: string, heading: RegExp): string {
-  const match = heading.exec(text);
-  if (!match) return '';
-  const rest = text.slice(match.index + match[0].length);
-  const end = /\n(?:Global Flags|Global Options|Use "|Run '|Examples|Usage|Aliases)[^\n]*\n?/.exec(rest);
-  return end ? rest.slice(0, end.index) : rest;
+/** The text of every section whose heading matches (`Flags:`, `Global Flags:`), each up to the next unindented line. */
+function sectionsOf(text: string, heading: RegExp): string {
+  const parts: string[] = [];
+  let inside = false;
+  for (const line of text.replace(/\r/g, '').split('\n')) {
+    if (/^\S/.test(line)) {
+      inside = heading.test(line.trim());
+      continue;
+    }
+    if (inside) parts.push(line);
+  }
+  return parts.join('\n');
 }

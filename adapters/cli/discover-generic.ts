@@ -1,13 +1,27 @@
-import { basename } from 'node:path';
 import type { CommandSpec } from './cli-spec.js';
 import type { Discovered } from './discover-git.js';
-import { parseCommandList, parseHelpOptions, summaryOf, usageOf } from './parse-help.js';
-import { mapLimit, probe } from './probe.js';
+import { finishCommand, splitWriteModes } from './finish-command.js';
+import { programNameOf } from './make-tool.js';
+import {
+  type ListedCommand,
+  parseHelpOptions,
+  readCommandSections,
+  summaryOf,
+  usageOf,
+} from './parse-help.js';
+import { mapLimit, type ProbeResult, probe } from './probe.js';
+
+/** Commands that never make useful tools. */
+const SKIPPED = new Set(['help', 'completion', 'completions']);
+
+/** A help text that says it is abridged, and where the full one is. */
+const ABRIDGED = /not the full help|--help[ =]all|--help-all|--help-full|help-hidden/i;
 
 /**
  * For any other program: `--help` (or `-h`) read by the generic parser. The program itself becomes
- * one tool; when its help has a `Commands:` section, each command becomes a tool of its own, read
- * from `<command> --help`.
+ * one tool; when its help lists commands, each command becomes a tool of its own, read from
+ * `<command> --help`, and a command that lists commands in turn is a group whose commands are the
+ * tools (at any depth). A command whose help cannot be read is a warning naming it.
  */
 export async function discoverGeneric(request: {
   binary: string;
@@ -21,36 +35,90 @@ export async function discoverGeneric(request: {
     timeoutMs: request.timeoutMs ?? 5_000,
     ...(request.signal ? { signal: request.signal } : {}),
   };
+  const program = programNameOf(request.binary);
   const skipped: Discovered['skipped'] = [];
-  let help = await probe(request.binary, ['--help'], options);
-  if (help.timedOut || !looksLikeHelp(help.text)) help = await probe(request.binary, ['-h'], options);
-  if (help.timedOut || !looksLikeHelp(help.text)) {
+  const readHelp = async (path: string[]): Promise<ProbeResult | undefined> => {
+    let help = await probe(request.binary, [...path, '--help'], options);
+    if (help.timedOut || !looksLikeHelp(help.text))
+      help = await probe(request.binary, [...path, '-h'], options);
+    if (help.timedOut || !looksLikeHelp(help.text)) return undefined;
+    if (ABRIDGED.test(help.text)) {
+      // `curl --help` lists a few options and says "--help all" has them all.
+      for (const full of [['--help', 'all'], ['--help-all']]) {
+        const more = await probe(request.binary, [...path, ...full], options);
+        if (!more.timedOut && looksLikeHelp(more.text) && more.text.length > help.text.length) return more;
+      }
+    }
+    return help;
+  };
+  const root = await readHelp([]);
+  if (!root) {
     return {
       commands: [],
       skipped: [{ path: [], reason: 'neither --help nor -h printed a help text in time' }],
     };
   }
-  const name = basename(request.binary);
-  const listed = parseCommandList(help.text).filter(
-    (entry) => entry.name !== 'help' && (!request.commands || request.commands.includes(entry.name)),
+  const listed = listOf(root.text, program, skipped).filter(
+    (entry) => !request.commands || request.commands.includes(entry.name),
   );
-  const root = toCommand([], help.text, summaryOf(help.text) || `Runs ${name}.`);
-  if (listed.length === 0) return { commands: [root], skipped };
-  const children = await mapLimit(listed, 4, async (entry) => {
-    const sub = await probe(request.binary, [entry.name, '--help'], options);
-    if (sub.timedOut || !looksLikeHelp(sub.text)) {
-      skipped.push({ path: [entry.name], reason: `"${name} ${entry.name} --help" printed no help in time` });
-      return undefined;
-    }
-    return toCommand([entry.name], sub.text, entry.description || summaryOf(sub.text));
-  });
-  return { commands: children.filter((child): child is CommandSpec => child !== undefined), skipped };
+  if (listed.length === 0) {
+    return {
+      commands: splitWriteModes([toCommand([], root.text, summaryOf(root.text) || `Runs ${program}.`)]),
+      skipped,
+    };
+  }
+  const commands: CommandSpec[] = [];
+  const names = (entries: ListedCommand[]) => entries.map((entry) => entry.name);
+  let level = listed.map((entry) => ({
+    path: [entry.name],
+    description: entry.description,
+    siblings: names(listed),
+  }));
+  for (let depth = 1; level.length > 0 && depth <= 6; depth++) {
+    const next = await mapLimit(level, 4, async (node) => {
+      const help = await readHelp(node.path);
+      if (!help) {
+        const label = [program, ...node.path].join(' ');
+        skipped.push({ path: node.path, reason: `"${label} --help" printed no help in time` });
+        return [];
+      }
+      const children = listOf(help.text, program, skipped, node.path);
+      // `pip cache dir --help` prints its group's help again: the same list is not a new group.
+      const repeats = children.every((entry) => node.siblings.includes(entry.name));
+      // A group is never a tool: its commands are (`pip cache list`, `pip cache purge`).
+      if (children.length > 0 && !repeats && depth < 6) {
+        return children.map((entry) => ({
+          path: [...node.path, entry.name],
+          description: entry.description,
+          siblings: names(children),
+        }));
+      }
+      commands.push(toCommand(node.path, help.text, node.description || summaryOf(help.text)));
+      return [];
+    });
+    level = next.flat();
+  }
+  return { commands: splitWriteModes(commands), skipped };
+}
+
+function listOf(
+  text: string,
+  program: string,
+  skipped?: Discovered['skipped'],
+  path: string[] = [],
+): ListedCommand[] {
+  const sections = readCommandSections(text, program);
+  for (const line of sections.unreadable) {
+    const label = [program, ...path].join(' ');
+    skipped?.push({ path, reason: `the command list line "${line}" of "${label} --help" could not be read` });
+  }
+  return sections.commands.filter((entry) => !SKIPPED.has(entry.name));
 }
 
 function toCommand(path: string[], text: string, description: string): CommandSpec {
   const usage = usageOf(text);
   const mentionsOperands = usage === '' || /<[^>]+>|\b[A-Z][A-Z_]{1,}\b|\[[a-z][^\]]*\]|\.\.\./.test(usage);
-  return {
+  const command: CommandSpec = {
     path,
     description,
     options: parseHelpOptions(text),
@@ -65,6 +133,12 @@ function toCommand(path: string[], text: string, description: string): CommandSp
         ]
       : [],
   };
+  // Filters (grep, jq, sort, sed) read standard input when no file is named: offer `stdin`.
+  // They say so, or their usage makes the files optional (`jq [options] <jq filter> [file...]`).
+  if (/\b(standard input|stdin)\b/i.test(text) || /\[(file|FILE)s?(\.\.\.)?\](\.\.\.)?/.test(text)) {
+    command.stdin = true;
+  }
+  return finishCommand(command);
 }
 
 function looksLikeHelp(text: string): boolean {

@@ -1,6 +1,12 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { CommandSpec, OptionSpec, PositionalSpec } from './cli-spec.js';
+import { formsOf, parseHelpAll, subcommandsFromUsage, usageForms } from './parse-git-help.js';
 import { parseHelpOptions, usageOf } from './parse-help.js';
 import { mapLimit, probe } from './probe.js';
+
+export { subcommandsFromUsage } from './parse-git-help.js';
 
 export interface DiscoveryRequest {
   binary: string;
@@ -13,7 +19,8 @@ export interface DiscoveryRequest {
 
 export interface Discovered {
   commands: CommandSpec[];
-  skipped: Array<{ path: string[]; reason: string }>;
+  /** `quiet`: an expected gap (logged at debug level), not a command the user loses unawares. */
+  skipped: Array<{ path: string[]; reason: string; quiet?: boolean }>;
 }
 
 /**
@@ -22,12 +29,27 @@ export interface Discovered {
  * `git <cmd> --git-completion-helper` (every long option; a trailing `=` means it takes a value).
  */
 export async function discoverGit(request: DiscoveryRequest): Promise<Discovered> {
-  const options = { cwd: request.cwd, timeoutMs: request.timeoutMs ?? 5_000, ...signalOf(request) };
+  // Probes run in a scratch repository, never the user's: a subcommand that runs instead of
+  // printing its help (`git stash create -h` makes a stash commit) then changes nothing of theirs.
+  const scratch = mkdtempSync(join(tmpdir(), 'bridge-git-discovery-'));
+  try {
+    await probe(request.binary, ['init', '-q', scratch], {
+      cwd: scratch,
+      timeoutMs: request.timeoutMs ?? 5_000,
+    });
+    return await discoverIn(scratch, request);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+async function discoverIn(cwd: string, request: DiscoveryRequest): Promise<Discovered> {
+  const options = { cwd, timeoutMs: request.timeoutMs ?? 5_000, ...signalOf(request) };
   const [list, help] = await Promise.all([
     request.commands ? undefined : probe(request.binary, ['--list-cmds=main'], options),
-    probe(request.binary, ['help', '-a', '--no-verbose'], options).then((result) =>
-      result.exitCode === 0 ? result : probe(request.binary, ['help', '-a'], options),
-    ),
+    // Verbose by default since git 2.20: one described command per line, by category.
+    // (`--no-verbose` prints bare names in columns, whose right-hand column is another command.)
+    probe(request.binary, ['help', '-a'], options),
   ]);
   const names =
     request.commands ??
@@ -35,30 +57,47 @@ export async function discoverGit(request: DiscoveryRequest): Promise<Discovered
       .split('\n')
       .map((line) => line.trim())
       .filter(Boolean);
-  const descriptions = parseDescriptions(help.text);
+  const descriptions = parseHelpAll(help.text);
   const skipped: Discovered['skipped'] = [];
   const probeOptions = { ...options, timeoutMs: Math.min(options.timeoutMs, 3_000) };
   const examine = async (
     path: string[],
-    description: string,
+    description: string | undefined,
+    parentHelp?: string,
   ): Promise<{ spec: CommandSpec; help: string } | undefined> => {
     const label = `git ${path.join(' ')}`;
     const [usage, completion] = await Promise.all([
       probe(request.binary, [...path, '-h'], probeOptions),
       probe(request.binary, [...path, '--git-completion-helper'], probeOptions),
     ]);
+    const printedUsage = !usage.timedOut && /usage:/i.test(usage.text) && !/<html/i.test(usage.text);
+    if (!printedUsage && parentHelp && path.length === 2) {
+      // `git stash create -h` runs the subcommand instead of printing help: its parent's usage
+      // form (`git stash create [<message>]`) says enough for a tool without typed options.
+      const forms = formsOf(path[0] as string, path[1] as string, parentHelp);
+      if (forms.length > 0) {
+        const spec: CommandSpec = {
+          path,
+          description: description ?? describeForms(forms),
+          options: [],
+          positionals: positionalsFromUsage(forms.join(' ')),
+          endOfOptions: null,
+        };
+        return { spec, help: '' };
+      }
+    }
     if (usage.timedOut) {
       skipped.push({ path, reason: `"${label} -h" did not finish in time` });
       return undefined;
     }
-    if (!/usage:/i.test(usage.text) || /<html/i.test(usage.text)) {
+    if (!printedUsage) {
       skipped.push({ path, reason: `"${label} -h" printed no usage text` });
       return undefined;
     }
     const helper = completion.timedOut ? '' : completion.text.trim();
     const spec: CommandSpec = {
       path,
-      description,
+      description: description ?? describeForms(usageForms(usage.text)),
       options: helper.startsWith('--')
         ? mergeCompletion(parseHelpOptions(usage.text), helper)
         : parseHelpOptions(usage.text),
@@ -69,59 +108,36 @@ export async function discoverGit(request: DiscoveryRequest): Promise<Discovered
     return { spec, help: usage.text };
   };
   const groups = await mapLimit(names, 4, async (name): Promise<CommandSpec[]> => {
-    const description = descriptions.get(name) ?? `Runs git ${name}.`;
+    const description = descriptions.get(name);
     const top = await examine([name], description);
     if (!top) return [];
-    // `git stash list`, `git remote add`: one tool per subcommand, each with its own options.
+    // `git stash list`, `git remote add`: one tool per subcommand, each with its own options,
+    // and the command itself stays available as the generic tool.
     const subs = subcommandsFromUsage(name, top.help);
     if (subs.length < 2) return [top.spec];
-    const nested = await mapLimit(subs, 2, (sub) => examine([name, sub], `${description} (${sub})`));
-    const found = nested.flatMap((entry) => (entry ? [entry.spec] : []));
-    return found.length > 0 ? found : [top.spec];
+    const nested = await mapLimit(subs, 2, (sub) =>
+      examine([name, sub], subDescription(sub, formsOf(name, sub, top.help), description), top.help),
+    );
+    return [top.spec, ...nested.flatMap((entry) => (entry ? [entry.spec] : []))];
   });
   return { commands: groups.flat(), skipped };
 }
 
-/**
- * The subcommand words of a usage text: `usage: git stash list …`, `or: git notes [--ref <r>] add …`
- * (leading bracketed options skipped, a bracketed word such as `[push` or `[show]` accepted).
- */
-export function subcommandsFromUsage(name: string, text: string): string[] {
-  const words = new Set<string>();
-  const prefix = `git ${name} `;
-  for (const line of text.split('\n')) {
-    const match = /^\s*(?:usage|or):\s*(.*)$/i.exec(line);
-    const form = match?.[1];
-    if (!form?.startsWith(prefix)) continue;
-    let rest = form.slice(prefix.length).trim();
-    // Skip leading option groups like `[--ref <notes-ref>]` or `[-v | --verbose]`.
-    while (/^\[-/.test(rest)) {
-      let depth = 0;
-      let end = 0;
-      for (; end < rest.length; end++) {
-        if (rest[end] === '[') depth++;
-        else if (rest[end] === ']' && --depth === 0) break;
-      }
-      rest = rest.slice(end + 1).trim();
-    }
-    const word = /^\[?([a-z][a-z-]*)\]?(?:\s|$)/.exec(rest)?.[1];
-    if (word) words.add(word);
-  }
-  return [...words];
+/** A command git does not describe (a helper, an older git): its usage, never a placeholder. */
+function describeForms(forms: string[]): string {
+  if (forms.length === 0) return '';
+  const shown = forms.slice(0, 3).map((form) => `\`${form}\``);
+  return `Usage: ${shown.join('; ')}${forms.length > 3 ? '; …' : ''}`;
+}
+
+/** `git stash list`: what it is part of and how it is called (the overlay curates better ones). */
+function subDescription(sub: string, forms: string[], parent: string | undefined): string {
+  const usage = forms.length > 0 ? ` Usage: ${forms.map((form) => `\`${form}\``).join('; ')}` : '';
+  return parent ? `${parent}: the "${sub}" subcommand.${usage}` : `The "${sub}" subcommand.${usage}`;
 }
 
 function signalOf(request: DiscoveryRequest) {
   return request.signal ? { signal: request.signal } : {};
-}
-
-/** `   add                     Add file contents to the index` → add ⇒ description. */
-function parseDescriptions(text: string): Map<string, string> {
-  const map = new Map<string, string>();
-  for (const line of text.split('\n')) {
-    const match = /^ {2,4}([a-z][\w-]*)\s{2,}(\S.*)$/.exec(line);
-    if (match?.[1] && match[2]) map.set(match[1], match[2].trim());
-  }
-  return map;
 }
 
 /**

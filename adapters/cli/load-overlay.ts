@@ -18,11 +18,13 @@ const Annotations = z
 const OptionOverlay = z
   .object({
     flag: z.string().regex(/^--?[A-Za-z0-9]/),
-    kind: z.enum(['boolean', 'string', 'integer', 'enum']),
+    kind: z.enum(['boolean', 'string', 'integer', 'number', 'enum']),
     values: z.array(z.string()),
     repeatable: z.boolean(),
     optionalValue: z.boolean(),
     negatable: z.boolean(),
+    offFlag: z.string().regex(/^--?[A-Za-z0-9]/),
+    valueCount: z.literal(2),
     description: z.string(),
   })
   .partial()
@@ -54,6 +56,19 @@ const CommandOverlay = z
   .strict();
 
 /**
+ * One mode of a multi-mode command (`git branch --delete`) served as a tool of its own
+ * (`git_branch_delete`) with its own options, positionals and annotations.
+ */
+const ModeOverlay = CommandOverlay.extend({
+  /** Words put after the command's own (`[--delete]`); none for the default mode (`git branch NAME`). */
+  args: z.array(z.string().regex(/^[^\s]+$/)),
+  /** The command's discovered options this mode offers (all when left out). */
+  keepOptions: z.array(z.string()).optional(),
+})
+  .partial({ args: true })
+  .strict();
+
+/**
  * A per-CLI overlay: curation on top of what discovery finds. Everything is optional; a program
  * without an overlay is served from discovery and the inference rules alone.
  */
@@ -77,11 +92,17 @@ export const OverlaySchema = z
     /** Whether commands reach the network unless known to be local (Cobra CLIs talking to a server). */
     openWorldByDefault: z.boolean().optional(),
     commands: z.record(z.string(), CommandOverlay).optional(),
+    /**
+     * Modes of multi-mode commands, by command (`branch`) and mode name (`list` → `git_branch_list`):
+     * each becomes a tool next to the command's generic tool.
+     */
+    modes: z.record(z.string(), z.record(z.string().regex(/^[a-z][\w-]*$/), ModeOverlay)).optional(),
   })
   .strict();
 
 export type Overlay = z.infer<typeof OverlaySchema>;
 export type CommandOverlayEntry = z.infer<typeof CommandOverlay>;
+export type ModeOverlayEntry = z.infer<typeof ModeOverlay>;
 
 // Compiled code runs from dist/adapters/cli/ while the overlays stay in adapters/cli/overlays/.
 const OVERLAY_DIRS = [

@@ -42,10 +42,11 @@ export function makeTool(command: CommandSpec, settings: ToolSettings): ToolDefi
   const { options, removed } = safeOptions(command, settings.policy);
   const annotations: ToolAnnotations = inferAnnotations(command.path, {
     program,
+    description: command.description,
     openWorldByDefault: settings.openWorldByDefault,
     ...(command.annotations ? { overrides: command.annotations } : {}),
   });
-  const label = [program, ...command.path].join(' ');
+  const label = [program, ...(command.run ?? command.path)].join(' ');
   const notes = [`Runs \`${label}\`; a non-zero exit is an error.`];
   if (removed.length > 0) notes.push(`Not offered for safety: ${removed.join(', ')}.`);
   const tool: ToolDefinition = {

@@ -5,11 +5,13 @@ import type { OptionKind, OptionSpec } from './cli-spec.js';
  *
  * - git's parse-options: `-m, --mainline <parent-number>`, `-S, --gpg-sign[=<key-id>]`, `--[no-]foo`
  * - GNU getopt: `-e, --regexp=PATTERNS`, `--color[=WHEN]`
- * - Cobra/pflag: `-f, --filter filter`, `--tail string`, `-n, --lines int`
+ * - Cobra/pflag: `-f, --filter filter`, `--tail string`, `-n, --lines int`, `(default true)`
  * - kubectl: `-o, --output='':` with the description on the next lines
+ * - argparse and friends: `--format {human,abspath}`, `--arg NAME VALUE` (two values)
  *
- * Each option line starts with a dash after some indentation; the header ends at two spaces, a
- * tab, or the end of the line; the description follows on the same or the next, deeper lines.
+ * Each option line starts with a dash, at column 0 or indented; the header ends at two spaces, a
+ * tab, or the end of the line, or at one space when what follows cannot be a value placeholder
+ * (`--verbose Print more`); the description follows on the same or the next, deeper lines.
  */
 export function parseHelpOptions(text: string): OptionSpec[] {
   const lines = text.replace(/\r/g, '').split('\n');
@@ -17,31 +19,53 @@ export function parseHelpOptions(text: string): OptionSpec[] {
   const seen = new Set<string>();
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index] ?? '';
-    const match =
-      /^( {1,12}|\t)(-{1,2}[A-Za-z0-9[][^\s]*(?:,? +-{1,2}[A-Za-z0-9[][^\s]*)*(?: [<A-Za-z][^\s]*)?)(?: {2,}|\t|$)(.*)$/.exec(
-        line,
-      );
+    const match = matchOptionLine(line);
     if (!match) continue;
-    const indent = (match[1] ?? '').length;
-    const header = (match[2] ?? '').replace(/:$/, '');
-    const description = [match[3]?.trim() ?? ''];
+    const description = [match.description];
     // Continuation lines: deeper than the option itself and not another option.
     while (index + 1 < lines.length) {
       const next = lines[index + 1] ?? '';
-      if (next.trim() === '' || /^\s*-/.test(next) || leadingSpaces(next) <= indent) break;
+      // yargs wraps its type tags less deep than the option: `   [choices: "a", "b"] [default: "a"]`.
+      const tags = /^\s*\[(choices|default|string|number|array|boolean|count|required)\b/.test(next);
+      if (next.trim() === '' || /^\s*-/.test(next) || (leadingSpaces(next) <= match.indent && !tags)) break;
       description.push(next.trim());
       index++;
     }
-    const option = parseHeader(header, description.filter(Boolean).join(' '));
-    if (!option || seen.has(option.name) || IGNORED.has(option.name)) continue;
+    const option = parseHeader(match.header, description.filter(Boolean).join(' '));
+    if (!option || seen.has(option.name) || isIgnored(option)) continue;
     seen.add(option.name);
     options.push(option);
   }
   return options;
 }
 
-/** Never offered as tool arguments: they print help or version instead of running the command. */
-const IGNORED = new Set(['help', 'h', 'version', 'git-completion-helper', 'git-completion-helper-all']);
+const FLAGS = String.raw`-{1,2}[A-Za-z0-9[][^\s,]*(?:,? +-{1,2}[A-Za-z0-9[][^\s,]*)*`;
+/** Value placeholders that cannot start a sentence: `<file>`, `FILE`, `{a,b}`, pflag type names. */
+const PLACEHOLDER = String.raw`(?:<[^>]+>|[A-Z][A-Z0-9_-]*|\{[^}]+\}|(?:string|strings|stringArray|stringSlice|int|int32|int64|uint|uint32|uint64|ints|float|float32|float64|duration|bool|stringToString|stringToInt|stringToInt64|bytes|ip|ipNet)\b)`;
+const TWO_SPACES = new RegExp(
+  String.raw`^( {0,12}|\t)(${FLAGS}(?:[ =][<A-Za-z{(\[][^\s]*){0,2})(?: {2,}|\t|$)(.*)$`,
+);
+const ONE_SPACE = new RegExp(String.raw`^( {0,12}|\t)(${FLAGS}(?: ${PLACEHOLDER})?) ([A-Z(][a-z].*)$`);
+/** Python's own layout: `-c cmd : program passed in as string`, options at column 0. */
+const COLON = new RegExp(String.raw`^( {0,12}|\t)(${FLAGS}(?: [<A-Za-z][^\s]*)?) +: (.*)$`);
+
+function matchOptionLine(line: string): { indent: number; header: string; description: string } | undefined {
+  const match = COLON.exec(line) ?? TWO_SPACES.exec(line) ?? ONE_SPACE.exec(line);
+  if (!match) return undefined;
+  return {
+    indent: leadingSpaces(match[1] ?? ''),
+    header: (match[2] ?? '').replace(/:$/, ''),
+    description: (match[3] ?? '').trim().replace(/^: /, ''),
+  };
+}
+
+/** Never offered as tool arguments: they print help (or, without a value, the version) instead of running. */
+function isIgnored(option: OptionSpec): boolean {
+  if (['help', 'h', 'git-completion-helper', 'git-completion-helper-all', 'help-all'].includes(option.name)) {
+    return true;
+  }
+  return option.name === 'version' && option.kind === 'boolean';
+}
 
 function parseHeader(header: string, description: string): OptionSpec | undefined {
   let long: string | undefined;
@@ -53,9 +77,10 @@ function parseHeader(header: string, description: string): OptionSpec | undefine
     if (!token) continue;
     const [, dashes, no, name = '', rest = ''] = token;
     if (dashes === '--') {
-      long = name;
+      // The first long spelling is the documented one (`--output, --out`, `--color, --colour`).
+      if (long === undefined) long = name;
       if (no) negatable = true;
-    } else if (name.length === 1) short = name;
+    } else if (name.length === 1) short ??= name;
     else continue; // `-NUM` style pseudo options
     const parsed = parseValue(rest.trim());
     if (parsed) value = parsed;
@@ -68,10 +93,26 @@ function parseHeader(header: string, description: string): OptionSpec | undefine
     kind: 'boolean',
   };
   if (value) {
-    const typed = kindOf(value.placeholder);
+    // `<fractional seconds>` is one placeholder; `NAME VALUE` (jq's `a v`) are two.
+    const placeholders = value.placeholder.match(/<[^>]*>|\S+/g) ?? [];
+    if (placeholders.length === 2 && !value.optional) option.valueCount = 2;
+    const typed = kindOf(placeholders[0] ?? '', description);
     option.kind = typed.kind;
+    if (typed.values) option.values = typed.values;
     if (typed.repeatable) option.repeatable = true;
     if (value.optional) option.optionalValue = true;
+    if (typed.defaultTrue && long) option.offFlag = `--${long}=false`;
+  } else {
+    const tagged = yargsKind(description);
+    if (tagged) {
+      // yargs prints no placeholder but tags the type: `[string]`, `[number]`, `[array]`, `[choices: …]`.
+      option.kind = tagged.kind;
+      if (tagged.values) option.values = tagged.values;
+      if (tagged.repeatable) option.repeatable = true;
+    } else if (/\(default:? true\)|\[default: true\]/i.test(description) && long) {
+      // pflag's booleans that default to true are turned off with `--flag=false`.
+      option.offFlag = `--${long}=false`;
+    }
   }
   if (negatable && option.kind === 'boolean') option.negatable = true;
   if (description) option.description = description;
@@ -87,17 +128,62 @@ function parseValue(rest: string): { placeholder: string; optional: boolean } | 
 }
 
 const INTEGER_WORDS =
-  /^(n|num|number|int|int32|int64|uint|uint32|count|depth|level|lines|parent-number|port|limit|jobs|max|seconds|timeout)$/i;
+  /^(n|num|number|int|int32|int64|uint|uint32|uint64|count|depth|level|lines|parent-number|port|limit|jobs|max|seconds|timeout)$/i;
+const NUMBER_WORDS = /^(float|float32|float64|double|decimal|ratio|fraction|percent|fractional seconds)$/i;
+const MAP_WORDS = /^(stringToString|stringToInt|stringToInt64|map|key=value|KEY=VALUE)$/;
 
-/** Infers the type from a value placeholder, or from kubectl's printed default. */
-function kindOf(placeholder: string): { kind: OptionKind; repeatable?: boolean } {
+/** Infers the type from a value placeholder, kubectl's printed default, or a "Must be one of" list. */
+function kindOf(
+  placeholder: string,
+  description: string,
+): { kind: OptionKind; repeatable?: boolean; values?: string[]; defaultTrue?: boolean } {
   const bare = placeholder.replace(/^<|>$/g, '').replace(/^['"]|['"]$/g, '');
-  if (placeholder === 'false' || placeholder === 'true' || bare === 'bool') return { kind: 'boolean' };
+  if (placeholder === 'true') return { kind: 'boolean', defaultTrue: true };
+  if (placeholder === 'false' || bare === 'bool') {
+    return /\(default:? true\)/i.test(description)
+      ? { kind: 'boolean', defaultTrue: true }
+      : { kind: 'boolean' };
+  }
+  const listed = enumOf(bare, description);
+  if (listed) return { kind: 'enum', values: listed };
+  if (MAP_WORDS.test(bare)) return { kind: 'string', repeatable: true };
   if (placeholder === '[]' || /^(strings|stringArray|stringSlice|ints|list)$/.test(bare)) {
     return { kind: 'string', repeatable: true };
   }
+  if (NUMBER_WORDS.test(bare) || /^-?\d+\.\d+$/.test(placeholder)) return { kind: 'number' };
   if (/^-?\d+$/.test(placeholder) || INTEGER_WORDS.test(bare)) return { kind: 'integer' };
   return { kind: 'string' };
+}
+
+/** The type yargs tags an option's description with. */
+function yargsKind(
+  description: string,
+): { kind: OptionKind; values?: string[]; repeatable?: boolean } | undefined {
+  const choices = /\[choices: ([^\]]+)\]/.exec(description);
+  if (choices?.[1]) {
+    const values = [...choices[1].matchAll(/"([^"]*)"/g)].map((match) => match[1] ?? '');
+    if (values.length > 0) return { kind: 'enum', values };
+  }
+  const tag = /\[(string|number|array|count|boolean)\]/.exec(description)?.[1];
+  if (tag === 'string') return { kind: 'string' };
+  if (tag === 'number') return { kind: 'number' };
+  if (tag === 'count') return { kind: 'integer' };
+  if (tag === 'array') return { kind: 'string', repeatable: true };
+  return undefined;
+}
+
+/** `{human,abspath}`, `(direct|inherit)`, "Must be one of [text,json]" or clap's "[possible values: a, b]". */
+function enumOf(bare: string, description: string): string[] | undefined {
+  const braces = /^[{(]([\w.-]+(?:[,|][\w.-]+)+)[})]$/.exec(bare);
+  if (braces?.[1]) return braces[1].split(/[,|]/);
+  const possible = /\[possible values: ([^\]]+)\]/i.exec(description);
+  if (possible?.[1]) return possible[1].split(',').map((value) => value.trim());
+  const oneOf = /must be one of(?: format)?:? \[([^\]]+)\]/i.exec(description);
+  if (oneOf?.[1]) {
+    const values = oneOf[1].split(',').map((value) => value.trim());
+    if (values.length > 1 && values.every((value) => /^[\w.-]+$/.test(value))) return values;
+  }
+  return undefined;
 }
 
 function leadingSpaces(line: string): number {
@@ -111,34 +197,9 @@ export function usageOf(text: string): string {
   return (match?.[1] ?? '').replace(/\s+/g, ' ').trim();
 }
 
-/** The entries of a `Commands:`-like section: `  name   description` lines. */
-export function parseCommandList(text: string): Array<{ name: string; description: string }> {
-  const commands: Array<{ name: string; description: string }> = [];
-  const lines = text.replace(/\r/g, '').split('\n');
-  let inSection = false;
-  for (const line of lines) {
-    if (/^([A-Za-z ]+ )?commands:\s*$/i.test(line.trim()) && !/^\s/.test(line)) {
-      inSection = true;
-      continue;
-    }
-    if (!inSection) continue;
-    if (line.trim() === '') {
-      inSection = false;
-      continue;
-    }
-    const entry = /^\s{1,8}([a-z][\w-]*)\*?(?:\s{2,}(.*))?$/.exec(line);
-    if (entry?.[1]) commands.push({ name: entry[1], description: (entry[2] ?? '').trim() });
-  }
-  return commands;
-}
-
-/** The first paragraph of prose in a help text, skipping usage lines. */
-export function summaryOf(text: string): string {
-  for (const paragraph of text.replace(/\r/g, '').split(/\n\s*\n/)) {
-    const clean = paragraph.trim();
-    if (!clean || /^usage:/i.test(clean) || /^-/.test(clean) || /:$/.test(clean.split('\n')[0] ?? ''))
-      continue;
-    return clean.replace(/\s+/g, ' ').slice(0, 300);
-  }
-  return '';
-}
+export {
+  type ListedCommand,
+  parseCommandList,
+  readCommandSections,
+  summaryOf,
+} from './parse-command-list.js';

@@ -36,7 +36,8 @@ export async function probe(
     file: binary,
     args,
     cwd: options.cwd,
-    env: { ...QUIET_ENV },
+    // Help texts in English whatever the user's locale: the parsers read `usage:`, `Commands:`.
+    env: { ...QUIET_ENV, LC_ALL: 'C' },
     timeoutMs: options.timeoutMs ?? 5_000,
     graceMs: 500,
     maxBytes: 2 * 1024 * 1024,

@@ -1,8 +1,16 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { applyOverlay } from '../../adapters/cli/apply-overlay.js';
 import type { CommandSpec } from '../../adapters/cli/cli-spec.js';
 import { inferAnnotations } from '../../adapters/cli/infer-annotations.js';
 import { findBundledOverlay, loadOverlay } from '../../adapters/cli/load-overlay.js';
+import { parseHelpAll } from '../../adapters/cli/parse-git-help.js';
+
+// What discovery gives each command: git 2.39's own descriptions (`git help -a`).
+const _GIT_DESCRIPTIONS = parseHelpAll(
+  readFileSync(fileURLToPath(new URL('../../fixtures/cli/git/2.39.5/help-a.txt', import.meta.url)), 'utf8'),
+);
 
 // R = readOnly, D = destructive, I = idempotent, O = openWorld; '-' = false.
 // Judgement per command: what a careful reviewer would approve without asking.
@@ -38,13 +46,17 @@ const GIT_TABLE: Array<[string, string]> = [
   ['stash list', 'R-I-'],
   ['worktree list', 'R-I-'],
   ['remote show', 'R-IO'],
-  ['remote get-url', 'R-IO'],
+  ['remote get-url', 'R-I-'],
   ['fetch', '--IO'],
   ['pull', '---O'],
   ['push', '-D-O'],
   ['clone', '---O'],
-  ['remote add', '--IO'],
-  ['remote remove', '-DIO'],
+  ['remote add', '---O'],
+  ['remote remove', '-DI-'],
+  ['remote prune', '-DIO'],
+  ['remote update', '--IO'],
+  ['remote set-url', '--I-'],
+  ['remote', '-D-O'],
   ['submodule', '---O'],
   ['add', '--I-'],
   ['init', '--I-'],
@@ -70,9 +82,30 @@ const GIT_TABLE: Array<[string, string]> = [
   ['rebase', '-D--'],
   ['branch', '-D--'],
   ['tag', '-D--'],
+  ['stash', '-D--'],
   ['stash drop', '-D--'],
-  ['stash clear', '-D--'],
+  ['stash clear', '-DI-'],
+  ['stash pop', '-D--'],
+  ['stash apply', '----'],
+  ['stash show', 'R-I-'],
   ['stash push', '-D--'],
+  ['worktree', '-D--'],
+  ['worktree add', '----'],
+  ['worktree prune', '-DI-'],
+  // Modes of multi-mode commands, each a tool of its own next to the generic one.
+  ['branch list', 'R-I-'],
+  ['branch show-current', 'R-I-'],
+  ['branch create', '----'],
+  ['branch delete', '-D--'],
+  ['branch rename', '----'],
+  ['tag list', 'R-I-'],
+  ['tag create', '----'],
+  ['tag delete', '-D--'],
+  ['tag verify', 'R-I-'],
+  ['config get', 'R-I-'],
+  ['config list', 'R-I-'],
+  ['config set', '-DI-'],
+  ['config unset', '-DI-'],
   ['notes', '-D--'],
   ['reflog', '-D--'],
   ['worktree remove', '-DI-'],
@@ -97,10 +130,20 @@ describe('annotations inferred for git commands (with the bundled overlay)', () 
   });
 
   it.each(GIT_TABLE)('git %s → %s', (command, expected) => {
-    const spec: CommandSpec = { path: command.split(' '), description: '', options: [], positionals: [] };
-    const [curated] = applyOverlay([spec], overlay);
+    const path = command.split(' ');
+    const spec = (words: string[]): CommandSpec => ({
+      path: words,
+      description: '',
+      options: [],
+      positionals: [],
+    });
+    // Discovery finds the command (and its subcommands); the overlay adds its modes.
+    const all = applyOverlay([spec(path.slice(0, 1)), ...(path.length > 1 ? [spec(path)] : [])], overlay);
+    const curated = all.find((entry) => entry.path.join(' ') === command);
+    expect(curated, `${command} is served`).toBeDefined();
     const annotations = inferAnnotations(curated?.path ?? [], {
       program: 'git',
+      description: curated?.description ?? '',
       ...(curated?.annotations ? { overrides: curated.annotations } : {}),
     });
     expect(code(annotations)).toBe(expected);

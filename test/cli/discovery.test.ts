@@ -113,8 +113,14 @@ describe('the Cobra adapter on kubectl', () => {
     );
     process.env.KUBECONFIG = kubeconfig;
     try {
-      await using cli = await loadCli({ program: 'kubectl', allow: ['config', 'get'] }, work.path);
+      await using cli = await loadCli({ program: 'kubectl', allow: ['config', 'get', 'apply'] }, work.path);
       const names = cli.registry.tools.map((tool) => tool.name);
+      // `kubectl config` only groups its subcommands; `kubectl apply -f` also runs on its own.
+      expect(names).not.toContain('kubectl_config');
+      expect(names).toEqual(expect.arrayContaining(['kubectl_apply', 'kubectl_apply_view_last_applied']));
+      expect(cli.registry.get('kubectl_apply')?.definition.annotations).toMatchObject({
+        openWorldHint: true,
+      });
       expect(names).toEqual(
         expect.arrayContaining(['kubectl_config_view', 'kubectl_config_get_contexts', 'kubectl_get']),
       );

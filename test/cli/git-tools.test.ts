@@ -263,7 +263,13 @@ describe('git tools on a real repository', () => {
       { program: 'git', allow: ['config', 'status'], deny: ['status'] },
       repo,
     );
-    expect(allowed.registry.tools.map((tool) => tool.name)).toEqual(['git_config']);
+    expect(allowed.registry.tools.map((tool) => tool.name).sort()).toEqual([
+      'git_config',
+      'git_config_get',
+      'git_config_list',
+      'git_config_set',
+      'git_config_unset',
+    ]);
     const read = await allowed.call('git_config', { get: true, args: ['user.name'] });
     expect(String(read.structuredContent?.stdout)).toBe('Test User\n');
   });

@@ -1,0 +1,213 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import type { CommandSpec } from '../../adapters/cli/cli-spec.js';
+import { finishCommand, splitWriteModes } from '../../adapters/cli/finish-command.js';
+import {
+  parseCommandList,
+  parseHelpOptions,
+  readCommandSections,
+  summaryOf,
+} from '../../adapters/cli/parse-help.js';
+
+// Help texts recorded from real programs (buf 1.75, curl, jq, cargo, pip, python3, kubectl) and, for
+// layouts no program on the test machine prints, written in the exact layout of their library
+// (yargs: redocly*.txt; pflag types: cobra-types.txt; a banner and column-0 options: banner.txt).
+const recorded = (name: string) =>
+  readFileSync(fileURLToPath(new URL(`../../fixtures/cli/help/${name}.txt`, import.meta.url)), 'utf8');
+const options = (name: string) =>
+  new Map(parseHelpOptions(recorded(name)).map((option) => [option.name, option]));
+const names = (name: string, program?: string) =>
+  parseCommandList(recorded(name), program).map((entry) => entry.name);
+
+describe('command lists', () => {
+  it('keeps a Cobra command whose name is followed by a single space', () => {
+    expect(names('buf-beta', 'buf')).toEqual([
+      'buf-plugin-v1',
+      'buf-plugin-v1beta1',
+      'buf-plugin-v2',
+      'price',
+      'registry',
+      'studio-agent',
+    ]);
+    expect(names('buf-registry-module', 'buf')).toContain('undeprecate');
+    const entry = parseCommandList(recorded('buf-beta')).find(
+      (command) => command.name === 'buf-plugin-v1beta1',
+    );
+    expect(entry?.description).toBe('Run buf as a check plugin.');
+  });
+
+  it('reads yargs command lines (`prog lint [apis...]  description`)', () => {
+    const entries = parseCommandList(recorded('redocly'), 'redocly');
+    expect(entries.map((entry) => entry.name)).toEqual([
+      'stats',
+      'split',
+      'join',
+      'lint',
+      'bundle',
+      'check-config',
+      'login',
+      'logout',
+      'build-docs',
+      'completion',
+    ]);
+    expect(entries.find((entry) => entry.name === 'lint')?.description).toBe(
+      'Lint an API or Arazzo description.',
+    );
+  });
+
+  it('takes the first, documented name of aliased commands (`build, b`)', () => {
+    const entries = parseCommandList(recorded('cargo'), 'cargo');
+    expect(entries.find((entry) => entry.name === 'build')).toMatchObject({
+      description: 'Compile the current package',
+      aliases: ['b'],
+    });
+    expect(entries.map((entry) => entry.name)).not.toContain('b');
+  });
+
+  it('reports a command line it cannot read instead of dropping it silently', () => {
+    const text =
+      'Commands:\n  build       Compile\n  Deploy.Now  Ship it\n  ...         See all commands with --list\n';
+    expect(readCommandSections(text)).toEqual({
+      commands: [{ name: 'build', description: 'Compile' }],
+      unreadable: ['Deploy.Now  Ship it'],
+    });
+    expect(readCommandSections(recorded('cargo'), 'cargo').unreadable).toEqual([]);
+  });
+
+  it("reads pip's bulleted subcommands", () => {
+    expect(names('pip-cache', 'pip')).toEqual(['dir', 'info', 'list', 'remove', 'purge']);
+  });
+
+  it('reads no command list out of prose or YAML in a long help', () => {
+    expect(names('buf-format', 'buf')).toEqual([]);
+    expect(names('buf-lint', 'buf')).toEqual([]);
+  });
+});
+
+describe('options', () => {
+  it('reads options at column 0 and options followed by a single space', () => {
+    const banner = options('banner');
+    expect(banner.get('from')).toMatchObject({
+      flag: '--from',
+      kind: 'string',
+      description: 'read this format',
+    });
+    expect(banner.get('sheet')).toMatchObject({
+      kind: 'string',
+      description: 'read this sheet of a workbook',
+    });
+    expect(banner.get('quiet')).toMatchObject({ kind: 'boolean', description: 'Print nothing but errors' });
+    const curl = options('curl');
+    expect(curl.get('user')).toMatchObject({ kind: 'string', description: 'Server user and password' });
+    expect(curl.get('fail')).toMatchObject({ kind: 'boolean' });
+    // Python's `-c cmd : program passed in as string`, at column 0.
+    const python = options('python3');
+    expect(python.get('c')).toMatchObject({ flag: '-c', kind: 'string' });
+    expect(python.get('c')?.description).toMatch(/^program passed in as string/);
+    expect(python.get('B')).toMatchObject({ kind: 'boolean' });
+  });
+
+  it('offers an option taking two values as a pair (`--arg NAME VALUE`)', () => {
+    const jq = options('jq');
+    expect(jq.get('arg')).toMatchObject({ kind: 'string', valueCount: 2 });
+    expect(jq.get('rawfile')).toMatchObject({ valueCount: 2 });
+    expect(jq.get('args')).toMatchObject({ kind: 'boolean' });
+  });
+
+  it('keeps the long, documented spelling of an aliased option', () => {
+    const cargo = options('cargo');
+    expect(cargo.get('color')).toMatchObject({
+      flag: '--color',
+      kind: 'enum',
+      values: ['auto', 'always', 'never'],
+    });
+    const python = options('python3');
+    expect(python.has('?')).toBe(false);
+  });
+
+  it('turns "Must be one of [a,b]", yargs choices and argparse braces into enums', () => {
+    expect(options('buf-lint').get('error-format')).toMatchObject({
+      kind: 'enum',
+      values: expect.arrayContaining(['text', 'json', 'msvs', 'junit']),
+    });
+    expect(options('buf-format').get('output')).toMatchObject({ kind: 'enum', values: ['dir', 'protofile'] });
+    const lint = options('redocly-lint');
+    expect(lint.get('format')).toMatchObject({
+      kind: 'enum',
+      values: expect.arrayContaining(['stylish', 'json']),
+    });
+    expect(lint.get('lint-config')).toMatchObject({ kind: 'enum', values: ['warn', 'error', 'off'] });
+    expect(lint.get('max-problems')).toMatchObject({ kind: 'number' });
+    expect(lint.get('skip-rule')).toMatchObject({ kind: 'string', repeatable: true });
+    expect(lint.get('config')).toMatchObject({ kind: 'string' });
+    expect(lint.get('generate-ignore-file')).toMatchObject({ kind: 'boolean' });
+  });
+
+  it('types float and map values, keeps a valued --version and drops the plain one', () => {
+    const cobra = options('cobra-types');
+    expect(cobra.get('qps')).toMatchObject({ kind: 'number' });
+    expect(cobra.get('ratio')).toMatchObject({ kind: 'number' });
+    expect(cobra.get('labels')).toMatchObject({ kind: 'string', repeatable: true });
+    expect(cobra.get('set')).toMatchObject({ kind: 'string', repeatable: true });
+    expect(cobra.get('version')).toMatchObject({ kind: 'string', flag: '--version' });
+    expect(options('redocly-lint').has('version')).toBe(false);
+    expect(cobra.has('help')).toBe(false);
+  });
+
+  it('lets a boolean that defaults to true be turned off', () => {
+    expect(options('cobra-types').get('wait')).toMatchObject({ kind: 'boolean', offFlag: '--wait=false' });
+    expect(options('cobra-types').get('atomic')?.offFlag).toBeUndefined();
+    expect(options('kubectl-get').get('server-print')).toMatchObject({
+      kind: 'boolean',
+      offFlag: '--server-print=false',
+    });
+  });
+
+  it('reads the full help of curl (every option, not the abridged dozen)', () => {
+    expect(options('curl').size).toBeLessThan(20);
+    const all = options('curl-all');
+    expect(all.size).toBeGreaterThan(200);
+    // `<fractional seconds>` is one placeholder (a number), not two values.
+    expect(all.get('max-time')).toMatchObject({ kind: 'number' });
+    expect(all.get('max-time')?.valueCount).toBeUndefined();
+    expect(all.get('alt-svc')).toMatchObject({ kind: 'string' });
+    expect([...all.values()].filter((option) => option.valueCount)).toEqual([]);
+  });
+});
+
+describe('descriptions and names', () => {
+  it('never takes a description from boilerplate', () => {
+    expect(summaryOf(recorded('banner'))).toBe('Tabconv converts tables between formats.');
+    expect(summaryOf(recorded('redocly-lint'))).toBe('Lint an API or Arazzo description.');
+    expect(summaryOf(recorded('buf-lint'))).toBe('Run linting on Protobuf files');
+  });
+
+  it('renames operands that collide with an option (jq --args), keeping both', () => {
+    const spec: CommandSpec = {
+      path: [],
+      description: 'jq',
+      options: parseHelpOptions(recorded('jq')),
+      positionals: [{ name: 'args', description: '', placement: 'operand' }],
+    };
+    const finished = finishCommand(spec);
+    expect(finished.positionals.map((positional) => positional.name)).toEqual(['operands']);
+    expect(finished.options.some((option) => option.name === 'args')).toBe(true);
+  });
+
+  it('splits a command with a writing flag into a reader and a writer', () => {
+    const spec: CommandSpec = {
+      path: ['format'],
+      description: 'Format Protobuf files',
+      options: parseHelpOptions(recorded('buf-format')),
+      positionals: [],
+    };
+    const [reader, writer] = splitWriteModes([spec]);
+    expect(reader?.annotations).toMatchObject({ readOnlyHint: true });
+    expect(reader?.options.map((option) => option.name)).not.toContain('write');
+    expect(reader?.options.map((option) => option.name)).not.toContain('output');
+    expect(writer).toMatchObject({ path: ['format', 'write'], run: ['format', '--write'] });
+    expect(writer?.annotations).toMatchObject({ readOnlyHint: false });
+    expect(writer?.options.map((option) => option.name)).not.toContain('write');
+  });
+});
