@@ -1,6 +1,6 @@
 import type { CommandSpec } from './cli-spec.js';
 import type { Discovered } from './discover-git.js';
-import { parseCommandList, parseHelpOptions, summaryOf } from './parse-help.js';
+import { parseCommandList, parseHelpOptions, summaryOf, usageOf } from './parse-help.js';
 import { mapLimit, probe } from './probe.js';
 
 /** Subcommands that never make useful tools (shell completion scripts, help, completion internals). */
@@ -67,6 +67,7 @@ export async function discoverCobra(request: {
       commands.push({
         path: node.path,
         description: node.description || summaryOf(help.text),
+        usage: usageOf(help.text),
         options: parseHelpOptions(sectionAfter(help.text, /^(Flags|Options):\s*$/m)),
         positionals: [
           {

@@ -53,6 +53,7 @@ function toCommand(path: string[], text: string, description: string): CommandSp
   return {
     path,
     description,
+    usage,
     options: parseHelpOptions(text),
     positionals: mentionsOperands
       ? [

@@ -72,6 +72,7 @@ function parseHeader(header: string, description: string): OptionSpec | undefine
     option.kind = typed.kind;
     if (typed.repeatable) option.repeatable = true;
     if (value.optional) option.optionalValue = true;
+    if (value.placeholder) option.placeholder = value.placeholder;
   }
   if (negatable && option.kind === 'boolean') option.negatable = true;
   if (description) option.description = description;

@@ -1,0 +1,113 @@
+import { lstatSync, readlinkSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { BridgeError } from '../../src/index.js';
+import { propertyOf } from './build-input-schema.js';
+import { inside, type Policy, realOrSelf } from './check-policy.js';
+import type { CommandSpec, OptionSpec, PathKind } from './cli-spec.js';
+
+/**
+ * Checks every path-valued argument of a call (see `inferPaths`) against the roots: resolved
+ * against `cwd` as the program will resolve it, through every symbolic link, it must land inside
+ * one of the allowed roots and, when the client gave MCP roots, inside one of those too. `-`
+ * (standard input or output) passes. Throws a refusal naming the argument, where the value leads
+ * and what is allowed.
+ */
+export function confinePaths(
+  command: CommandSpec,
+  options: readonly OptionSpec[],
+  args: Record<string, unknown>,
+  cwd: string,
+  policy: Pick<Policy, 'roots'>,
+  clientRoots?: readonly string[],
+): void {
+  const client = clientRoots && clientRoots.length > 0 ? clientRoots.map(realOrSelf) : undefined;
+  const check = (value: unknown, kind: PathKind, where: string) => {
+    if (typeof value !== 'string') return;
+    for (const candidate of localReadings(value, kind)) {
+      // Not `join`: it would fold `link/..` away as text before the link is followed.
+      const real = realPathOf(isAbsolute(candidate) ? candidate : `${cwd}${sep}${candidate}`);
+      const allowed = policy.roots.some((root) => inside(real, root));
+      if (allowed && (!client || client.some((root) => inside(real, root)))) continue;
+      const [scope, roots] = allowed
+        ? ["the client's roots", client ?? []]
+        : ['the allowed roots', policy.roots];
+      throw new BridgeError(
+        'invalid_arguments',
+        `refused: ${where} "${clip(value)}" resolves to ${real}, which is outside ${scope}: ${roots.join(', ')}${allowed ? '' : ' (set with --root)'}`,
+      );
+    }
+  };
+  for (const option of options) {
+    if (!option.path) continue;
+    const property = propertyOf(option);
+    const value = args[property];
+    if (!Array.isArray(value)) check(value, option.path, property);
+    else for (const [index, item] of value.entries()) check(item, option.path, `${property}[${index}]`);
+  }
+  for (const positional of command.positionals) {
+    const value = args[positional.name];
+    if (!positional.path || !Array.isArray(value)) continue;
+    for (const [index, item] of value.entries()) check(item, positional.path, `${positional.name}[${index}]`);
+  }
+}
+
+/**
+ * The local paths a value may stand for. The value itself, always: even a URL-looking
+ * `host:/../x` is a directory name to `git clone`'s destination. A `file://` URL's path too, and
+ * for `~`, the home directory (some programs expand it themselves). `-` and `` stand for nothing.
+ */
+function localReadings(value: string, kind: PathKind): string[] {
+  if (value === '' || value === '-') return [];
+  const readings = [value];
+  const url = /^file:\/\/([^/]*)(\/.*)?$/i.exec(value);
+  if (kind === 'location' && url) {
+    const path = url[2] ?? '/';
+    readings.push(path);
+    try {
+      readings.push(decodeURIComponent(path));
+    } catch {
+      // Not valid percent-encoding: the raw path is what the program sees.
+    }
+  }
+  const tilde = /^~([^/]*)(\/.*)?$/.exec(value);
+  if (tilde) {
+    const home = tilde[1] ? join(dirname(homedir()), tilde[1]) : homedir();
+    readings.push(join(home, tilde[2] ?? ''));
+  }
+  return readings;
+}
+
+/**
+ * The real path `path` (absolute) leads to, resolving symbolic links component by component as the
+ * kernel does, so `link/../x` goes where the link points, not where the text says. Below the
+ * deepest existing directory the rest is taken as written (the program would create it there);
+ * a dangling link is followed to where it points.
+ */
+export function realPathOf(path: string, depth = 0): string {
+  if (depth > 40) return path; // a link loop: the program fails with ELOOP anyway
+  const parts = path.split(sep).filter((part) => part !== '' && part !== '.');
+  let current: string = sep;
+  for (let index = 0; index < parts.length; index++) {
+    const part = parts[index] as string;
+    if (part === '..') {
+      current = dirname(current);
+      continue;
+    }
+    const next = join(current, part);
+    let link: string | undefined;
+    try {
+      if (lstatSync(next).isSymbolicLink()) link = readlinkSync(next);
+    } catch {
+      return resolve(current, ...parts.slice(index));
+    }
+    if (link === undefined) current = next;
+    else current = realPathOf(isAbsolute(link) ? link : `${current}${sep}${link}`, depth + 1);
+  }
+  return current;
+}
+
+function clip(value: string): string {
+  const oneLine = JSON.stringify(value).slice(1, -1);
+  return oneLine.length > 120 ? `${oneLine.slice(0, 117)}...` : oneLine;
+}
