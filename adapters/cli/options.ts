@@ -23,6 +23,12 @@ export interface CliOptions {
   overlay?: string;
   /** Time limit of each discovery command (`git log -h`, `kubectl get --help`). Default 5,000 ms. */
   probeTimeoutMs?: number;
+  /**
+   * Run every command under bubblewrap: the filesystem read-only except the roots and a private
+   * /tmp, its own PID namespace. `network: false` also cuts the network. The bridge refuses to start
+   * when the sandbox cannot run.
+   */
+  sandbox?: boolean | { network?: boolean };
 }
 
 const list = z.array(z.string().min(1));
@@ -47,6 +53,12 @@ export const cliConfigSchema: z.ZodType<CliOptions> = z
     pageSize: z.number().int().min(1_000).optional().describe('Characters of output inline before paging.'),
     overlay: z.string().min(1).optional().describe('A YAML/JSON overlay instead of the bundled one.'),
     probeTimeoutMs: z.number().int().positive().optional().describe('Time limit of each discovery command.'),
+    sandbox: z
+      .union([z.boolean(), z.object({ network: z.boolean().optional() }).strict()])
+      .optional()
+      .describe(
+        'Run each command under bubblewrap: read-only filesystem except the roots, private /tmp, own PID namespace; {network: false} cuts the network too.',
+      ),
   })
   .strict();
 
@@ -60,6 +72,8 @@ export const cliFlags = {
   'page-size': { type: 'string' },
   overlay: { type: 'string' },
   'probe-timeout': { type: 'string' },
+  sandbox: { type: 'boolean' },
+  'sandbox-network': { type: 'string' },
 } as const;
 
 export const cliUsage = `Usage: bridge cli <program> [flags]
@@ -84,7 +98,11 @@ Flags:
                            resources (default 20000)
   --overlay FILE           a YAML/JSON overlay to use instead of the bundled one
   --probe-timeout MS       time limit of each discovery command such as "git log -h" (default
-                           5000); a subcommand whose help does not finish in time is skipped`;
+                           5000); a subcommand whose help does not finish in time is skipped
+  --sandbox                run every command under bubblewrap (bwrap): filesystem read-only except
+                           the roots and a private /tmp, own PID namespace; refuses to start when
+                           the sandbox cannot run here
+  --sandbox-network on|off network inside the sandbox (default on; implies --sandbox)`;
 
 /** Turns `bridge cli` positionals and flags into options. */
 export function parseCliFlags(positionals: string[], values: FlagValues): CliOptions {
@@ -110,6 +128,13 @@ export function parseCliFlags(positionals: string[], values: FlagValues): CliOpt
   if (values['probe-timeout'] !== undefined) {
     options.probeTimeoutMs = positiveInteger('--probe-timeout', values['probe-timeout'], 1);
   }
+  const network = values['sandbox-network'];
+  if (network !== undefined) {
+    if (network !== 'on' && network !== 'off') {
+      throw new BridgeError('invalid_input', `--sandbox-network expects on or off, got "${String(network)}"`);
+    }
+    options.sandbox = { network: network === 'on' };
+  } else if (values.sandbox === true) options.sandbox = true;
   return options;
 }
 
