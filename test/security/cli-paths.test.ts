@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git, makeRepo, tempDir } from '../cli/helpers.js';
 import { type ClientKind, connect, type TestClient } from '../helpers/connect.js';
@@ -533,3 +534,36 @@ describe.each(combos)('git paths, $kind client over $wire, sandbox $sandbox', ({
     await expect.poll(() => processesUnder(base.path), { timeout: 5_000 }).toEqual([]);
   });
 });
+
+// The client's MCP roots narrow --root for paths as they do for cwd: a path inside --root but
+// outside the client's roots is refused, with sandbox or without.
+describe.each(combos)(
+  'git paths within the client roots, $kind client over $wire, sandbox $sandbox',
+  ({ kind, wire, sandbox }) => {
+    it('refuses a path inside --root but outside the client roots, and allows one inside them', async () => {
+      await using client = await connect(kind, wire, bridgeCommand(sandbox), {
+        capabilities: { roots: {} },
+        answer: async () => ({ roots: [{ uri: pathToFileURL(REPO).href, name: 'repo' }] }),
+      });
+      const outsideClient = join(ROOT, 'src', 'file.txt');
+      const refused = await client.callTool('git_blame', {
+        cwd: REPO,
+        contents: outsideClient,
+        paths: ['file.txt'],
+      });
+      expect(refused.isError).toBe(true);
+      expect(String(refused.content[0]?.text)).toContain(
+        `refused: contents "${outsideClient}" resolves to ${outsideClient}, which is outside the client's roots: ${REPO}`,
+      );
+      const init = await client.callTool('git_init', { cwd: REPO, args: [join(ROOT, 'elsewhere')] });
+      expect(init.isError).toBe(true);
+      expect(existsSync(join(ROOT, 'elsewhere'))).toBe(false);
+      const allowed = await client.callTool('git_blame', {
+        cwd: REPO,
+        contents: 'file.txt',
+        paths: ['file.txt'],
+      });
+      expect(allowed.isError, JSON.stringify(allowed)).toBeFalsy();
+    });
+  },
+);
