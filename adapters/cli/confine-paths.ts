@@ -20,15 +20,26 @@ export function confinePaths(
   cwd: string,
   policy: Pick<Policy, 'roots'>,
   clientRoots?: readonly string[],
+  rules: PathRules = {},
 ): void {
   const client = clientRoots && clientRoots.length > 0 ? clientRoots.map(realOrSelf) : undefined;
-  const check = (value: unknown, kind: PathKind, where: string) => {
+  const check = (value: unknown, kind: PathKind | undefined, where: string) => {
     if (typeof value !== 'string') return;
-    for (const candidate of localReadings(value, kind)) {
+    const readings = kind ? localReadings(value, kind) : [];
+    // `@file` reads a file in curl, httpie, response files...: checked in every value of such CLIs.
+    if (rules.atFiles && /^@[^{]/.test(value)) readings.push(...localReadings(value.slice(1), 'path'));
+    for (const candidate of readings) {
       // Not `join`: it would fold `link/..` away as text before the link is followed.
       const real = realPathOf(isAbsolute(candidate) ? candidate : `${cwd}${sep}${candidate}`);
       const allowed = policy.roots.some((root) => inside(real, root));
-      if (allowed && (!client || client.some((root) => inside(real, root)))) continue;
+      if (allowed && (!client || client.some((root) => inside(real, root)))) {
+        const within = protectedPart(real, rules.protectedDirs);
+        if (!within) continue;
+        throw new BridgeError(
+          'invalid_arguments',
+          `refused: ${where} "${clip(value)}" resolves to ${real}, inside ${within}, where a file written could make the program run commands (hooks, configuration)`,
+        );
+      }
       const [scope, roots] = allowed
         ? ["the client's roots", client ?? []]
         : ['the allowed roots', policy.roots];
@@ -39,17 +50,35 @@ export function confinePaths(
     }
   };
   for (const option of options) {
-    if (!option.path) continue;
+    if (!option.path && !rules.atFiles) continue;
+    const kind = option.path || undefined;
     const property = propertyOf(option);
     const value = args[property];
-    if (!Array.isArray(value)) check(value, option.path, property);
-    else for (const [index, item] of value.entries()) check(item, option.path, `${property}[${index}]`);
+    if (!Array.isArray(value)) check(value, kind, property);
+    else for (const [index, item] of value.entries()) check(item, kind, `${property}[${index}]`);
   }
   for (const positional of command.positionals) {
     const value = args[positional.name];
-    if (!positional.path || !Array.isArray(value)) continue;
-    for (const [index, item] of value.entries()) check(item, positional.path, `${positional.name}[${index}]`);
+    if ((!positional.path && !rules.atFiles) || !Array.isArray(value)) continue;
+    const kind = positional.path || undefined;
+    for (const [index, item] of value.entries()) check(item, kind, `${positional.name}[${index}]`);
   }
+}
+
+/** What a CLI adds to the roots check. */
+export interface PathRules {
+  /** Directory names no path argument may point below (git: `.git`, whose hooks and config run programs). */
+  protectedDirs?: readonly string[];
+  /** The program reads `@file` arguments (not git, whose `@{u}` and `@~1` are revisions). */
+  atFiles?: boolean;
+}
+
+/** The protected directory `real` lies below (`/r/repo/.git` for `/r/repo/.git/config`), if any. */
+function protectedPart(real: string, names: readonly string[] | undefined): string | undefined {
+  if (!names || names.length === 0) return undefined;
+  const parts = real.split(sep);
+  const index = parts.findIndex((part, at) => names.includes(part) && at < parts.length - 1);
+  return index < 0 ? undefined : parts.slice(0, index + 1).join(sep);
 }
 
 /**

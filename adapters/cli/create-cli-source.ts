@@ -94,6 +94,7 @@ async function loadTools(
     openWorldByDefault: overlay?.openWorldByDefault ?? spec.flavor === 'cobra',
     groups,
     ...(sandbox ? { sandbox } : {}),
+    ...(overlay?.protectedDirs ? { protectedDirs: overlay.protectedDirs } : {}),
   };
   if (sandbox)
     context.log.info(`cli ${program}: every command runs in a bubblewrap sandbox (${sandbox.bwrap})`);

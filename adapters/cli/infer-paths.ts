@@ -9,20 +9,35 @@ export interface PathHints {
   locationOptions?: readonly string[];
 }
 
-// Placeholders of help texts that name a file or directory: `<file>`, `FILE`, `<template-directory>`,
-// `<gitdir>`, `=PATH`, `<repo>` (git's local-or-remote repository).
-const PATH_PLACEHOLDER =
-  /^(file|files|filename|filenames|path|paths|pathname|dir|dirs|directory|folder|gitdir|git-dir|src|source|dest|destination|target|archive|[\w-]+-(file|dir|directory|path))$/i;
-const LOCATION_PLACEHOLDER = /^(repo|repository|url|remote|location|[\w-]+-(repo|repository|url))$/i;
-
-// Option names that take a file or directory in the CLIs met in practice (`--output`, `--kubeconfig`,
-// `--ignore-revs-file`, `--exclude-from`, `--export-marks`).
-const PATH_NAME =
-  /^(file|filename|path|dir|directory|folder|output|out|dest|destination|template|contents|kubeconfig|config|cwd|chdir|root|workdir|work-tree|git-dir|[\w-]+[-_](file|filename|files|path|dir|directory|folder|from|marks|output|root))$/i;
-const LOCATION_NAME = /^(reference|reference-if-able|repo|repository|bundle-uri|remote|url)$/i;
+// Words that, as a part of a placeholder (`<file>`, `FILE`, `<template-directory>`,
+// `<file-spec-src>`, `<range:file>`) or of an option name (`--ignore-revs-file`, `--exclude-from`,
+// `--kubeconfig`, `--cert`), say the value is a file or directory; or a repository, local or remote.
+const PATH_WORDS = new Set(
+  'file files filename filenames path paths pathname dir dirs directory folder gitdir src source dest destination target archive input output out template contents kubeconfig config cwd chdir root workdir worktree from marks cert cacert'.split(
+    ' ',
+  ),
+);
+const LOCATION_WORDS = new Set(['repo', 'repository', 'url', 'uri', 'remote', 'location', 'reference']);
+// Name parts that are too common to decide alone (`--from` a revision, `--source` a
+// ref) unless they are the whole name.
+const WEAK_PARTS = new Set(['from', 'source', 'src', 'target', 'input', 'root', 'out', 'config']);
 
 // Descriptions that say the value is a file or directory: "Path to the kubeconfig file", "read message from file".
-const PATH_WORDS = /\b(path to|path of|file|filename|directory|folder)\b/i;
+const PATH_PROSE = /\b(path to|path of|file|filename|directory|folder)\b/i;
+
+function wordsOf(text: string): string[] {
+  return text
+    .replace(/^[=<[\s]+|[>\]\s.]+$/g, '')
+    .toLowerCase()
+    .split(/[-_:\s<>[\]]+/)
+    .filter(Boolean);
+}
+
+function kindOfWords(words: string[], whole: boolean): PathKind | undefined {
+  if (words.some((word) => LOCATION_WORDS.has(word))) return 'location';
+  const strong = words.filter((word) => PATH_WORDS.has(word) && (whole || !WEAK_PARTS.has(word)));
+  return strong.length > 0 ? 'path' : undefined;
+}
 
 /**
  * Marks the options and positionals whose values name files or directories, so that
@@ -56,13 +71,14 @@ function optionPathKind(
 ): PathKind | undefined {
   if (locationOptions.has(option.name)) return 'location';
   if (pathOptions.has(option.name)) return 'path';
-  const placeholder = (option.placeholder ?? '').replace(/^[=<[\s]+|[>\]\s.]+$/g, '');
-  if (LOCATION_PLACEHOLDER.test(placeholder)) return 'location';
-  if (PATH_PLACEHOLDER.test(placeholder)) return 'path';
-  if (option.kind === 'integer') return undefined;
-  if (LOCATION_NAME.test(option.name)) return 'location';
-  if (PATH_NAME.test(option.name)) return 'path';
-  if (option.kind === 'string' && option.description && PATH_WORDS.test(option.description)) return 'path';
+  const placeholder = wordsOf(option.placeholder ?? '');
+  const fromPlaceholder = kindOfWords(placeholder, true);
+  if (fromPlaceholder) return fromPlaceholder;
+  if (option.kind === 'integer' || option.kind === 'enum') return undefined;
+  const name = wordsOf(option.name);
+  const fromName = kindOfWords(name, name.length === 1);
+  if (fromName) return fromName;
+  if (option.kind === 'string' && option.description && PATH_PROSE.test(option.description)) return 'path';
   return undefined;
 }
 
@@ -82,9 +98,5 @@ function positionalPathKind(
   const usage = command.usage ?? '';
   if (usage === '') return 'location';
   const placeholders = usage.match(/<[^>]+>|\b[A-Z][A-Z_-]+\b|\[[a-z][\w-]*\]/g) ?? [];
-  const named = placeholders.some((word) => {
-    const bare = word.replace(/^[<[]|[>\]]$/g, '').replace(/\.+$/, '');
-    return PATH_PLACEHOLDER.test(bare) || LOCATION_PLACEHOLDER.test(bare) || /^(files?|paths?)$/i.test(bare);
-  });
-  return named ? 'location' : undefined;
+  return placeholders.some((word) => kindOfWords(wordsOf(word), true)) ? 'location' : undefined;
 }

@@ -88,6 +88,8 @@ export const OverlaySchema = z
      * them for its project (git: `GIT_CEILING_DIRECTORIES`, so a repository enclosing a root is not used).
      */
     ceilingEnv: z.string().optional(),
+    /** Directory names no path argument may point below (git: `.git`, whose hooks and config run programs). */
+    protectedDirs: z.array(z.string()).optional(),
     /** Whether commands reach the network unless known to be local (Cobra CLIs talking to a server). */
     openWorldByDefault: z.boolean().optional(),
     commands: z.record(z.string(), CommandOverlay).optional(),

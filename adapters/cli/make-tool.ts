@@ -25,6 +25,8 @@ export interface ToolSettings {
   groups: Set<number>;
   /** Set with `--sandbox`: every command runs inside it. */
   sandbox?: Sandbox;
+  /** Directory names no path argument may point below (the overlay's `protectedDirs`). */
+  protectedDirs?: string[];
 }
 
 /**
@@ -95,7 +97,10 @@ async function planCommand(
   const argv = buildArgv(settings.spec, command, options, args, settings.policy, settings.globalArgs);
   const clientRoots = (await context.roots?.())?.map(realOrSelf);
   const cwd = resolveCwd(typeof args.cwd === 'string' ? args.cwd : undefined, settings.policy, clientRoots);
-  confinePaths(command, options, args, cwd, settings.policy, clientRoots);
+  confinePaths(command, options, args, cwd, settings.policy, clientRoots, {
+    ...(settings.protectedDirs ? { protectedDirs: settings.protectedDirs } : {}),
+    atFiles: settings.spec.flavor !== 'git',
+  });
   return { argv, cwd, writable: writableRoots(settings.policy.roots, clientRoots) };
 }
 

@@ -77,6 +77,18 @@ for arg in "$@"; do case "$arg" in --input=*) cat "\${arg#--input=}";; --*) ;; *
       { name: '--output=FILE', tool: 'reader', args: { output: join(OUT, 'o.txt') }, refuses: 'output' },
       { name: '--chdir <dir>', tool: 'reader', args: { chdir: '../outside' }, refuses: 'chdir' },
       {
+        name: '@file in any value',
+        tool: 'reader',
+        args: { name: `@${join(OUT, 'secret.txt')}` },
+        refuses: 'name',
+      },
+      {
+        name: '@file in an operand',
+        tool: 'reader',
+        args: { args: ['@../outside/secret.txt'] },
+        refuses: 'args[0]',
+      },
+      {
         name: '--log-file PATH',
         tool: 'reader',
         args: { 'log-file': join(OUT, 'log') },

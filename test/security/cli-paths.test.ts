@@ -3,7 +3,7 @@
 // client), then again with --sandbox. Besides the refusal text, the world is checked: nothing
 // written outside the roots, no outside content in any output, no process left behind.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,6 +45,9 @@ writeFileSync(join(ENCLOSING, 'secret.txt'), `${SECRET}\n`);
 git(ENCLOSING, 'add', 'secret.txt');
 git(ENCLOSING, 'commit', '-qm', 'secret');
 const before = snapshot(OUT);
+const gitDirBefore = snapshot(join(REPO, '.git', 'hooks')).concat(
+  readFileSync(join(REPO, '.git', 'config'), 'utf8'),
+);
 
 afterAll(() => {
   base[Symbol.dispose]();
@@ -260,6 +263,34 @@ const ATTACKS: Row[] = [
     refuses: 'args',
     resolves: join(OUT, 'wt'),
   },
+  // Inside the root, but into .git, where a written file makes git run programs.
+  {
+    name: 'diff --output into .git/config',
+    command: ['diff'],
+    args: { output: '.git/config' },
+    refuses: 'output',
+  },
+  {
+    name: 'archive --output into .git/hooks',
+    command: ['archive'],
+    args: { output: '.git/hooks/post-commit', args: ['HEAD'] },
+    refuses: 'output',
+  },
+  { name: 'init inside .git', command: ['init'], args: { args: ['.git/nested'] }, refuses: 'args[0]' },
+  // Paths read from standard input, and operands read as files.
+  {
+    name: 'hash-object --stdin-paths (not offered)',
+    command: ['hash-object'],
+    args: { 'stdin-paths': true, w: true, stdin: SECRET_FILE },
+    refuses: 'stdin-paths',
+  },
+  {
+    name: 'hash-object -w an outside file',
+    command: ['hash-object'],
+    args: { w: true, args: [SECRET_FILE] },
+    refuses: 'args[0]',
+    resolves: SECRET_FILE,
+  },
   // Local repositories and file:// URLs outside.
   {
     name: 'clone an outside repository',
@@ -436,7 +467,7 @@ const ALLOWED: Row[] = [
 ];
 
 const ALLOW =
-  'blame,commit,tag,archive,add,clone,init,fetch,pull,push,remote,worktree,grep,diff,log,show,submodule';
+  'blame,commit,tag,archive,add,clone,init,fetch,pull,push,remote,worktree,grep,diff,log,show,submodule,hash-object';
 
 function bridgeCommand(sandbox: boolean) {
   return {
@@ -529,6 +560,9 @@ describe.each(combos)('git paths, $kind client over $wire, sandbox $sandbox', ({
 
   it('left the world as it was: nothing written outside, no secret in any output, no process', async () => {
     expect(snapshot(OUT)).toEqual(before);
+    expect(
+      snapshot(join(REPO, '.git', 'hooks')).concat(readFileSync(join(REPO, '.git', 'config'), 'utf8')),
+    ).toEqual(gitDirBefore);
     expect(existsSync(join(REPO, 'cloned-ok', '.git'))).toBe(true);
     for (const text of outputs) expect(text).not.toContain(SECRET);
     await expect.poll(() => processesUnder(base.path), { timeout: 5_000 }).toEqual([]);
