@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { BridgeError } from '../../src/index.js';
@@ -56,7 +56,9 @@ function bwrapArgs(options: SandboxOptions, command: Parameters<Sandbox['wrap']>
     command.file,
   ];
   for (const root of command.writable) args.push('--bind', root, root);
-  args.push('--setenv', 'TMPDIR', '/tmp', '--chdir', command.cwd, '--', command.file, ...command.args);
+  // Caches that programs keep under the home directory (read-only here) go to the private /tmp.
+  args.push('--setenv', 'TMPDIR', '/tmp', '--setenv', 'XDG_CACHE_HOME', '/tmp/.cache');
+  args.push('--chdir', command.cwd, '--', command.file, ...command.args);
   return args;
 }
 
@@ -114,7 +116,8 @@ export function writableRoots(
       else if (inside(root, client)) writable.add(root);
     }
   }
-  return [...writable];
+  // bwrap cannot bind a directory that does not exist (a client root may name one).
+  return [...writable].filter((path) => existsSync(path));
 }
 
 function findOnPath(name: string): string | undefined {
