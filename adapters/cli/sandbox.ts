@@ -55,6 +55,9 @@ function bwrapArgs(options: SandboxOptions, command: Parameters<Sandbox['wrap']>
     command.file,
     command.file,
   ];
+  // An ssh agent socket under /tmp stays reachable, so `git push` over ssh works as outside.
+  const agent = process.env.SSH_AUTH_SOCK;
+  if (agent && /^\/(var\/)?tmp\//.test(agent) && existsSync(agent)) args.push('--ro-bind', agent, agent);
   for (const root of command.writable) args.push('--bind', root, root);
   // Caches that programs keep under the home directory (read-only here) go to the private /tmp.
   args.push('--setenv', 'TMPDIR', '/tmp', '--setenv', 'XDG_CACHE_HOME', '/tmp/.cache');
