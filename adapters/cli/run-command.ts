@@ -112,12 +112,21 @@ export async function runCommand(request: RunRequest): Promise<RunOutcome> {
   // A process that left the group may hold the output pipe open too: it is stopped the same way.
   const leftovers = () =>
     pid !== undefined && run !== undefined && (groupAlive(pid) || straysOf(run).length > 0);
+  // The /proc scan costs a few milliseconds: at the exit it runs only when the output has not
+  // closed shortly after, which is when a stray is holding it.
+  let finished = false;
   subprocess.once('exit', () => {
-    if (leftovers()) terminate();
+    if (pid !== undefined && groupAlive(pid)) return terminate();
+    const timer = setTimeout(() => {
+      if (!finished && leftovers()) terminate();
+    }, 100);
+    timer.unref();
+    timers.push(timer);
   });
   const stopProgress = countLines(subprocess.stdout, request);
 
   const result = await subprocess;
+  finished = true;
   clearTimeout(timeout);
   stopProgress();
   request.signal?.removeEventListener('abort', onAbort);
