@@ -41,7 +41,9 @@ export const cliConfigSchema: z.ZodType<CliOptions> = z
     deny: list.optional().describe('Never offer these subcommands.'),
     roots: list
       .optional()
-      .describe("Directories a call's cwd may point into (relative to the config); default: its directory."),
+      .describe(
+        "Directories a call's cwd and file or directory arguments may point into (relative to the config); default: its directory.",
+      ),
     timeoutMs: z
       .number()
       .int()
@@ -86,8 +88,8 @@ Flags:
   --allow CMD[,CMD...]     offer only these subcommands ("cherry-pick", "config view"); names a
                            hidden one (git: config, bisect, submodule, daemon...) to offer it (repeatable)
   --deny CMD[,CMD...]      never offer these subcommands (repeatable)
-  --root DIR               a directory the tools' "cwd" argument may point into (repeatable;
-                           default: the working directory)
+  --root DIR               a directory the tools' "cwd" and file or directory arguments may
+                           point into (repeatable; default: the working directory)
   --timeout MS             default time limit of a call in milliseconds (default 60000); a call
                            may set its own "timeout" up to 10 times this
   --allow-option OPT       offer a dangerous option anyway, e.g. --allow-option exec
