@@ -44,6 +44,15 @@ makeRepo(ENCLOSING);
 writeFileSync(join(ENCLOSING, 'secret.txt'), `${SECRET}\n`);
 git(ENCLOSING, 'add', 'secret.txt');
 git(ENCLOSING, 'commit', '-qm', 'secret');
+// A repository inside the root whose submodule points outside: cloning it with its submodules
+// must not fetch them (protocol.file.allow=user: local transports only when the call names them).
+const SUPER = join(ROOT, 'super');
+mkdirSync(SUPER);
+makeRepo(SUPER);
+git(SUPER, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', join(OUT, 'repo'), 'sub');
+git(SUPER, 'commit', '-qm', 'a submodule outside');
+git(SUPER, 'submodule', '--quiet', 'deinit', '-f', 'sub');
+execFileSync('rm', ['-rf', join(SUPER, '.git', 'modules')]);
 const before = snapshot(OUT);
 const gitDirBefore = snapshot(join(REPO, '.git', 'hooks')).concat(
   readFileSync(join(REPO, '.git', 'config'), 'utf8'),
@@ -522,6 +531,7 @@ describe.each(combos)('git paths, $kind client over $wire, sandbox $sandbox', ({
     await client?.[Symbol.asyncDispose]();
     execFileSync('rm', [
       '-rf',
+      join(REPO, 'cloned-super'),
       join(REPO, 'cloned-ok'),
       join(REPO, 'cloned-url-ok'),
       join(REPO, 'archive-ok.tar'),
@@ -556,6 +566,21 @@ describe.each(combos)('git paths, $kind client over $wire, sandbox $sandbox', ({
     outputs.push(text);
     expect(text).not.toContain('refused');
     if (row.command[0] !== 'grep') expect(result.isError, text).toBeFalsy();
+  });
+
+  it('does not fetch a submodule outside the roots when cloning a repository inside', async () => {
+    const result = await client.callTool('git_clone', {
+      cwd: REPO,
+      'recurse-submodules': '',
+      args: [SUPER, 'cloned-super'],
+    });
+    outputs.push(JSON.stringify(result));
+    // Plain: git refuses the file transport; sandboxed, the outside directory is not even there.
+    expect(JSON.stringify(result)).toMatch(
+      sandbox ? /does not exist|not allowed/ : /transport 'file' not allowed/,
+    );
+    expect(result.isError).toBe(true);
+    expect(existsSync(join(REPO, 'cloned-super', 'sub', 'secret.txt'))).toBe(false);
   });
 
   it('left the world as it was: nothing written outside, no secret in any output, no process', async () => {
