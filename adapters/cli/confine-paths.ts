@@ -25,9 +25,9 @@ export function confinePaths(
   const client = clientRoots && clientRoots.length > 0 ? clientRoots.map(realOrSelf) : undefined;
   const check = (value: unknown, kind: PathKind | undefined, where: string) => {
     if (typeof value !== 'string') return;
-    const readings = kind ? localReadings(value, kind) : [];
+    const readings = kind ? localReadings(value) : [];
     // `@file` reads a file in curl, httpie, response files...: checked in every value of such CLIs.
-    if (rules.atFiles && /^@[^{]/.test(value)) readings.push(...localReadings(value.slice(1), 'path'));
+    if (rules.atFiles && /^@[^{]/.test(value)) readings.push(...localReadings(value.slice(1)));
     for (const candidate of readings) {
       // Not `join`: it would fold `link/..` away as text before the link is followed.
       const real = realPathOf(isAbsolute(candidate) ? candidate : `${cwd}${sep}${candidate}`);
@@ -83,26 +83,28 @@ function protectedPart(real: string, names: readonly string[] | undefined): stri
 
 /**
  * The local paths a value may stand for. The value itself, always: even a URL-looking
- * `host:/../x` is a directory name to `git clone`'s destination. A `file://` URL's path too, and
- * for `~`, the home directory (some programs expand it themselves). `-` and `` stand for nothing.
+ * `host:/../x` is a directory name to `git clone`'s destination. A `file://` URL's path too (raw
+ * and percent-decoded: programs differ), and for `~`, the home directory (some programs expand it
+ * themselves). `-` and `` stand for nothing.
  */
-function localReadings(value: string, kind: PathKind): string[] {
+function localReadings(value: string): string[] {
   if (value === '' || value === '-') return [];
   const readings = [value];
-  const url = /^file:\/\/([^/]*)(\/.*)?$/i.exec(value);
-  if (kind === 'location' && url) {
-    const path = url[2] ?? '/';
-    readings.push(path);
+  if (/^file:\/\//i.test(value)) {
+    const rest = value.slice('file://'.length);
+    let decoded = rest;
     try {
-      readings.push(decodeURIComponent(path));
+      decoded = decodeURIComponent(rest);
     } catch {
-      // Not valid percent-encoding: the raw path is what the program sees.
+      // Not valid percent-encoding: the raw text is what the program sees.
     }
+    // `file://host/path`: the path starts at the first slash after the host.
+    for (const text of [rest, decoded]) readings.push(text.slice(Math.max(text.indexOf('/'), 0)) || sep);
   }
   const tilde = /^~([^/]*)(\/.*)?$/.exec(value);
   if (tilde) {
     const home = tilde[1] ? join(dirname(homedir()), tilde[1]) : homedir();
-    readings.push(join(home, tilde[2] ?? ''));
+    readings.push(`${home}${tilde[2] ?? ''}`);
   }
   return readings;
 }

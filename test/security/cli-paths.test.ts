@@ -320,6 +320,21 @@ const ATTACKS: Row[] = [
     command: ['clone'],
     args: { args: [`file://localhost${join(OUT, 'repo').replaceAll('/', '%2F')}`, 'c3'] },
     refuses: 'args[0]',
+    resolves: join(OUT, 'repo'),
+  },
+  {
+    name: 'clone a file:// URL with .. inside it',
+    command: ['clone'],
+    args: { args: [url(`${ROOT}/src/../../outside/repo`), 'c8'] },
+    refuses: 'args[0]',
+    resolves: join(OUT, 'repo'),
+  },
+  {
+    name: 'tag --file as a file:// URL',
+    command: ['tag'],
+    args: { annotate: true, file: url(SECRET_FILE), args: ['v8'] },
+    refuses: 'file',
+    resolves: SECRET_FILE,
   },
   {
     name: 'clone --reference outside',
