@@ -1,6 +1,6 @@
 import { lstatSync, readlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, sep } from 'node:path';
 import { BridgeError } from '../../src/index.js';
 import { propertyOf } from './build-input-schema.js';
 import { inside, type Policy, realOrSelf } from './check-policy.js';
@@ -111,9 +111,9 @@ function localReadings(value: string): string[] {
 
 /**
  * The real path `path` (absolute) leads to, resolving symbolic links component by component as the
- * kernel does, so `link/../x` goes where the link points, not where the text says. Below the
- * deepest existing directory the rest is taken as written (the program would create it there);
- * a dangling link is followed to where it points.
+ * kernel does, so `link/../x` goes where the link points, not where the text says. A missing
+ * component counts as the directory the program would create (`mkdir -p`), so the walk goes on:
+ * `missing/../link/x` still follows `link`; a dangling link is followed to where it points.
  */
 export function realPathOf(path: string, depth = 0): string {
   if (depth > 40) return path; // a link loop: the program fails with ELOOP anyway
@@ -130,7 +130,7 @@ export function realPathOf(path: string, depth = 0): string {
     try {
       if (lstatSync(next).isSymbolicLink()) link = readlinkSync(next);
     } catch {
-      return resolve(current, ...parts.slice(index));
+      // Missing (or unreadable): a plain directory-to-be, whatever follows is walked on.
     }
     if (link === undefined) current = next;
     else current = realPathOf(isAbsolute(link) ? link : `${current}${sep}${link}`, depth + 1);

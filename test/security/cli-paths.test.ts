@@ -247,6 +247,13 @@ const ATTACKS: Row[] = [
     resolves: join(OUT, 'new2'),
   },
   {
+    name: 'init through a missing directory, .. and a symlink',
+    command: ['init'],
+    args: { args: ['not-yet/../escape/new4'] },
+    refuses: 'args[0]',
+    resolves: join(OUT, 'new4'),
+  },
+  {
     name: 'init through a symlink',
     command: ['init'],
     args: { args: ['escape/new3'] },

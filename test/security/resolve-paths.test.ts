@@ -33,6 +33,7 @@ describe('realPathOf', () => {
     ['a chain of links', 'root/chain-1/x', 'out/x'],
     ['a dangling link, followed to where it points', 'root/dangling', 'out/not-yet'],
     ['below a missing directory, .. as text', 'root/missing/../../out/y', 'out/y'],
+    ['a missing directory, .., then a link (mkdir -p follows it)', 'root/missing/../to-deep/x', 'out/deep/x'],
   ])('%s', (_label, path, expected) => {
     expect(realPathOf(`${d}/${path}`)).toBe(join(d, expected));
   });
