@@ -23,6 +23,14 @@ export function confinePaths(
   rules: PathRules = {},
 ): void {
   const client = clientRoots && clientRoots.length > 0 ? clientRoots.map(realOrSelf) : undefined;
+  // Commands write into their working directory too (format-patch, clone without a destination).
+  const cwdWithin = protectedPart(`${cwd}${sep}.`, rules.protectedDirs);
+  if (cwdWithin) {
+    throw new BridgeError(
+      'invalid_arguments',
+      `refused: cwd ${cwd} is inside ${cwdWithin}, where a file written could make the program run commands (hooks, configuration)`,
+    );
+  }
   const check = (value: unknown, kind: PathKind | undefined, where: string) => {
     if (typeof value !== 'string') return;
     const readings = kind ? localReadings(value) : [];

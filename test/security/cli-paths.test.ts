@@ -293,6 +293,12 @@ const ATTACKS: Row[] = [
     refuses: 'output',
   },
   { name: 'init inside .git', command: ['init'], args: { args: ['.git/nested'] }, refuses: 'args[0]' },
+  {
+    name: 'a working directory inside .git',
+    command: ['log'],
+    args: { cwd: join(REPO, '.git', 'hooks') },
+    refuses: 'cwd',
+  },
   // Paths read from standard input, and operands read as files.
   {
     name: 'hash-object --stdin-paths (not offered)',
