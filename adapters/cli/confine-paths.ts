@@ -34,8 +34,10 @@ export function confinePaths(
   const check = (value: unknown, kind: PathKind | undefined, where: string) => {
     if (typeof value !== 'string') return;
     const readings = kind ? localReadings(value) : [];
-    // `@file` reads a file in curl, httpie, response files...: checked in every value of such CLIs.
-    if (rules.atFiles && /^@[^{]/.test(value)) readings.push(...localReadings(value.slice(1)));
+    // `@file` and `name=@file` read a file in curl (-d, -F), gh (-F), httpie, response files...:
+    // checked in every value of such CLIs.
+    const atFile = rules.atFiles ? /^(?:[\w.-]+=)?@([^{].*)$/s.exec(value)?.[1] : undefined;
+    if (atFile) readings.push(...localReadings(atFile));
     for (const candidate of readings) {
       // Not `join`: it would fold `link/..` away as text before the link is followed.
       const real = realPathOf(isAbsolute(candidate) ? candidate : `${cwd}${sep}${candidate}`);
@@ -77,7 +79,7 @@ export function confinePaths(
 export interface PathRules {
   /** Directory names no path argument may point below (git: `.git`, whose hooks and config run programs). */
   protectedDirs?: readonly string[];
-  /** The program reads `@file` arguments (not git, whose `@{u}` and `@~1` are revisions). */
+  /** The program reads `@file` and `name=@file` arguments (not git, whose `@{u}` and `@~1` are revisions). */
   atFiles?: boolean;
 }
 

@@ -94,6 +94,12 @@ for arg in "$@"; do case "$arg" in --input=*) cat "\${arg#--input=}";; --*) ;; *
         args: { 'log-file': join(OUT, 'log') },
         refuses: 'log-file',
       },
+      {
+        name: 'name=@file in a value (curl -F, gh -F)',
+        tool: 'reader',
+        args: { name: `body=@${join(OUT, 'secret.txt')}` },
+        refuses: 'name',
+      },
     ]);
     await using cli = await loadCli({ program, roots: [ROOT] }, ROOT);
     const schema = cli.registry.get('reader')?.definition.inputSchema as {
