@@ -5,6 +5,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, wri
 import { createServer } from 'node:http';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { git, makeRepo, tempDir } from '../cli/helpers.js';
 import { connect } from '../helpers/connect.js';
@@ -75,6 +76,24 @@ describe.each([
     expect(result.isError, JSON.stringify(result)).toBeFalsy();
     // The program ran (it could write inside the root) but could not write outside it.
     expect(existsSync(join(work.path, `${marker}-ran`))).toBe(true);
+    expect(readdirSync(outside)).toEqual([]);
+  });
+});
+
+describe('--sandbox with client roots', () => {
+  it.each([
+    { kind: 'v1' as const, wire: 'stdio' as const },
+    { kind: 'v2' as const, wire: 'http' as const },
+  ])('writes only inside the client roots ($kind over $wire)', async ({ kind, wire }) => {
+    rmSync(join(work.path, 'fsmonitor-ran'), { force: true });
+    await using client = await connect(kind, wire, bridge(['--sandbox']), {
+      capabilities: { roots: {} },
+      answer: async () => ({ roots: [{ uri: pathToFileURL(repo).href, name: 'repo' }] }),
+    });
+    const result = await client.callTool('git_status', { cwd: repo });
+    expect(result.isError, JSON.stringify(result)).toBeFalsy();
+    // The hook ran but its write beside the repository (inside --root, outside the client's root) failed.
+    expect(existsSync(join(work.path, 'fsmonitor-ran'))).toBe(false);
     expect(readdirSync(outside)).toEqual([]);
   });
 });
