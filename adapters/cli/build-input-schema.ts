@@ -1,5 +1,5 @@
 import type { JsonSchema } from '../../src/index.js';
-import type { CommandSpec, OptionSpec } from './cli-spec.js';
+import type { CommandSpec, OptionSpec, PathKind } from './cli-spec.js';
 
 /** Names the adapter itself uses in every input schema; options with these names are renamed. */
 export const RESERVED = new Set(['cwd', 'timeout', 'stdin']);
@@ -27,8 +27,8 @@ export function buildInputSchema(
     if (properties[positional.name]) continue;
     properties[positional.name] = {
       type: 'array',
-      items: { type: 'string' },
-      description: positional.description,
+      items: positional.path ? pathSchema({ type: 'string' }, positional.path) : { type: 'string' },
+      description: positional.path ? `${positional.description} ${PATH_NOTE}` : positional.description,
       ...(positional.required ? { minItems: 1 } : {}),
     };
     if (positional.required) required.push(positional.name);
@@ -52,6 +52,17 @@ export function buildInputSchema(
   };
 }
 
+/** Said of every path-valued argument, so the model knows why an outside path is refused. */
+const PATH_NOTE = '(A path inside the roots; "-" for standard input/output.)';
+
+/**
+ * Marks a string as a file or directory with the vendor keyword `x-path` (`path`, or `location`
+ * for a path or URL): JSON Schema has no path format, and an unknown `format` breaks strict clients.
+ */
+function pathSchema(schema: JsonSchema, kind: PathKind): JsonSchema {
+  return { ...schema, 'x-path': kind };
+}
+
 function optionSchema(option: OptionSpec): JsonSchema {
   // Descriptions stay short: a git tool list carries thousands of them.
   const notes: string[] = [];
@@ -60,6 +71,7 @@ function optionSchema(option: OptionSpec): JsonSchema {
   if (option.kind === 'boolean' && option.offFlag) notes.push(`(false: ${option.offFlag})`);
   else if (option.kind === 'boolean' && option.negatable) notes.push(`(false: --no-${option.name})`);
   if (option.optionalValue) notes.push(`("" for ${option.flag} alone)`);
+  if (option.path) notes.push(PATH_NOTE);
   const described = (schema: JsonSchema): JsonSchema =>
     notes.length > 0 ? { ...schema, description: notes.join(' ') } : schema;
   let value: JsonSchema;
@@ -76,7 +88,7 @@ function optionSchema(option: OptionSpec): JsonSchema {
       value = { type: 'string', enum: option.values ?? [] };
       break;
     default:
-      value = { type: 'string' };
+      value = option.path ? pathSchema({ type: 'string' }, option.path) : { type: 'string' };
   }
   if (option.valueCount === 2) {
     // `--arg NAME VALUE`: the two values in order.

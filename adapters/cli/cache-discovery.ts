@@ -5,7 +5,7 @@ import { basename, join } from 'node:path';
 import type { CliSpec } from './cli-spec.js';
 
 /** Bumped when discovery changes what it produces, so old cache entries are ignored. */
-const DISCOVERY_VERSION = 2;
+const DISCOVERY_VERSION = 3;
 
 /** Where discovery results are kept: `$BRIDGE_CACHE_DIR`, else `$XDG_CACHE_HOME/bridge`, else `~/.cache/bridge`. */
 export function cacheDir(): string {

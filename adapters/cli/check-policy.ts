@@ -124,7 +124,7 @@ export function resolveCwd(cwd: string | undefined, policy: Policy, clientRoots?
   return real;
 }
 
-function realOrSelf(path: string): string {
+export function realOrSelf(path: string): string {
   try {
     return realpathSync(path);
   } catch {
@@ -132,7 +132,8 @@ function realOrSelf(path: string): string {
   }
 }
 
-function inside(path: string, root: string): boolean {
+/** Whether `path` is `root` or below it (both absolute and already real). */
+export function inside(path: string, root: string): boolean {
   const rel = relative(root, path);
   return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 }

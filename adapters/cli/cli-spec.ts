@@ -3,6 +3,12 @@ import type { ToolAnnotations } from '../../src/index.js';
 /** How an option takes its value. */
 export type OptionKind = 'boolean' | 'string' | 'integer' | 'number' | 'enum';
 
+/**
+ * A value that names a file or directory, confined to the roots: `path` is always local;
+ * `location` may also be a URL, of which `file://` URLs are local too (git's repositories and remotes).
+ */
+export type PathKind = 'path' | 'location';
+
 /** One option of a subcommand, as discovered from the binary or curated in an overlay. */
 export interface OptionSpec {
   /** The property name in the input schema: the long name without dashes (`max-count`), or the short letter. */
@@ -23,6 +29,10 @@ export interface OptionSpec {
   /** The option takes two values (`--arg NAME VALUE`): offered as a pair of strings. */
   valueCount?: 2;
   description?: string;
+  /** The value placeholder of the help text (`<file>`, `FILE`, `string`), read by the path inference. */
+  placeholder?: string;
+  /** The value names a file or directory (`false`: known not to, whatever inference would say). */
+  path?: PathKind | false;
 }
 
 /** Where a positional argument goes on the command line. */
@@ -38,6 +48,8 @@ export interface PositionalSpec {
   description: string;
   placement: PositionalPlacement;
   required?: boolean;
+  /** The values name files or directories (`false`: known not to, e.g. git grep's pattern). */
+  path?: PathKind | false;
 }
 
 /** One subcommand, which becomes one tool. */
@@ -52,6 +64,8 @@ export interface CommandSpec {
   description: string;
   options: OptionSpec[];
   positionals: PositionalSpec[];
+  /** The usage line(s) of the help text, read by the path inference (`cp SOURCE DEST`). */
+  usage?: string;
   /** Whether the tool takes a `stdin` string argument fed to the process. */
   stdin?: boolean;
   /** Overlay-curated hints; whatever is missing is inferred. */

@@ -33,7 +33,7 @@ export interface ResultContext {
 
 /**
  * Turns a finished process into a tool result: exit code 0 is a result, anything else (non-zero,
- * a signal, a timeout) is `isError` with a sentence saying what happened. Text is decoded as
+ * a signal, a timeout or a cancellation, whatever the exit code) is `isError` with a sentence saying what happened. Text is decoded as
  * UTF-8 with ANSI sequences removed (and any stray ESC shown as ␛), so no escape byte reaches the
  * model; output longer than a page is paged into resources; binary stdout becomes a blob.
  */
@@ -74,7 +74,8 @@ export async function commandToResult(outcome: RunOutcome, options: ResultContex
     structured.stderr = paged.firstPage;
     structured.truncated ||= paged.truncated;
   }
-  const failed = outcome.exitCode !== 0 || outcome.signal !== null;
+  // A timed-out or cancelled command failed even if it trapped SIGTERM and exited 0: its work is unfinished.
+  const failed = outcome.exitCode !== 0 || outcome.signal !== null || outcome.timedOut || outcome.aborted;
   const status = statusLine(outcome, options);
   if (failed || content.length === 0) content.push({ type: 'text', text: status });
   if (outcome.truncated) {

@@ -1,20 +1,22 @@
 import { setMaxListeners } from 'node:events';
 import { realpathSync, statSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { basename, delimiter, dirname, resolve } from 'node:path';
 import { BridgeError, type LoadContext, type Source, type ToolDefinition } from '../../src/index.js';
 import { applyOverlay } from './apply-overlay.js';
 import { cacheFile, readCachedSpec, writeCachedSpec } from './cache-discovery.js';
-import { isCommandOffered, type Policy } from './check-policy.js';
+import { inside, isCommandOffered, type Policy } from './check-policy.js';
 import type { CliSpec } from './cli-spec.js';
 import { cobraCompletions, discoverCobra } from './discover-cobra.js';
 import { discoverGeneric } from './discover-generic.js';
 import { type Discovered, discoverGit } from './discover-git.js';
 import { findProgram } from './find-program.js';
+import { inferPaths } from './infer-paths.js';
 import { findBundledOverlay, loadOverlay, type Overlay } from './load-overlay.js';
 import { makeTool, programNameOf, toolNameOf } from './make-tool.js';
 import type { CliOptions } from './options.js';
 import { probe } from './probe.js';
 import { killAllGroups } from './run-command.js';
+import { prepareSandbox } from './sandbox.js';
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 
@@ -61,15 +63,24 @@ async function loadTools(
   const overlayPath = options.overlay ? resolve(baseDir, options.overlay) : findBundledOverlay(program);
   const overlay = overlayPath ? loadOverlay(overlayPath).overlay : undefined;
   const policy = policyOf(options, overlay, baseDir);
+  // Before discovery: a sandbox that was asked for and cannot run stops the start.
+  const sandbox = options.sandbox
+    ? await prepareSandbox(
+        { network: typeof options.sandbox === 'object' ? options.sandbox.network !== false : true },
+        context.signal,
+      )
+    : undefined;
   const spec = await discover(binary, options, overlay, policy, baseDir, context);
   for (const skip of spec.skipped) {
     const message = `cli ${program}: skipped "${[program, ...skip.path].join(' ')}": ${skip.reason}`;
     if (skip.quiet) context.log.debug(message);
     else context.log.warn(message);
   }
-  const commands = applyOverlay(spec.commands, overlay).filter((command) =>
-    isCommandOffered(command.path, policy),
-  );
+  const commands = inferPaths(applyOverlay(spec.commands, overlay), {
+    flavor: spec.flavor,
+    ...(overlay?.pathOptions ? { pathOptions: overlay.pathOptions } : {}),
+    ...(overlay?.locationOptions ? { locationOptions: overlay.locationOptions } : {}),
+  }).filter((command) => isCommandOffered(command.path, policy));
   if (commands.length === 0) {
     throw new BridgeError('load_failed', noneOffered(program, options, spec));
   }
@@ -78,13 +89,17 @@ async function loadTools(
     spec,
     policy,
     globalArgs: overlay?.globalArgs ?? [],
-    env: overlay?.env ?? {},
+    env: { ...overlay?.env, ...ceilingOf(overlay?.ceilingEnv, policy.roots) },
     defaultTimeoutMs,
     maxTimeoutMs: defaultTimeoutMs * 10,
     pageSize: options.pageSize ?? 20_000,
     openWorldByDefault: overlay?.openWorldByDefault ?? spec.flavor === 'cobra',
     groups,
+    ...(sandbox ? { sandbox } : {}),
+    ...(overlay?.protectedDirs ? { protectedDirs: overlay.protectedDirs } : {}),
   };
+  if (sandbox)
+    context.log.info(`cli ${program}: every command runs in a bubblewrap sandbox (${sandbox.bwrap})`);
   return { tools: commands.map((command) => makeTool(command, settings)), binary };
 }
 
@@ -107,6 +122,13 @@ function policyOf(options: CliOptions, overlay: Overlay | undefined, baseDir: st
     dangerousValues: (overlay?.dangerousValues ?? []).map((source) => new RegExp(source, 'i')),
     roots,
   };
+}
+
+/** `{NAME: parents of the outermost roots}`, `:`-separated, or nothing without a variable name. */
+function ceilingOf(name: string | undefined, roots: readonly string[]): Record<string, string> {
+  if (!name) return {};
+  const outermost = roots.filter((root) => !roots.some((other) => other !== root && inside(root, other)));
+  return { [name]: [...new Set(outermost.map((root) => dirname(root)))].join(delimiter) };
 }
 
 /** Discovery, through the cache keyed by the binary and its version. */

@@ -1,7 +1,7 @@
 import type { CommandSpec } from './cli-spec.js';
 import type { Discovered } from './discover-git.js';
 import { finishCommand, splitWriteModes } from './finish-command.js';
-import { parseHelpOptions, readCommandSections, summaryOf } from './parse-help.js';
+import { parseHelpOptions, readCommandSections, summaryOf, usageOf } from './parse-help.js';
 import { mapLimit, probe } from './probe.js';
 
 /** Subcommands that never make useful tools (shell completion scripts, help, completion internals). */
@@ -102,6 +102,7 @@ function leafOf(node: { path: string[]; description: string }, text: string): Co
   return finishCommand({
     path: node.path,
     description: node.description || summaryOf(text),
+    usage: usageOf(text),
     options: parseHelpOptions(sectionsOf(text, /^(Flags|Options):\s*$/)),
     positionals: [
       {

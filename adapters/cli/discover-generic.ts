@@ -121,6 +121,7 @@ function toCommand(path: string[], text: string, description: string): CommandSp
   const command: CommandSpec = {
     path,
     description,
+    usage,
     options: parseHelpOptions(text),
     positionals: mentionsOperands
       ? [

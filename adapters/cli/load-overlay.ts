@@ -15,6 +15,8 @@ const Annotations = z
   .partial()
   .strict();
 
+const PathKind = z.union([z.enum(['path', 'location']), z.literal(false)]);
+
 const OptionOverlay = z
   .object({
     flag: z.string().regex(/^--?[A-Za-z0-9]/),
@@ -26,6 +28,8 @@ const OptionOverlay = z
     offFlag: z.string().regex(/^--?[A-Za-z0-9]/),
     valueCount: z.literal(2),
     description: z.string(),
+    /** The value is a file or directory (`location`: or a URL), checked against the roots; `false`: it is not. */
+    path: PathKind,
   })
   .partial()
   .strict();
@@ -41,6 +45,7 @@ const CommandOverlay = z
           description: z.string(),
           placement: z.enum(['operand', 'path']),
           required: z.boolean().optional(),
+          path: PathKind.optional(),
         })
         .strict(),
     ),
@@ -89,6 +94,17 @@ export const OverlaySchema = z
     dangerousOptions: z.array(z.string()).optional(),
     /** Argument values refused everywhere (regular expressions, case-insensitive). */
     dangerousValues: z.array(z.string()).optional(),
+    /** Long option names whose value is a local file or directory in every command (checked against the roots). */
+    pathOptions: z.array(z.string()).optional(),
+    /** Long option names whose value is a repository: a path, a `file://` URL (both checked) or a remote URL. */
+    locationOptions: z.array(z.string()).optional(),
+    /**
+     * An environment variable set to the parents of the roots, so the program never looks above
+     * them for its project (git: `GIT_CEILING_DIRECTORIES`, so a repository enclosing a root is not used).
+     */
+    ceilingEnv: z.string().optional(),
+    /** Directory names no path argument may point below (git: `.git`, whose hooks and config run programs). */
+    protectedDirs: z.array(z.string()).optional(),
     /** Whether commands reach the network unless known to be local (Cobra CLIs talking to a server). */
     openWorldByDefault: z.boolean().optional(),
     commands: z.record(z.string(), CommandOverlay).optional(),

@@ -2,12 +2,14 @@ import { basename } from 'node:path';
 import type { ToolAnnotations, ToolContext, ToolDefinition, ToolResult } from '../../src/index.js';
 import { buildArgv } from './build-argv.js';
 import { buildInputSchema } from './build-input-schema.js';
-import { type Policy, resolveCwd, safeOptions } from './check-policy.js';
+import { type Policy, realOrSelf, resolveCwd, safeOptions } from './check-policy.js';
 import type { CliSpec, CommandSpec } from './cli-spec.js';
 import { commandToResult, OUTPUT_SCHEMA } from './command-to-result.js';
+import { confinePaths } from './confine-paths.js';
 import { inferAnnotations } from './infer-annotations.js';
 import { QUIET_ENV } from './probe.js';
 import { runCommand } from './run-command.js';
+import { type Sandbox, writableRoots } from './sandbox.js';
 
 /** What every tool of one source shares. */
 export interface ToolSettings {
@@ -21,6 +23,10 @@ export interface ToolSettings {
   openWorldByDefault: boolean;
   /** The live process groups of this source, killed when it closes. */
   groups: Set<number>;
+  /** Set with `--sandbox`: every command runs inside it. */
+  sandbox?: Sandbox;
+  /** Directory names no path argument may point below (the overlay's `protectedDirs`). */
+  protectedDirs?: string[];
 }
 
 /**
@@ -65,14 +71,9 @@ export function makeTool(command: CommandSpec, settings: ToolSettings): ToolDefi
     invoke: (args, context) => invokeCommand(command, options, args, context, settings, label),
     // What the user confirms is what runs: the same argv and cwd as invoke builds.
     async preview(args, context) {
-      const argv = buildArgv(settings.spec, command, options, args, settings.policy, settings.globalArgs);
-      const clientRoots = await context.roots?.();
-      const cwd = resolveCwd(
-        typeof args.cwd === 'string' ? args.cwd : undefined,
-        settings.policy,
-        clientRoots,
-      );
-      return `${[settings.spec.binary, ...argv].map(shellQuote).join(' ')}  (in ${cwd})`;
+      const { argv, cwd } = await planCommand(command, options, args, context, settings);
+      const where = settings.sandbox ? `in ${cwd}, sandboxed` : `in ${cwd}`;
+      return `${[settings.spec.binary, ...argv].map(shellQuote).join(' ')}  (${where})`;
     },
   };
   return tool;
@@ -83,6 +84,27 @@ function shellQuote(word: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
+/**
+ * The argv and working directory of a call, every argument checked: options and operands by the
+ * policy, `cwd` and every path-valued argument against the roots (and the client's MCP roots).
+ */
+async function planCommand(
+  command: CommandSpec,
+  options: CommandSpec['options'],
+  args: Record<string, unknown>,
+  context: ToolContext,
+  settings: ToolSettings,
+): Promise<{ argv: string[]; cwd: string; writable: string[] }> {
+  const argv = buildArgv(settings.spec, command, options, args, settings.policy, settings.globalArgs);
+  const clientRoots = (await context.roots?.())?.map(realOrSelf);
+  const cwd = resolveCwd(typeof args.cwd === 'string' ? args.cwd : undefined, settings.policy, clientRoots);
+  confinePaths(command, options, args, cwd, settings.policy, clientRoots, {
+    ...(settings.protectedDirs ? { protectedDirs: settings.protectedDirs } : {}),
+    atFiles: settings.spec.flavor !== 'git',
+  });
+  return { argv, cwd, writable: writableRoots(settings.policy.roots, clientRoots) };
+}
+
 async function invokeCommand(
   command: CommandSpec,
   options: CommandSpec['options'],
@@ -91,14 +113,14 @@ async function invokeCommand(
   settings: ToolSettings,
   label: string,
 ): Promise<ToolResult> {
-  const argv = buildArgv(settings.spec, command, options, args, settings.policy, settings.globalArgs);
-  const clientRoots = await context.roots?.();
-  const cwd = resolveCwd(typeof args.cwd === 'string' ? args.cwd : undefined, settings.policy, clientRoots);
+  const { argv, cwd, writable } = await planCommand(command, options, args, context, settings);
   const timeoutMs = typeof args.timeout === 'number' ? args.timeout : settings.defaultTimeoutMs;
+  const run = settings.sandbox
+    ? settings.sandbox.wrap({ file: settings.spec.binary, args: argv, cwd, writable })
+    : { file: settings.spec.binary, args: argv };
   const outcome = await runCommand({
     groups: settings.groups,
-    file: settings.spec.binary,
-    args: argv,
+    ...run,
     cwd,
     env: { ...QUIET_ENV, ...settings.env },
     timeoutMs,

@@ -30,6 +30,12 @@ export interface CliOptions {
   overlay?: string;
   /** Time limit of each discovery command (`git log -h`, `kubectl get --help`). Default 5,000 ms. */
   probeTimeoutMs?: number;
+  /**
+   * Run every command under bubblewrap: the filesystem read-only except the roots and a private
+   * /tmp, its own PID namespace. `network: false` also cuts the network. The bridge refuses to start
+   * when the sandbox cannot run.
+   */
+  sandbox?: boolean | { network?: boolean };
 }
 
 const list = z.array(z.string().min(1));
@@ -42,13 +48,21 @@ export const cliConfigSchema: z.ZodType<CliOptions> = z
     deny: list.optional().describe('Never offer these subcommands.'),
     roots: list
       .optional()
-      .describe("Directories a call's cwd may point into (relative to the config); default: its directory."),
+      .describe(
+        "Directories a call's cwd and file or directory arguments may point into (relative to the config); default: its directory.",
+      ),
     timeoutMs: z.number().int().min(1).optional().describe('Default time limit of a call (default 60000).'),
     allowOptions: list.optional().describe('Dangerous options to offer anyway, e.g. "exec".'),
     cache: z.boolean().optional().describe('Read and write the discovery cache (default true).'),
     pageSize: z.number().int().min(1_000).optional().describe('Characters of output inline before paging.'),
     overlay: z.string().min(1).optional().describe('A YAML/JSON overlay instead of the bundled one.'),
     probeTimeoutMs: z.number().int().min(1).optional().describe('Time limit of each discovery command.'),
+    sandbox: z
+      .union([z.boolean(), z.object({ network: z.boolean().optional() }).strict()])
+      .optional()
+      .describe(
+        'Run each command under bubblewrap: read-only filesystem except the roots, private /tmp, own PID namespace; {network: false} cuts the network too.',
+      ),
   })
   .strict();
 
@@ -62,6 +76,8 @@ export const cliFlags = {
   'page-size': { type: 'string' },
   overlay: { type: 'string' },
   'probe-timeout': { type: 'string' },
+  sandbox: { type: 'boolean' },
+  'sandbox-network': { type: 'string' },
 } as const;
 
 export const cliUsage = `Usage: bridge cli <program> [flags]
@@ -74,8 +90,8 @@ Flags:
   --allow CMD[,CMD...]     offer only these subcommands ("cherry-pick", "config view"); names a
                            hidden one (git: config, bisect, submodule, daemon...) to offer it (repeatable)
   --deny CMD[,CMD...]      never offer these subcommands (repeatable)
-  --root DIR               a directory the tools' "cwd" argument may point into (repeatable;
-                           default: the working directory)
+  --root DIR               a directory the tools' "cwd" and file or directory arguments may
+                           point into (repeatable; default: the working directory)
   --timeout MS             default time limit of a call in milliseconds (default 60000); a call
                            may set its own "timeout" up to 10 times this
   --allow-option OPT       offer a dangerous option anyway, e.g. --allow-option exec
@@ -86,7 +102,11 @@ Flags:
                            resources (default 20000)
   --overlay FILE           a YAML/JSON overlay to use instead of the bundled one
   --probe-timeout MS       time limit of each discovery command such as "git log -h" (default
-                           5000); a subcommand whose help does not finish in time is skipped`;
+                           5000); a subcommand whose help does not finish in time is skipped
+  --sandbox                run every command under bubblewrap (bwrap): filesystem read-only except
+                           the roots and a private /tmp, own PID namespace; refuses to start when
+                           the sandbox cannot run here
+  --sandbox-network on|off network inside the sandbox (default on; implies --sandbox)`;
 
 /** The flag of each option field, for messages about values the schema refuses. */
 export const cliFlagNames: Record<string, string> = {
@@ -100,6 +120,7 @@ export const cliFlagNames: Record<string, string> = {
   pageSize: '--page-size',
   overlay: '--overlay',
   probeTimeoutMs: '--probe-timeout',
+  sandbox: '--sandbox / --sandbox-network',
 };
 
 /** Maps `bridge cli` positionals and flags to options; `cliConfigSchema` checks them. */
@@ -121,6 +142,19 @@ export function parseCliFlags(positionals: string[], values: FlagValues): CliOpt
       cache: values['no-cache'] === true ? false : undefined,
       overlay: stringFlag(values, 'overlay'),
       probeTimeoutMs: integerFlag(values, 'probe-timeout'),
+      sandbox: sandboxFlag(values),
     },
   );
+}
+
+// `--sandbox-network on|off` implies `--sandbox`; without either the option stays unset.
+function sandboxFlag(values: FlagValues): CliOptions['sandbox'] {
+  const network = stringFlag(values, 'sandbox-network');
+  if (network !== undefined) {
+    if (network !== 'on' && network !== 'off') {
+      throw new BridgeError('invalid_input', `--sandbox-network expects on or off, got "${network}"`);
+    }
+    return { network: network === 'on' };
+  }
+  return values.sandbox === true ? true : undefined;
 }

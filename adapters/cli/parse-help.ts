@@ -102,6 +102,7 @@ function parseHeader(header: string, description: string): OptionSpec | undefine
     if (typed.repeatable) option.repeatable = true;
     if (value.optional) option.optionalValue = true;
     if (typed.defaultTrue && long) option.offFlag = `--${long}=false`;
+    if (value.placeholder) option.placeholder = value.placeholder;
   } else {
     const tagged = yargsKind(description);
     if (tagged) {

@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { execa } from 'execa';
+import { RUN_MARKER, signalEach, startTimeOf, straysOf } from './sweep-processes.js';
 
 /** What to run: always an argv array, never a shell string. */
 export interface RunRequest {
@@ -40,20 +42,27 @@ export interface RunOutcome {
 
 /** Process groups still alive, killed when the bridge exits whatever the reason. */
 const liveGroups = new Set<number>();
+/** The runs behind those groups, for the processes that left them. */
+const liveRuns = new Map<number, Run>();
+
+type Run = Parameters<typeof straysOf>[0];
 let exitHookInstalled = false;
 
 /**
  * Runs one command in its own process group, so that a timeout, a cancellation or the bridge's exit
  * kills the command's children too (a pager, a credential helper, `sleep` under a shell), not just
- * the direct child. The group gets SIGTERM, then SIGKILL after the grace period.
+ * the direct child. The group gets SIGTERM, then SIGKILL after the grace period. Processes that
+ * left the group (`setsid`, daemons) are found in /proc, as descendants or by the run's marker in
+ * their environment, and stopped the same way; nothing a command starts outlives its call.
  */
 export async function runCommand(request: RunRequest): Promise<RunOutcome> {
   installExitHook();
   const started = performance.now();
   const graceMs = request.graceMs ?? 2_000;
+  const marker = randomUUID();
   const subprocess = execa(request.file, request.args, {
     cwd: request.cwd,
-    env: request.env,
+    env: { ...request.env, [RUN_MARKER]: marker },
     extendEnv: true,
     detached: true,
     // Without a shell, `$(…)`, `;` and newlines in arguments are just bytes.
@@ -69,18 +78,23 @@ export async function runCommand(request: RunRequest): Promise<RunOutcome> {
   let timedOut = false;
   let aborted = false;
   const timers: NodeJS.Timeout[] = [];
+  const run: Run | undefined = pid === undefined ? undefined : { root: pid, marker, since: startTimeOf(pid) };
   const terminate = () => {
-    if (pid === undefined) return;
+    if (pid === undefined || run === undefined) return;
+    const strays = straysOf(run);
     signalGroup(pid, 'SIGTERM');
+    signalEach(strays, 'SIGTERM');
     const timer = setTimeout(() => {
       signalGroup(pid, 'SIGKILL');
+      signalEach([...new Set([...strays, ...straysOf(run)])], 'SIGKILL');
       untrack(pid, request.groups);
     }, graceMs);
     timer.unref();
     timers.push(timer);
   };
-  if (pid !== undefined) {
+  if (pid !== undefined && run !== undefined) {
     liveGroups.add(pid);
+    liveRuns.set(pid, run);
     request.groups?.add(pid);
   }
   const timeout = setTimeout(() => {
@@ -95,17 +109,29 @@ export async function runCommand(request: RunRequest): Promise<RunOutcome> {
   else request.signal?.addEventListener('abort', onAbort, { once: true });
   // When the direct child is gone, whatever it left behind in its group (a background job holding
   // the output pipe open) is stopped too: nothing outlives the call.
+  // A process that left the group may hold the output pipe open too: it is stopped the same way.
+  const leftovers = () =>
+    pid !== undefined && run !== undefined && (groupAlive(pid) || straysOf(run).length > 0);
+  // The /proc scan costs a few milliseconds: at the exit it runs only when the output has not
+  // closed shortly after, which is when a stray is holding it.
+  let finished = false;
   subprocess.once('exit', () => {
-    if (pid !== undefined && groupAlive(pid)) terminate();
+    if (pid !== undefined && groupAlive(pid)) return terminate();
+    const timer = setTimeout(() => {
+      if (!finished && leftovers()) terminate();
+    }, 100);
+    timer.unref();
+    timers.push(timer);
   });
   const stopProgress = countLines(subprocess.stdout, request);
 
   const result = await subprocess;
+  finished = true;
   clearTimeout(timeout);
   stopProgress();
   request.signal?.removeEventListener('abort', onAbort);
   if (pid !== undefined) {
-    if (groupAlive(pid)) terminate();
+    if (leftovers()) terminate();
     else {
       for (const timer of timers) clearTimeout(timer);
       untrack(pid, request.groups);
@@ -131,12 +157,15 @@ export async function runCommand(request: RunRequest): Promise<RunOutcome> {
 export function killAllGroups(signal: NodeJS.Signals = 'SIGKILL', groups: Set<number> = liveGroups): void {
   for (const pid of [...groups]) {
     signalGroup(pid, signal);
+    const run = liveRuns.get(pid);
+    if (run) signalEach(straysOf(run), signal);
     untrack(pid, groups);
   }
 }
 
 function untrack(pid: number, groups: Set<number> | undefined): void {
   liveGroups.delete(pid);
+  liveRuns.delete(pid);
   groups?.delete(pid);
 }
 

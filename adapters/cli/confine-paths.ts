@@ -1,0 +1,154 @@
+import { lstatSync, readlinkSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, sep } from 'node:path';
+import { BridgeError } from '../../src/index.js';
+import { propertyOf } from './build-input-schema.js';
+import { inside, type Policy, realOrSelf } from './check-policy.js';
+import type { CommandSpec, OptionSpec, PathKind } from './cli-spec.js';
+
+/**
+ * Checks every path-valued argument of a call (see `inferPaths`) against the roots: resolved
+ * against `cwd` as the program will resolve it, through every symbolic link, it must land inside
+ * one of the allowed roots and, when the client gave MCP roots, inside one of those too. `-`
+ * (standard input or output) passes. Throws a refusal naming the argument, where the value leads
+ * and what is allowed.
+ */
+export function confinePaths(
+  command: CommandSpec,
+  options: readonly OptionSpec[],
+  args: Record<string, unknown>,
+  cwd: string,
+  policy: Pick<Policy, 'roots'>,
+  clientRoots?: readonly string[],
+  rules: PathRules = {},
+): void {
+  const client = clientRoots && clientRoots.length > 0 ? clientRoots.map(realOrSelf) : undefined;
+  // Commands write into their working directory too (format-patch, clone without a destination).
+  const cwdWithin = protectedPart(`${cwd}${sep}.`, rules.protectedDirs);
+  if (cwdWithin) {
+    throw new BridgeError(
+      'invalid_arguments',
+      `refused: cwd ${cwd} is inside ${cwdWithin}, where a file written could make the program run commands (hooks, configuration)`,
+    );
+  }
+  const check = (value: unknown, kind: PathKind | undefined, where: string) => {
+    if (typeof value !== 'string') return;
+    const readings = kind ? localReadings(value) : [];
+    // `@file` and `name=@file` read a file in curl (-d, -F), gh (-F), httpie, response files...:
+    // checked in every value of such CLIs.
+    const atFile = rules.atFiles ? /^(?:[\w.-]+=)?@([^{].*)$/s.exec(value)?.[1] : undefined;
+    if (atFile) readings.push(...localReadings(atFile));
+    for (const candidate of readings) {
+      // Not `join`: it would fold `link/..` away as text before the link is followed.
+      const real = realPathOf(isAbsolute(candidate) ? candidate : `${cwd}${sep}${candidate}`);
+      const allowed = policy.roots.some((root) => inside(real, root));
+      if (allowed && (!client || client.some((root) => inside(real, root)))) {
+        const within = protectedPart(real, rules.protectedDirs);
+        if (!within) continue;
+        throw new BridgeError(
+          'invalid_arguments',
+          `refused: ${where} "${clip(value)}" resolves to ${real}, inside ${within}, where a file written could make the program run commands (hooks, configuration)`,
+        );
+      }
+      const [scope, roots] = allowed
+        ? ["the client's roots", client ?? []]
+        : ['the allowed roots', policy.roots];
+      throw new BridgeError(
+        'invalid_arguments',
+        `refused: ${where} "${clip(value)}" resolves to ${real}, which is outside ${scope}: ${roots.join(', ')}${allowed ? '' : ' (set with --root)'}`,
+      );
+    }
+  };
+  for (const option of options) {
+    if (!option.path && !rules.atFiles) continue;
+    const kind = option.path || undefined;
+    const property = propertyOf(option);
+    const value = args[property];
+    if (!Array.isArray(value)) check(value, kind, property);
+    else for (const [index, item] of value.entries()) check(item, kind, `${property}[${index}]`);
+  }
+  for (const positional of command.positionals) {
+    const value = args[positional.name];
+    if ((!positional.path && !rules.atFiles) || !Array.isArray(value)) continue;
+    const kind = positional.path || undefined;
+    for (const [index, item] of value.entries()) check(item, kind, `${positional.name}[${index}]`);
+  }
+}
+
+/** What a CLI adds to the roots check. */
+export interface PathRules {
+  /** Directory names no path argument may point below (git: `.git`, whose hooks and config run programs). */
+  protectedDirs?: readonly string[];
+  /** The program reads `@file` and `name=@file` arguments (not git, whose `@{u}` and `@~1` are revisions). */
+  atFiles?: boolean;
+}
+
+/** The protected directory `real` lies below (`/r/repo/.git` for `/r/repo/.git/config`), if any. */
+function protectedPart(real: string, names: readonly string[] | undefined): string | undefined {
+  if (!names || names.length === 0) return undefined;
+  const parts = real.split(sep);
+  const index = parts.findIndex((part, at) => names.includes(part) && at < parts.length - 1);
+  return index < 0 ? undefined : parts.slice(0, index + 1).join(sep);
+}
+
+/**
+ * The local paths a value may stand for. The value itself, always: even a URL-looking
+ * `host:/../x` is a directory name to `git clone`'s destination. A `file://` URL's path too (raw
+ * and percent-decoded: programs differ), and for `~`, the home directory (some programs expand it
+ * themselves). `-` and `` stand for nothing.
+ */
+function localReadings(value: string): string[] {
+  if (value === '' || value === '-') return [];
+  const readings = [value];
+  if (/^file:\/\//i.test(value)) {
+    const rest = value.slice('file://'.length);
+    let decoded = rest;
+    try {
+      decoded = decodeURIComponent(rest);
+    } catch {
+      // Not valid percent-encoding: the raw text is what the program sees.
+    }
+    // `file://host/path`: the path starts at the first slash after the host.
+    for (const text of [rest, decoded]) readings.push(text.slice(Math.max(text.indexOf('/'), 0)) || sep);
+  }
+  const tilde = /^~([^/]*)(\/.*)?$/.exec(value);
+  if (tilde) {
+    const home = tilde[1] ? join(dirname(homedir()), tilde[1]) : homedir();
+    readings.push(`${home}${tilde[2] ?? ''}`);
+  }
+  return readings;
+}
+
+/**
+ * The real path `path` (absolute) leads to, resolving symbolic links component by component as the
+ * kernel does, so `link/../x` goes where the link points, not where the text says. A missing
+ * component counts as the directory the program would create (`mkdir -p`), so the walk goes on:
+ * `missing/../link/x` still follows `link`; a dangling link is followed to where it points.
+ */
+export function realPathOf(path: string, depth = 0): string {
+  if (depth > 40) return path; // a link loop: the program fails with ELOOP anyway
+  const parts = path.split(sep).filter((part) => part !== '' && part !== '.');
+  let current: string = sep;
+  for (let index = 0; index < parts.length; index++) {
+    const part = parts[index] as string;
+    if (part === '..') {
+      current = dirname(current);
+      continue;
+    }
+    const next = join(current, part);
+    let link: string | undefined;
+    try {
+      if (lstatSync(next).isSymbolicLink()) link = readlinkSync(next);
+    } catch {
+      // Missing (or unreadable): a plain directory-to-be, whatever follows is walked on.
+    }
+    if (link === undefined) current = next;
+    else current = realPathOf(isAbsolute(link) ? link : `${current}${sep}${link}`, depth + 1);
+  }
+  return current;
+}
+
+function clip(value: string): string {
+  const oneLine = JSON.stringify(value).slice(1, -1);
+  return oneLine.length > 120 ? `${oneLine.slice(0, 117)}...` : oneLine;
+}

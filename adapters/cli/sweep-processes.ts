@@ -1,0 +1,96 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/**
+ * The environment variable every command runs with, set to a value unique to the run. A process
+ * that left the command's process group (`setsid`, a daemon's double fork) and was reparented away
+ * from it still carries the value, so the bridge can find it in /proc and stop it with the rest.
+ */
+export const RUN_MARKER = 'BRIDGE_RUN_ID';
+
+interface ProcessEntry {
+  pid: number;
+  ppid: number;
+  /** Clock ticks after boot (`/proc/<pid>/stat` field 22): tells a process from a later one with the same pid. */
+  startTime: number;
+}
+
+/** The process table from /proc (empty where there is no /proc: the group kill is then all there is). */
+function processTable(): ProcessEntry[] {
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const table: ProcessEntry[] = [];
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    const entry = readStat(Number(name));
+    if (entry) table.push(entry);
+  }
+  return table;
+}
+
+function readStat(pid: number): ProcessEntry | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name may hold spaces and parentheses: the fields follow the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (fields[0] === 'Z' || fields[0] === 'X') return undefined; // exited, waiting to be reaped
+    return { pid, ppid: Number(fields[1]), startTime: Number(fields[19]) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** When `pid` started, in clock ticks after boot, or 0 when it cannot be read. */
+export function startTimeOf(pid: number): number {
+  return readStat(pid)?.startTime ?? 0;
+}
+
+/**
+ * The processes of one run that the process-group kill misses: descendants of `root` in other
+ * groups or sessions, and any process started since the run began that carries its marker
+ * (reparented to init or a subreaper after its parent exited). Never the bridge itself.
+ */
+export function straysOf(run: { root: number; marker: string; since: number }): number[] {
+  const table = processTable();
+  const found = new Set<number>();
+  const children = new Map<number, number[]>();
+  for (const entry of table) {
+    const list = children.get(entry.ppid) ?? [];
+    list.push(entry.pid);
+    children.set(entry.ppid, list);
+  }
+  const queue = [run.root];
+  while (queue.length > 0) {
+    for (const child of children.get(queue.pop() as number) ?? []) {
+      if (found.has(child)) continue;
+      found.add(child);
+      queue.push(child);
+    }
+  }
+  const needle = `${RUN_MARKER}=${run.marker}\0`;
+  for (const entry of table) {
+    if (found.has(entry.pid) || entry.startTime < run.since || entry.pid === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${entry.pid}/environ`, 'latin1').includes(needle)) found.add(entry.pid);
+    } catch {
+      // Another user's process, or gone.
+    }
+  }
+  found.delete(run.root);
+  found.delete(process.pid);
+  return [...found];
+}
+
+/** Sends `signal` to each pid; one already gone is skipped. */
+export function signalEach(pids: readonly number[], signal: NodeJS.Signals): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // ESRCH: already gone.
+    }
+  }
+}
