@@ -179,7 +179,8 @@ function enumOf(bare: string, description: string): string[] | undefined {
   if (braces?.[1]) return braces[1].split(/[,|]/);
   const possible = /\[possible values: ([^\]]+)\]/i.exec(description);
   if (possible?.[1]) return possible[1].split(',').map((value) => value.trim());
-  const oneOf = /must be one of(?: format)?:? \[([^\]]+)\]/i.exec(description);
+  // Not "Must be one of format [dir,protofile]" (buf's --output): that names the value's format.
+  const oneOf = /must be one of:? \[([^\]]+)\]/i.exec(description);
   if (oneOf?.[1]) {
     const values = oneOf[1].split(',').map((value) => value.trim());
     if (values.length > 1 && values.every((value) => /^[\w.-]+$/.test(value))) return values;

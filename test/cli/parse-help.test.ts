@@ -131,7 +131,9 @@ describe('options', () => {
       kind: 'enum',
       values: expect.arrayContaining(['text', 'json', 'msvs', 'junit']),
     });
-    expect(options('buf-format').get('output')).toMatchObject({ kind: 'enum', values: ['dir', 'protofile'] });
+    // "Must be one of format [dir,protofile]" names the format of a path, not its values.
+    expect(options('buf-format').get('output')).toMatchObject({ kind: 'string' });
+    expect(options('buf-format').get('output')?.values).toBeUndefined();
     const lint = options('redocly-lint');
     expect(lint.get('format')).toMatchObject({
       kind: 'enum',

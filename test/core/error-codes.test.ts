@@ -39,6 +39,8 @@ describe('BridgeError codes on the wire', () => {
       aborted: -32603,
       timeout: -32603,
       capacity: -32603,
+      declined: -32603,
+      unavailable: -32603,
       internal: -32603,
     });
   });

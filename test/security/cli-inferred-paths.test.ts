@@ -122,8 +122,9 @@ describe('a Cobra CLI: buf from npm', () => {
       [
         { name: '<source> outside', tool: 'buf_format', args: { args: [OUT] }, refuses: 'args[0]' },
         {
+          // The read-only buf_format has no --output: it prints; writing is buf_format_write's.
           name: '--output outside',
-          tool: 'buf_format',
+          tool: 'buf_format_write',
           args: { output: join(OUT, 'f.proto') },
           refuses: 'output',
         },
