@@ -42,6 +42,10 @@ export const openApiOptionsSchema = z
       .describe('Retries of idempotent calls on 429/502/503/504 and connection errors (default 2).'),
     relaxOutput: z.boolean().optional().describe('Declare no outputSchema and never check responses.'),
     forwardAuth: z.boolean().optional().describe("Pass the MCP client's Authorization header upstream."),
+    cache: z
+      .boolean()
+      .optional()
+      .describe('Read and write the conversion cache of a local spec (default true).'),
     overrides: z
       .record(
         z.string(),
@@ -77,6 +81,7 @@ export const flagOptions = {
   retries: { type: 'string' },
   'relax-output': { type: 'boolean' },
   'forward-auth': { type: 'boolean' },
+  'no-cache': { type: 'boolean' },
 } as const;
 
 /** `bridge openapi SPEC [flags]` → options; throws `invalid_input` naming the bad flag. */
@@ -130,6 +135,7 @@ export function parseFlags(positionals: string[], values: FlagValues): OpenApiOp
   if (retries !== undefined) options.retries = retries;
   if (values['relax-output'] === true) options.relaxOutput = true;
   if (values['forward-auth'] === true) options.forwardAuth = true;
+  if (values['no-cache'] === true) options.cache = false;
   return options;
 }
 

@@ -36,6 +36,7 @@ describe('openapi command', () => {
       '0',
       '--relax-output',
       '--forward-auth',
+      '--no-cache',
     ]);
     expect(options).toEqual({
       spec: 'spec.yaml',
@@ -51,6 +52,7 @@ describe('openapi command', () => {
       retries: 0,
       relaxOutput: true,
       forwardAuth: true,
+      cache: false,
     });
     expect(openapiCommand.configSchema.parse(options)).toEqual(options);
     expect(fromFlags(['spec.json'])).toEqual({ spec: 'spec.json' });
