@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,7 +7,10 @@ import type { Logger } from '../../src/index.js';
 import type { OperationSummary, ServerFields, ToolData } from './operations-to-tools.js';
 
 /** Bumped whenever conversion changes what it produces, so that older cache files are ignored. */
-const CACHE_FORMAT = 1;
+const CACHE_FORMAT = 2;
+
+/** A file the tools came from: its SHA-256, and its size, mtime and inode when it was hashed. */
+export type CachedFile = [path: string, sha256: string, stat: string];
 
 /** One operation in the cache: converted, or why it cannot be. */
 export interface CachedTool {
@@ -22,8 +25,8 @@ export interface CachedTool {
 export interface CachedConversion {
   format: number;
   bridge: string;
-  /** The local files the tools were built from (the spec first), each with its content hash. */
-  files: Array<[path: string, sha256: string]>;
+  /** The local files the tools were built from (the spec first): content hash, and what `stat` said. */
+  files: CachedFile[];
   servers: ServerFields;
   schemes: Record<string, unknown>;
   title: string;
@@ -37,7 +40,8 @@ export interface CachedConversion {
  * (`$BRIDGE_CACHE_DIR`, else `$XDG_CACHE_HOME/bridge`, else `~/.cache/bridge`). The file is named
  * after the spec's path and the options that change conversion; inside, the content hash of every
  * file the tools came from decides whether it is still valid, so an edited spec (or a file it
- * references) is converted again, never served stale.
+ * references) is converted again, never served stale. A file whose size, nanosecond mtime and
+ * inode are all as they were when it was hashed is not read again.
  */
 export function cacheFile(specPath: string, options: unknown): string {
   const base =
@@ -49,13 +53,31 @@ export function cacheFile(specPath: string, options: unknown): string {
   return join(base, 'openapi', `${basename(specPath).replace(/[^\w.-]/g, '_')}-${key}.json`);
 }
 
-/** The SHA-256 of a file's bytes, or undefined when it cannot be read. */
-export function hashFile(path: string): string | undefined {
+/** The SHA-256 of a file's bytes with its `statOf` taken just before, or undefined when unreadable. */
+export function hashFile(path: string): { sha256: string; stat: string } | undefined {
   try {
-    return createHash('sha256').update(readFileSync(path)).digest('hex');
+    const stat = statOf(path);
+    return { sha256: createHash('sha256').update(readFileSync(path)).digest('hex'), stat };
   } catch {
     return undefined;
   }
+}
+
+/** Size, modification time (sub-millisecond) and inode: what changes when a file is written. */
+function statOf(path: string): string {
+  const stat = statSync(path, { bigint: true });
+  return `${stat.size}:${stat.mtimeNs}:${stat.ino}`;
+}
+
+// Unchanged size, mtime and inode: the same bytes (a 13 MB spec is not read and hashed again);
+// anything else is decided by the content hash, so a touched but identical spec still hits.
+function unchanged([path, sha256, stat]: CachedFile): boolean {
+  try {
+    if (statOf(path) === stat) return true;
+  } catch {
+    return false;
+  }
+  return hashFile(path)?.sha256 === sha256;
 }
 
 /**
@@ -78,9 +100,12 @@ export function readCache(file: string, log: Logger): CachedConversion | undefin
     log.debug(`openapi: conversion cache ignored (${why}), converting again`, { file });
     return undefined;
   }
-  for (const [path, sha256] of cached.files) {
-    if (hashFile(path) !== sha256) {
-      log.debug('openapi: the spec changed since it was cached, converting again', { file, changed: path });
+  for (const entry of cached.files) {
+    if (!unchanged(entry)) {
+      log.debug('openapi: the spec changed since it was cached, converting again', {
+        file,
+        changed: entry[0],
+      });
       return undefined;
     }
   }

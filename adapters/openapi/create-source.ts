@@ -9,7 +9,14 @@ import {
 } from '../../src/index.js';
 import { applyOverrides } from './apply-overrides.js';
 import { Authenticator } from './authenticate.js';
-import { type CachedConversion, cacheFile, hashFile, readCache, writeCache } from './cache-tools.js';
+import {
+  type CachedConversion,
+  type CachedFile,
+  cacheFile,
+  hashFile,
+  readCache,
+  writeCache,
+} from './cache-tools.js';
 import { AUTO_DYNAMIC_THRESHOLD, dynamicTools } from './dynamic-tools.js';
 import { filterOperations } from './filter-operations.js';
 import { listOperations } from './list-operations.js';
@@ -141,11 +148,12 @@ async function convert(
   const converted: Converted = { tools, title, files: loaded.files };
   if (cache && specHash) {
     converted.save = () => {
-      const hashes = loaded.files.map((file): [string, string | undefined] => [
-        file,
-        file === specPath ? specHash : hashFile(file),
-      ]);
-      if (hashes.some(([, hash]) => hash === undefined)) return;
+      const hashes: CachedFile[] = [];
+      for (const file of loaded.files) {
+        const hash = file === specPath ? specHash : hashFile(file);
+        if (!hash) return;
+        hashes.push([file, hash.sha256, hash.stat]);
+      }
       const entry: CachedConversion['tools'] = tools.map((tool) => ({
         name: tool.name,
         operation: tool.operation,
@@ -154,7 +162,7 @@ async function convert(
       }));
       const schemesJson = isObject(schemes) ? schemes : {};
       const conversion = {
-        files: hashes as Array<[string, string]>,
+        files: hashes,
         servers,
         schemes: schemesJson,
         title,

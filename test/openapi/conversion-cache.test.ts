@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -128,6 +128,16 @@ describe('openapi conversion cache', () => {
     await until(() => readFileSync(theCacheFile(), 'utf8').includes('edited'));
     expect(readFileSync(theCacheFile(), 'utf8')).toContain('Get one item, edited');
     expect(cacheFiles()).toHaveLength(1);
+  });
+
+  it('a spec touched without a change still hits; the same size and a new content misses', async () => {
+    await descriptions();
+    markCache('FROM CACHE');
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(spec, later, later);
+    expect((await descriptions()).described).toEqual(['FROM CACHE', 'FROM CACHE']);
+    writeFileSync(spec, readFileSync(spec, 'utf8').replace('Get one item', 'Get one ITEM'));
+    expect((await descriptions()).described).toEqual(['POST /items', 'Get one ITEM']);
   });
 
   it.each([
