@@ -26,5 +26,7 @@ await build({
   banner: {
     js: "import { createRequire as __bridgeCreateRequire } from 'node:module'; const require = __bridgeCreateRequire(import.meta.url);",
   },
+  minifyWhitespace: true,
+  minifySyntax: true,
   logLevel: 'warning',
 });
