@@ -2,6 +2,7 @@ import { BridgeError, describeError, type Logger, type ToolDefinition } from '..
 import { SchemaConverter } from './convert-schema.js';
 import { type CallSettings, dataToTool, type ServerFields, type ToolData } from './data-to-tool.js';
 import { inferAnnotations } from './infer-annotations.js';
+import { inlineSingleUse } from './inline-defs.js';
 import type { OperationInfo } from './list-operations.js';
 import type { LoadedDocument } from './load-document.js';
 import { nameTools } from './name-tools.js';
@@ -136,11 +137,11 @@ function convertOperation(
   const data: ToolData = {
     title: trimText(title, 120),
     description,
-    inputSchema: planned.inputSchema,
+    inputSchema: inlineSingleUse(planned.inputSchema),
     annotations: inferAnnotations(operation),
     plan: planned.plan,
   };
-  if (planned.outputSchema) data.outputSchema = planned.outputSchema;
+  if (planned.outputSchema) data.outputSchema = inlineSingleUse(planned.outputSchema);
   if (typeof extension.timeoutMs === 'number') data.timeoutMs = extension.timeoutMs;
   return data;
 }
