@@ -20,7 +20,7 @@ const PREFIX = '#/$defs/';
  * its reference: a `$defs` entry costs its name twice and a `$ref` wrapper, and strict clients
  * read inline schemas more reliably. Shared and recursive entries stay. Validation is unchanged:
  * a reference is replaced only when the keywords beside it are annotations. Returns a new schema
- * when anything changed (the converter's shared component schemas are never modified).
+ * when anything changed, sharing what did not (the converter's component schemas are never modified).
  */
 export function inlineSingleUse(schema: JsonSchema): JsonSchema {
   const defs = schema.$defs as Record<string, JsonSchema> | undefined;
@@ -42,8 +42,17 @@ export function inlineSingleUse(schema: JsonSchema): JsonSchema {
   );
   if (inline.size === 0) return schema;
 
+  // Copies only along the paths to a replaced reference; everything else is shared as it was.
   const replace = (node: unknown): unknown => {
-    if (Array.isArray(node)) return node.map(replace);
+    if (Array.isArray(node)) {
+      let changed = false;
+      const items = node.map((item) => {
+        const next = replace(item);
+        changed ||= next !== item;
+        return next;
+      });
+      return changed ? items : node;
+    }
     if (node === null || typeof node !== 'object') return node;
     const object = node as Record<string, unknown>;
     const target = typeof object.$ref === 'string' ? nameOf(object.$ref) : undefined;
@@ -51,11 +60,18 @@ export function inlineSingleUse(schema: JsonSchema): JsonSchema {
       const { $ref: __, ...annotations } = object;
       return { ...(replace(defs[target]) as Record<string, unknown>), ...annotations };
     }
-    const out: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(object)) out[key] = DATA.has(key) ? value : replace(value);
-    return out;
+    let out: Record<string, unknown> | undefined;
+    for (const key in object) {
+      const value = object[key];
+      const next = DATA.has(key) ? value : replace(value);
+      if (next !== value) {
+        out ??= { ...object };
+        out[key] = next;
+      }
+    }
+    return out ?? object;
   };
-  const result = replace(root) as JsonSchema;
+  const result = { ...(replace(root) as JsonSchema) };
   const kept: Record<string, unknown> = {};
   for (const [name, def] of Object.entries(defs)) if (!inline.has(name)) kept[name] = replace(def);
   if (Object.keys(kept).length > 0) result.$defs = kept;

@@ -67,8 +67,20 @@ const SUBSCHEMA_MAPS = new Set([
   'definitions',
 ]);
 
+// Components are shared by many operations' output schemas: each is stripped once.
+const stripped = new WeakMap<JsonSchema, JsonSchema>();
+
 /** A copy of `schema` without annotation keywords; the converter's shared schemas are not touched. */
 export function withoutAnnotations(schema: JsonSchema): JsonSchema {
+  let out = stripped.get(schema);
+  if (!out) {
+    out = strip(schema);
+    stripped.set(schema, out);
+  }
+  return out;
+}
+
+function strip(schema: JsonSchema): JsonSchema {
   const out: JsonSchema = {};
   for (const [key, value] of Object.entries(schema)) {
     if (ANNOTATIONS.has(key)) continue;
