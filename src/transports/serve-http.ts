@@ -5,7 +5,6 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { HttpHandler } from './http-handler.js';
 
 // A body over the limit is refused with 413 but still read (and dropped) up to a few times the
@@ -75,6 +74,8 @@ export async function serveHttp(
   address: ListenAddress,
   options: { path?: string; maxRequestBodySize?: number; onerror?: (error: Error) => void } = {},
 ): Promise<RunningHttpServer> {
+  // Imported here: its HTTP layer loads Node's fetch implementation, which stdio never needs.
+  const { toNodeHandler } = await import('@modelcontextprotocol/node');
   const nodeHandler = toNodeHandler(handler, {
     ...(options.maxRequestBodySize === undefined ? {} : { maxRequestBodySize: options.maxRequestBodySize }),
     ...(options.onerror ? { onerror: options.onerror } : {}),
