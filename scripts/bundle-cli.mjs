@@ -3,8 +3,9 @@
 // zod and the bridge's own). Each adapter stays a chunk of its own, loaded only by its command.
 // The sources, the tests and the rest of dist/ are untouched; `node dist/src/bin/bridge.js` is the
 // same program either way.
-import { readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
+import { parse } from 'yaml';
 
 const dir = 'dist/src/bin';
 for (const file of readdirSync(dir)) if (/^chunk-.*\.js$|\.map$/.test(file)) rmSync(`${dir}/${file}`);
@@ -30,3 +31,12 @@ await build({
   minifySyntax: true,
   logLevel: 'warning',
 });
+
+// The bundled CLI overlays as JSON beside the bundle (looked up before the YAML originals), so a
+// start reads them without loading the YAML parser. Same data: parsed here by the same library.
+mkdirSync(`${dir}/overlays`, { recursive: true });
+for (const file of readdirSync('adapters/cli/overlays')) {
+  if (!/\.ya?ml$/.test(file)) continue;
+  const data = parse(readFileSync(`adapters/cli/overlays/${file}`, 'utf8'));
+  writeFileSync(`${dir}/overlays/${file.replace(/\.ya?ml$/, '.json')}`, JSON.stringify(data));
+}
