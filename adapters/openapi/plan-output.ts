@@ -22,9 +22,8 @@ export function planOutput(schema: unknown, converter: SchemaConverter): JsonSch
   const output = converter.convertInline(schema, 'response', deps);
   const lookup: Lookup = (name) => converter.lookup(name, 'response');
   if (!isObjectSchema(output, lookup)) return undefined;
-  if (!converter.definitionsFit(deps, 'response', OUTPUT_DEFS_BUDGET)) {
-    return withoutAnnotations(shallowOutput(output, lookup));
-  }
+  // The shallow form keeps types, enums and formats only: it has no annotations to strip.
+  if (!converter.definitionsFit(deps, 'response', OUTPUT_DEFS_BUDGET)) return shallowOutput(output, lookup);
   const full: JsonSchema = { type: 'object', ...output };
   const defs = converter.definitions(deps, 'response');
   if (Object.keys(defs).length > 0) full.$defs = defs;
@@ -101,7 +100,6 @@ function strip(schema: JsonSchema): JsonSchema {
 function shallowOutput(schema: JsonSchema, defs: Lookup): JsonSchema {
   const root = resolveLocal(schema, defs);
   const out: JsonSchema = { type: 'object' };
-  if (typeof root.description === 'string') out.description = root.description;
   const merged: Json = {};
   const required = new Set<string>();
   const parts = Array.isArray(root.allOf)
