@@ -110,6 +110,18 @@ describe('openapi conversion cache', () => {
     expect(upstream.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /v1/items/7']);
   });
 
+  it('dynamic mode fills the cache in the background, and a later start serves from it', async () => {
+    {
+      await using client = await start('--tools', 'dynamic');
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toContain('search_operations');
+      await until(hasCache);
+    }
+    expect(JSON.parse(readFileSync(theCacheFile(), 'utf8')).tools).toHaveLength(2);
+    markCache('FROM CACHE');
+    expect((await descriptions()).described).toEqual(['FROM CACHE', 'FROM CACHE']);
+  });
+
   it('--no-cache converts the spec again and leaves the cache alone', async () => {
     await descriptions();
     markCache('FROM CACHE');
