@@ -1,5 +1,5 @@
 // Build step after `tsc`: bundles the command-line entry (dist/src/bin/bridge.js) and everything it
-// imports into a few files, so that a start loads a handful of modules instead of ~700 (the MCP SDK,
+// imports into a few files, so that a start loads a handful of modules instead of hundreds (the MCP SDK,
 // zod and the bridge's own). Each adapter stays a chunk of its own, loaded only by its command.
 // The sources, the tests and the rest of dist/ are untouched; `node dist/src/bin/bridge.js` is the
 // same program either way.
