@@ -7,5 +7,6 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Tests spawn real servers and processes; two workers match the 2-core machines.
     maxWorkers: 2,
+    globalSetup: ['test/helpers/cache-dir.ts'],
   },
 });

@@ -7,6 +7,8 @@ export interface Measurement {
   unit: string;
   /** The floor measured in the same run, when the target is a ratio. */
   floor?: number;
+  /** The same figure for the peer (`@ivotoby/openapi-mcp-server`), measured in the same run. */
+  peer?: number;
   /** The target: `value <= max` (or `value / floor <= maxRatio`), or `value >= min`. */
   max?: number;
   maxRatio?: number;
@@ -29,7 +31,8 @@ export function report(measurements: readonly Measurement[]): boolean {
       const ratio = m.value / m.floor;
       const pass = ratio <= m.maxRatio;
       ok &&= pass;
-      verdict = `${ratio.toFixed(2)}x floor (target ≤ ${m.maxRatio}x) ${pass ? 'ok' : 'MISSED'}`;
+      const peer = m.peer === undefined ? '' : `; peer ${(m.peer / m.floor).toFixed(2)}x`;
+      verdict = `${ratio.toFixed(2)}x floor (target ≤ ${m.maxRatio}x) ${pass ? 'ok' : 'MISSED'}${peer}`;
     } else if (m.max !== undefined) {
       const pass = m.value <= m.max;
       ok &&= pass;
@@ -40,10 +43,13 @@ export function report(measurements: readonly Measurement[]): boolean {
       verdict = `target ≥ ${m.min} ${pass ? 'ok' : 'MISSED'}`;
     }
     const floor = m.floor === undefined ? '' : format(m.floor);
-    return `| ${m.name} | ${format(m.value)} ${m.unit} | ${floor} | ${verdict} |`;
+    const peer = m.peer === undefined ? '' : format(m.peer);
+    return `| ${m.name} | ${format(m.value)} ${m.unit} | ${peer} | ${floor} | ${verdict} |`;
   });
   process.stdout.write(
-    ['| measurement | value | floor | verdict |', '| --- | --- | --- | --- |', ...rows].join('\n'),
+    ['| measurement | bridge | peer | floor | verdict |', '| --- | --- | --- | --- | --- |', ...rows].join(
+      '\n',
+    ),
   );
   process.stdout.write('\n');
   return ok;

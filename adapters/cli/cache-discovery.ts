@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { CliSpec } from './cli-spec.js';
 
 /** Bumped when discovery changes what it produces, so old cache entries are ignored. */
-const DISCOVERY_VERSION = 3;
+const DISCOVERY_VERSION = 4;
 
 /** Where discovery results are kept: `$BRIDGE_CACHE_DIR`, else `$XDG_CACHE_HOME/bridge`, else `~/.cache/bridge`. */
 export function cacheDir(): string {
@@ -15,18 +15,20 @@ export function cacheDir(): string {
 }
 
 /**
- * The cache file of one discovery, keyed by the binary's path, size, modification time and
- * `--version` line, and by which subcommands were asked for: upgrading the program (or asking for
- * other commands) misses the cache instead of serving stale tools.
+ * The cache file of one discovery, keyed by the binary's path, size and modification time (of the
+ * file a symbolic link points to), and by which subcommands were asked for: upgrading the program
+ * (or asking for other commands) misses the cache instead of serving stale tools. Computing the key
+ * runs nothing, so a cached start spawns no process.
  */
-export function cacheFile(binary: string, version: string, requested: readonly string[] | undefined): string {
+export function cacheFile(binary: string, requested: readonly string[] | undefined): string {
   const stat = statSync(binary);
   const key = JSON.stringify([
     DISCOVERY_VERSION,
     binary,
+    realpathSync(binary),
     stat.size,
     stat.mtimeMs,
-    version,
+    stat.ino,
     requested ?? null,
   ]);
   const hash = createHash('sha256').update(key).digest('hex').slice(0, 16);

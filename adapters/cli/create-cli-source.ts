@@ -131,7 +131,10 @@ function ceilingOf(name: string | undefined, roots: readonly string[]): Record<s
   return { [name]: [...new Set(outermost.map((root) => dirname(root)))].join(delimiter) };
 }
 
-/** Discovery, through the cache keyed by the binary and its version. */
+/**
+ * Discovery, through the cache keyed by the binary's path, size and modification time: a valid
+ * cache starts the tools without running the program at all (not even `--version`).
+ */
 async function discover(
   binary: string,
   options: CliOptions,
@@ -140,6 +143,15 @@ async function discover(
   baseDir: string,
   context: LoadContext,
 ): Promise<CliSpec> {
+  // With --allow, only the named subcommands are examined; otherwise the overlay's default set.
+  const requested = policy.allow
+    ? [...new Set(policy.allow.map((pattern) => pattern.trim().split(/[\s/]+/)[0] as string))].sort()
+    : overlay?.defaultCommands;
+  const file = cacheFile(binary, requested);
+  if (options.cache !== false) {
+    const cached = readCachedSpec(file);
+    if (cached) return cached;
+  }
   const versionProbe = await probe(binary, ['--version'], {
     cwd: baseDir,
     timeoutMs: 3_000,
@@ -150,15 +162,6 @@ async function discover(
       .split('\n')
       .find((line) => line.trim() !== '')
       ?.trim() ?? 'unknown';
-  // With --allow, only the named subcommands are examined; otherwise the overlay's default set.
-  const requested = policy.allow
-    ? [...new Set(policy.allow.map((pattern) => pattern.trim().split(/[\s/]+/)[0] as string))].sort()
-    : overlay?.defaultCommands;
-  const file = cacheFile(binary, version, requested);
-  if (options.cache !== false) {
-    const cached = readCachedSpec(file);
-    if (cached) return cached;
-  }
   const program = basename(binary);
   const request = {
     binary,

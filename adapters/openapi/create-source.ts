@@ -10,11 +10,26 @@ import {
 } from '../../src/index.js';
 import { applyOverrides } from './apply-overrides.js';
 import { Authenticator } from './authenticate.js';
+import {
+  type CachedConversion,
+  type CachedFile,
+  cacheFile,
+  hashFile,
+  readCache,
+  writeCache,
+} from './cache-tools.js';
 import { AUTO_DYNAMIC_THRESHOLD, dynamicTools } from './dynamic-tools.js';
 import { filterOperations } from './filter-operations.js';
 import { listOperations } from './list-operations.js';
 import { loadDocument } from './load-document.js';
-import { buildAll, operationsToTools, serverFields } from './operations-to-tools.js';
+import {
+  buildAll,
+  type CallSettings,
+  type OperationTool,
+  operationsToTools,
+  operationTool,
+  serverFields,
+} from './operations-to-tools.js';
 import type { OpenApiOptions } from './options.js';
 import { isObject } from './resolve-ref.js';
 import { HttpSender } from './send-request.js';
@@ -22,42 +37,42 @@ import { HttpSender } from './send-request.js';
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_RETRIES = 2;
 
+/** What `load` found: the operation tools and what the dynamic tools and the cache need. */
+interface Converted {
+  tools: OperationTool[];
+  title: string;
+  files: string[];
+  /** Writes the conversion cache (converting what is not yet); undefined when not cacheable. */
+  save?: () => void;
+}
+
 /**
  * The OpenAPI source: load the document → list and filter the operations → one tool each (or the
- * dynamic meta-tools) → calls through one keep-alive HTTP pool.
+ * dynamic meta-tools) → calls through one keep-alive HTTP pool. A local spec goes through the
+ * conversion cache (`cache-tools.ts`): a repeat start reads the converted tools instead of the spec.
  *
  * @example createOpenApiSource({ spec: 'petstore.yaml', baseUrl: 'http://localhost:8080' }, process.cwd())
  */
 export function createOpenApiSource(options: OpenApiOptions, baseDir: string): Source {
   const sender = new HttpSender();
   const remote = /^https?:\/\//i.test(options.spec);
-  let files: string[] = remote
-    ? []
-    : [isAbsolute(options.spec) ? options.spec : resolve(baseDir, options.spec)];
+  const specPath = remote
+    ? options.spec
+    : isAbsolute(options.spec)
+      ? options.spec
+      : resolve(baseDir, options.spec);
+  let files: string[] = remote ? [] : [specPath];
+  // Remote specs and remote $refs cannot be checked for changes without fetching them: not cached.
+  const cache =
+    !remote && options.cache !== false && !options.allowRemoteRefs
+      ? cacheFile(specPath, [options.include, options.exclude, options.overrides, options.validate])
+      : undefined;
   return {
     label: `openapi ${options.spec}`,
     async load(context: LoadContext): Promise<ToolDefinition[]> {
-      const loaded = await loadDocument(options.spec, baseDir, {
-        ...(options.validate ? { validate: true } : {}),
-        ...(options.allowRemoteRefs ? { allowRemoteRefs: true } : {}),
-        signal: context.signal,
-      });
-      files = loaded.files;
-      const { document, version } = loaded;
-      const components = isObject(document.components) ? document.components : {};
-      const schemes = version === 'swagger2' ? document.securityDefinitions : components.securitySchemes;
       const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-      const listed = applyOverrides(listOperations(document, version), options.overrides, context.log);
-      const operations = filterOperations(listed, options.include, options.exclude);
-      if (operations.length === 0) {
-        throw new BridgeError(
-          'load_failed',
-          `${loaded.location} has no operations${options.include?.length || options.exclude?.length ? ' left after --include/--exclude' : ''}.`,
-        );
-      }
-      const tools = operationsToTools(operations, {
-        loaded,
-        servers: serverFields(loaded),
+      const settings = (servers: CallSettings['servers'], schemes: unknown): CallSettings => ({
+        servers,
         sender,
         auth: new Authenticator(isObject(schemes) ? schemes : {}, process.env, timeoutMs),
         ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
@@ -67,15 +82,25 @@ export function createOpenApiSource(options: OpenApiOptions, baseDir: string): S
         relaxOutput: options.relaxOutput ?? false,
         forwardAuth: options.forwardAuth ?? false,
       });
+      const cached = cache ? readCache(cache, context.log) : undefined;
+      const converted = cached
+        ? fromCache(cached, settings, context.log)
+        : await convert(options, baseDir, specPath, cache, settings, context);
+      files = converted.files;
       const mode = options.tools ?? 'auto';
+      const { tools } = converted;
       const dynamic = mode === 'dynamic' || (mode === 'auto' && tools.length > AUTO_DYNAMIC_THRESHOLD);
-      if (!dynamic) return buildAll(tools, context.log);
-      const info = isObject(document.info) ? document.info : {};
-      const title = typeof info.title === 'string' ? info.title : options.spec;
+      if (!dynamic) {
+        const all = buildAll(tools, context.log);
+        if (converted.save) setImmediate(converted.save);
+        return all;
+      }
+      // Dynamic mode converts on demand; the cache is filled in the background, a slice at a time.
+      if (converted.save) convertInBackground(tools, converted.save);
       context.log.info(
         `${tools.length} operations served through 4 dynamic meta-tools (--tools all to list each)`,
       );
-      return dynamicTools(tools, title);
+      return dynamicTools(tools, converted.title);
     },
     watchedFiles: () => files,
     close: () => sender.close(),
@@ -86,4 +111,98 @@ export function createOpenApiSource(options: OpenApiOptions, baseDir: string): S
 function withCredentialCheck(headers: Record<string, string>, log: Logger): Record<string, string> {
   for (const warning of emptyCredentialWarnings(headers)) log.warn(warning);
   return headers;
+}
+
+/** Reads, lists, filters and names the operations of the spec (conversion itself is lazy). */
+async function convert(
+  options: OpenApiOptions,
+  baseDir: string,
+  specPath: string,
+  cache: string | undefined,
+  settings: (servers: CallSettings['servers'], schemes: unknown) => CallSettings,
+  context: LoadContext,
+): Promise<Converted> {
+  // Hashed before reading: an edit made while converting makes the next start convert again.
+  const specHash = cache ? hashFile(specPath) : undefined;
+  const loaded = await loadDocument(options.spec, baseDir, {
+    ...(options.validate ? { validate: true } : {}),
+    ...(options.allowRemoteRefs ? { allowRemoteRefs: true } : {}),
+    signal: context.signal,
+  });
+  const { document, version } = loaded;
+  const components = isObject(document.components) ? document.components : {};
+  const schemes = version === 'swagger2' ? document.securityDefinitions : components.securitySchemes;
+  const warnings: string[] = [];
+  const log: Logger = {
+    ...context.log,
+    warn: (message, data) => {
+      warnings.push(message);
+      context.log.warn(message, data);
+    },
+  };
+  const listed = applyOverrides(listOperations(document, version), options.overrides, log);
+  const operations = filterOperations(listed, options.include, options.exclude);
+  if (operations.length === 0) {
+    throw new BridgeError(
+      'load_failed',
+      `${loaded.location} has no operations${options.include?.length || options.exclude?.length ? ' left after --include/--exclude' : ''}.`,
+    );
+  }
+  const servers = serverFields(loaded);
+  const tools = operationsToTools(operations, { loaded, ...settings(servers, schemes) });
+  const info = isObject(document.info) ? document.info : {};
+  const title = typeof info.title === 'string' ? info.title : options.spec;
+  const converted: Converted = { tools, title, files: loaded.files };
+  if (cache && specHash) {
+    converted.save = () => {
+      const hashes: CachedFile[] = [];
+      for (const file of loaded.files) {
+        const hash = file === specPath ? specHash : hashFile(file);
+        if (!hash) return;
+        hashes.push([file, hash.sha256, hash.stat]);
+      }
+      const entry: CachedConversion['tools'] = tools.map((tool) => ({
+        name: tool.name,
+        operation: tool.operation,
+        readOnly: tool.readOnly,
+        ...tool.data(),
+      }));
+      const schemesJson = isObject(schemes) ? schemes : {};
+      const conversion = {
+        files: hashes,
+        servers,
+        schemes: schemesJson,
+        title,
+        warnings,
+      };
+      writeCache(cache, { ...conversion, tools: entry }, context.log);
+    };
+  }
+  return converted;
+}
+
+function fromCache(
+  cached: CachedConversion,
+  settings: (servers: CallSettings['servers'], schemes: unknown) => CallSettings,
+  log: Logger,
+): Converted {
+  for (const warning of cached.warnings) log.warn(warning);
+  const setup = settings(cached.servers, cached.schemes);
+  const tools = cached.tools.map(({ name, operation, readOnly, data, error }) => {
+    const converted = data ? { data } : { error: error ?? 'not converted' };
+    return operationTool(name, operation, readOnly, setup, () => converted);
+  });
+  return { tools, title: cached.title, files: cached.files.map(([file]) => file) };
+}
+
+// Converts every operation in slices between other work, then writes the cache.
+function convertInBackground(tools: OperationTool[], save: () => void): void {
+  let next = 0;
+  const slice = () => {
+    const end = Math.min(tools.length, next + 50);
+    for (; next < end; next++) tools[next]?.data();
+    if (next < tools.length) setTimeout(slice, 0).unref();
+    else save();
+  };
+  setTimeout(slice, 50).unref();
 }

@@ -26,17 +26,21 @@ interface Indexed {
  */
 export function dynamicTools(tools: OperationTool[], label: string): ToolDefinition[] {
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
-  const index: Indexed[] = tools.map((tool) => ({
-    tool,
-    name: tool.name.toLowerCase(),
-    fields: [
-      { words: words(tool.name), weight: 3 },
-      { words: words(tool.operation.summary ?? ''), weight: 2 },
-      { words: words(tool.operation.tags.join(' ')), weight: 2 },
-      { words: words(tool.operation.path), weight: 1.5 },
-      { words: words(tool.operation.description ?? ''), weight: 0.5 },
-    ],
-  }));
+  // Built on the first search, not at start-up: splitting 1,000+ descriptions into words costs more
+  // than reading the conversion cache.
+  let index: Indexed[] | undefined;
+  const indexed = (): Indexed[] =>
+    (index ??= tools.map((tool) => ({
+      tool,
+      name: tool.name.toLowerCase(),
+      fields: [
+        { words: words(tool.name), weight: 3 },
+        { words: words(tool.operation.summary ?? ''), weight: 2 },
+        { words: words(tool.operation.tags.join(' ')), weight: 2 },
+        { words: words(tool.operation.path), weight: 1.5 },
+        { words: words(tool.operation.description ?? ''), weight: 0.5 },
+      ],
+    })));
   const lookup = (
     name: unknown,
   ): { definition: ToolDefinition; operation: OperationTool['operation'] } | ToolResult => {
@@ -102,7 +106,7 @@ export function dynamicTools(tools: OperationTool[], label: string): ToolDefinit
       annotations: READ_ONLY_LOCAL,
       invoke: async (args) => {
         const limit = typeof args.limit === 'number' ? args.limit : 10;
-        const results = search(index, String(args.query ?? ''), limit);
+        const results = search(indexed(), String(args.query ?? ''), limit);
         if (results.length === 0) return textResult('No operation matches; try other or fewer words.');
         const lines = results.map((tool) => {
           const { operation } = tool;

@@ -33,6 +33,8 @@ Flags:
                            (for APIs whose answers drift from their spec)
   --forward-auth           pass the MCP client's Authorization header upstream (HTTP transport;
                            off by default: the client's credentials never leave the bridge)
+  --no-cache               convert the spec again instead of reading the conversion cache
+                           (cache: $BRIDGE_CACHE_DIR, else $XDG_CACHE_HOME/bridge, else ~/.cache/bridge)
 
 Credentials come from environment variables named after the spec's security schemes, with
 SCHEME = the scheme name upper-cased, other characters as _:

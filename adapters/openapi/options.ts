@@ -47,6 +47,10 @@ export const openApiOptionsSchema = z
       .describe('Retries of idempotent calls on 429/502/503/504 and connection errors (default 2).'),
     relaxOutput: z.boolean().optional().describe('Declare no outputSchema and never check responses.'),
     forwardAuth: z.boolean().optional().describe("Pass the MCP client's Authorization header upstream."),
+    cache: z
+      .boolean()
+      .optional()
+      .describe('Read and write the conversion cache of a local spec (default true).'),
     overrides: z
       .record(
         z.string(),
@@ -82,6 +86,7 @@ export const flagOptions = {
   retries: { type: 'string' },
   'relax-output': { type: 'boolean' },
   'forward-auth': { type: 'boolean' },
+  'no-cache': { type: 'boolean' },
 } as const;
 
 /** The flag of each option field, for messages about values the schema refuses. */
@@ -98,6 +103,7 @@ export const flagNames: Record<string, string> = {
   retries: '--retries',
   relaxOutput: '--relax-output',
   forwardAuth: '--forward-auth',
+  cache: '--no-cache',
 };
 
 /** Maps `bridge openapi SPEC [flags]` to options; `openApiOptionsSchema` checks them. */
@@ -124,6 +130,7 @@ export function parseFlags(positionals: string[], values: FlagValues): OpenApiOp
       retries: integerFlag(values, 'retries'),
       relaxOutput: booleanFlag(values, 'relax-output'),
       forwardAuth: booleanFlag(values, 'forward-auth'),
+      cache: values['no-cache'] === true ? false : undefined,
     },
   );
 }

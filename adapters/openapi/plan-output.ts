@@ -14,24 +14,92 @@ const OUTPUT_DEFS_BUDGET = 2_000;
 
 /**
  * The output schema of an operation: its success response's JSON schema when that is an object,
- * with `$defs` when they fit the budget, else the top level only.
+ * with `$defs` when they fit the budget, else the top level only; without annotations (see
+ * `withoutAnnotations`).
  */
 export function planOutput(schema: unknown, converter: SchemaConverter): JsonSchema | undefined {
   const deps = new Set<string>();
   const output = converter.convertInline(schema, 'response', deps);
   const lookup: Lookup = (name) => converter.lookup(name, 'response');
   if (!isObjectSchema(output, lookup)) return undefined;
+  // The shallow form keeps types, enums and formats only: it has no annotations to strip.
   if (!converter.definitionsFit(deps, 'response', OUTPUT_DEFS_BUDGET)) return shallowOutput(output, lookup);
   const full: JsonSchema = { type: 'object', ...output };
   const defs = converter.definitions(deps, 'response');
   if (Object.keys(defs).length > 0) full.$defs = defs;
-  return full;
+  return withoutAnnotations(full);
+}
+
+/**
+ * Keywords that only annotate: JSON Schema 2020-12 never validates with them. An output schema is
+ * read by the client to check and use results, never by the model to write arguments, so they
+ * are left out (about 160 kB of GitHub's tools/list); validation is unchanged.
+ */
+const ANNOTATIONS = new Set([
+  'description',
+  'title',
+  'examples',
+  '$comment',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+]);
+const SUBSCHEMA = new Set([
+  'items',
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'additionalItems',
+]);
+const SUBSCHEMA_LISTS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
+const SUBSCHEMA_MAPS = new Set([
+  'properties',
+  'patternProperties',
+  'dependentSchemas',
+  '$defs',
+  'definitions',
+]);
+
+// Components are shared by many operations' output schemas: each is stripped once.
+const stripped = new WeakMap<JsonSchema, JsonSchema>();
+
+/** A copy of `schema` without annotation keywords; the converter's shared schemas are not touched. */
+export function withoutAnnotations(schema: JsonSchema): JsonSchema {
+  let out = stripped.get(schema);
+  if (!out) {
+    out = strip(schema);
+    stripped.set(schema, out);
+  }
+  return out;
+}
+
+function strip(schema: JsonSchema): JsonSchema {
+  const out: JsonSchema = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (ANNOTATIONS.has(key)) continue;
+    if (SUBSCHEMA.has(key) && isObject(value)) out[key] = withoutAnnotations(value as JsonSchema);
+    else if (SUBSCHEMA_LISTS.has(key) && Array.isArray(value)) {
+      out[key] = value.map((item) => (isObject(item) ? withoutAnnotations(item as JsonSchema) : item));
+    } else if (SUBSCHEMA_MAPS.has(key) && isObject(value)) {
+      const map: Json = {};
+      for (const [name, sub] of Object.entries(value)) {
+        map[name] = isObject(sub) ? withoutAnnotations(sub as JsonSchema) : sub;
+      }
+      out[key] = map;
+    } else out[key] = value;
+  }
+  return out;
 }
 
 function shallowOutput(schema: JsonSchema, defs: Lookup): JsonSchema {
   const root = resolveLocal(schema, defs);
   const out: JsonSchema = { type: 'object' };
-  if (typeof root.description === 'string') out.description = root.description;
   const merged: Json = {};
   const required = new Set<string>();
   const parts = Array.isArray(root.allOf)

@@ -6,7 +6,6 @@ import {
   STATUS_CODES,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { Logger } from '../logger.js';
 import { CallLimits, requestsIn } from './call-limits.js';
 import type { HttpHandler } from './http-handler.js';
@@ -81,6 +80,8 @@ export async function serveHttp(
   address: ListenAddress,
   options: HttpLimits & { path?: string; log?: Logger; onerror?: (error: Error) => void } = {},
 ): Promise<RunningHttpServer> {
+  // Imported here: its HTTP layer loads Node's fetch implementation, which stdio never needs.
+  const { toNodeHandler } = await import('@modelcontextprotocol/node');
   const limits = { ...HTTP_LIMIT_DEFAULTS, ...definedOnly(options) };
   const refusals = options.log ? new RefusalLog(options.log) : undefined;
   const calls = new CallLimits(limits.maxCallsPerCaller);

@@ -42,6 +42,7 @@ describe('openapi command', () => {
       '0',
       '--relax-output',
       '--forward-auth',
+      '--no-cache',
     ]);
     expect(options).toEqual({
       spec: 'spec.yaml',
@@ -57,6 +58,7 @@ describe('openapi command', () => {
       retries: 0,
       relaxOutput: true,
       forwardAuth: true,
+      cache: false,
     });
     expect(openapiCommand.configSchema.parse(options)).toEqual(options);
     expect(fromFlags(['spec.json'])).toEqual({ spec: 'spec.json' });

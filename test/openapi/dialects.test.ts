@@ -42,9 +42,11 @@ describe('Swagger 2.0', () => {
     });
     const add = schemaOf(swagger, 'addPet');
     expect(add.required).toEqual(['body']);
-    expect(add.$defs.Pet.properties.id).toBeUndefined();
-    expect(add.$defs.Pet.properties.tag).toEqual({ type: ['string', 'null'] });
-    expect(add.$defs.Pet.properties.name.examples).toEqual(['doggie']);
+    // Pet is used once: written in place, not in `$defs`.
+    expect(add.$defs).toBeUndefined();
+    expect(add.properties.body.properties.id).toBeUndefined();
+    expect(add.properties.body.properties.tag).toEqual({ type: ['string', 'null'] });
+    expect(add.properties.body.properties.name.examples).toEqual(['doggie']);
     const upload = schemaOf(swagger, 'uploadImage');
     expect(upload.properties.body.properties.file).toEqual({ type: 'string', contentEncoding: 'base64' });
     expect(swagger.registry.get('getPet')?.definition.outputSchema).toBeDefined();
@@ -108,16 +110,21 @@ describe('OpenAPI 3.1', () => {
     expect(get.properties.id.type).toEqual(['string', 'integer']);
     expect(get.properties.mode).toEqual({ const: 'fast', type: 'string' });
     const put = schemaOf(tools, 'putThing');
-    expect(put.$defs.Thing.properties.size).toEqual({ type: ['number', 'null'], exclusiveMinimum: 0 });
-    expect(put.$defs.Thing.properties.tags).toEqual({
+    // Thing and Meta are used once: written in place, the $ref's sibling description kept.
+    expect(put.$defs).toBeUndefined();
+    const thing = put.properties.body;
+    expect(thing.properties.size).toEqual({ type: ['number', 'null'], exclusiveMinimum: 0 });
+    expect(thing.properties.tags).toEqual({
       type: 'array',
       prefixItems: [{ type: 'string' }],
       items: false,
     });
-    expect(put.$defs.Thing.properties.meta).toEqual({
-      $ref: '#/$defs/Meta',
+    expect(thing.properties.meta).toMatchObject({
+      type: 'object',
+      additionalProperties: { type: 'string' },
       description: 'Sibling description allowed in 3.1',
     });
+    expect(thing.properties.meta.$ref).toBeUndefined();
     const output = tools.registry.get('getThing')?.definition.outputSchema as Loose;
     expect(output).toMatchObject({ type: 'object', $ref: '#/$defs/Thing' });
     expect(() => compileValidator(put)).not.toThrow();

@@ -1,0 +1,160 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from '../../src/index.js';
+import type { OperationSummary, ServerFields, ToolData } from './operations-to-tools.js';
+
+/** Bumped whenever conversion changes what it produces, so that older cache files are ignored. */
+const CACHE_FORMAT = 3;
+
+/** A file the tools came from: its SHA-256, and its size, mtime and inode when it was hashed. */
+export type CachedFile = [path: string, sha256: string, stat: string];
+
+/** One operation in the cache: converted, or why it cannot be. */
+export interface CachedTool {
+  name: string;
+  operation: OperationSummary;
+  readOnly: boolean;
+  data?: ToolData;
+  error?: string;
+}
+
+/** Everything `load` needs to serve a spec again without reading it as OpenAPI. */
+export interface CachedConversion {
+  format: number;
+  bridge: string;
+  /** The local files the tools were built from (the spec first): content hash, and what `stat` said. */
+  files: CachedFile[];
+  servers: ServerFields;
+  schemes: Record<string, unknown>;
+  title: string;
+  /** Warnings of the conversion (unmatched overrides), repeated on every start. */
+  warnings: string[];
+  tools: CachedTool[];
+}
+
+/**
+ * The cache of the tools converted from one local spec, beside the CLI discovery cache
+ * (`$BRIDGE_CACHE_DIR`, else `$XDG_CACHE_HOME/bridge`, else `~/.cache/bridge`). The file is named
+ * after the spec's path and the options that change conversion; inside, the content hash of every
+ * file the tools came from decides whether it is still valid, so an edited spec (or a file it
+ * references) is converted again, never served stale. A file whose size, nanosecond mtime and
+ * inode are all as they were when it was hashed is not read again.
+ */
+export function cacheFile(specPath: string, options: unknown): string {
+  const base =
+    process.env.BRIDGE_CACHE_DIR || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'bridge');
+  const key = createHash('sha256')
+    .update(JSON.stringify([CACHE_FORMAT, bridgeVersion(), specPath, options]))
+    .digest('hex')
+    .slice(0, 20);
+  return join(base, 'openapi', `${basename(specPath).replace(/[^\w.-]/g, '_')}-${key}.json`);
+}
+
+/** The SHA-256 of a file's bytes with its `statOf` taken just before, or undefined when unreadable. */
+export function hashFile(path: string): { sha256: string; stat: string } | undefined {
+  try {
+    const stat = statOf(path);
+    return { sha256: createHash('sha256').update(readFileSync(path)).digest('hex'), stat };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Size, modification time (sub-millisecond) and inode: what changes when a file is written. */
+function statOf(path: string): string {
+  const stat = statSync(path, { bigint: true });
+  return `${stat.size}:${stat.mtimeNs}:${stat.ino}`;
+}
+
+// Unchanged size, mtime and inode: the same bytes (a 13 MB spec is not read and hashed again);
+// anything else is decided by the content hash, so a touched but identical spec still hits.
+function unchanged([path, sha256, stat]: CachedFile): boolean {
+  try {
+    if (statOf(path) === stat) return true;
+  } catch {
+    return false;
+  }
+  return hashFile(path)?.sha256 === sha256;
+}
+
+/**
+ * The cached conversion when it is whole, of this format and bridge version, and every file it was
+ * built from still has the same content; otherwise undefined, with a debug log saying why (a corrupt,
+ * truncated or foreign file is simply rebuilt).
+ */
+export function readCache(file: string, log: Logger): CachedConversion | undefined {
+  let cached: CachedConversion;
+  try {
+    cached = JSON.parse(readFileSync(file, 'utf8')) as CachedConversion;
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    if (!missing)
+      log.debug('openapi: conversion cache unreadable, converting again', { file, error: String(error) });
+    return undefined;
+  }
+  const why = problem(cached);
+  if (why) {
+    log.debug(`openapi: conversion cache ignored (${why}), converting again`, { file });
+    return undefined;
+  }
+  for (const entry of cached.files) {
+    if (!unchanged(entry)) {
+      log.debug('openapi: the spec changed since it was cached, converting again', {
+        file,
+        changed: entry[0],
+      });
+      return undefined;
+    }
+  }
+  return cached;
+}
+
+/** Writes atomically (a temp file of this process, then rename): concurrent starts never read half a file. */
+export function writeCache(
+  file: string,
+  conversion: Omit<CachedConversion, 'format' | 'bridge'>,
+  log: Logger,
+): void {
+  const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(temp, JSON.stringify({ format: CACHE_FORMAT, bridge: bridgeVersion(), ...conversion }));
+    renameSync(temp, file);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    log.debug('openapi: conversion cache not written', { file, error: String(error) });
+  }
+}
+
+function problem(cached: CachedConversion): string | undefined {
+  if (cached === null || typeof cached !== 'object') return 'not an object';
+  if (cached.format !== CACHE_FORMAT) return `format ${String(cached.format)}, expected ${CACHE_FORMAT}`;
+  if (cached.bridge !== bridgeVersion()) return `written by bridge ${String(cached.bridge)}`;
+  if (!Array.isArray(cached.files) || cached.files.length === 0) return 'no files';
+  if (!Array.isArray(cached.tools) || !cached.servers || !Array.isArray(cached.warnings)) return 'incomplete';
+  const bad = cached.tools.find(
+    (tool) =>
+      typeof tool?.name !== 'string' ||
+      typeof tool.operation?.path !== 'string' ||
+      !(tool.data || tool.error),
+  );
+  return bad ? 'incomplete tool entry' : undefined;
+}
+
+let version: string | undefined;
+/** This bridge's version from its package.json (found upwards from this module, built or bundled). */
+function bridgeVersion(): string {
+  if (version) return version;
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5 && !version; i++, dir = dirname(dir)) {
+    const file = join(dir, 'package.json');
+    if (!existsSync(file)) continue;
+    const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
+    if (pkg.name === 'bridge' && pkg.version) version = pkg.version;
+  }
+  version ??= 'unknown';
+  return version;
+}

@@ -1,0 +1,137 @@
+import {
+  compileValidator,
+  type ToolAnnotations,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolResult,
+} from '../../src/index.js';
+import type { Authenticator } from './authenticate.js';
+import { resolveBaseUrl } from './base-url.js';
+import { buildRequest, type HttpRequest } from './build-request.js';
+import type { LoadedDocument } from './load-document.js';
+import type { OperationPlan } from './plan-operation.js';
+import { responseToResult } from './response-to-result.js';
+import type { HttpSender } from './send-request.js';
+
+const IDEMPOTENT_METHODS = new Set(['get', 'head', 'options', 'trace', 'put', 'delete']);
+
+/**
+ * One converted operation as plain JSON: what the conversion cache stores, and all a tool needs at
+ * call time (the parsed spec is not).
+ */
+export interface ToolData {
+  title: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  /** Kept even under --relax-output (which drops it when the tool is built), so the cache is shared. */
+  outputSchema?: Record<string, unknown>;
+  annotations: ToolAnnotations;
+  plan: OperationPlan;
+  timeoutMs?: number;
+}
+
+/** The few top-level fields of a spec that `resolveBaseUrl` reads. */
+export type ServerFields = Pick<LoadedDocument, 'version' | 'location'> & {
+  document: Record<string, unknown>;
+};
+
+/** What every tool of one source shares at call time. */
+export interface CallSettings {
+  /** The document's top-level fields that say where to send calls. */
+  servers: ServerFields;
+  sender: HttpSender;
+  auth: Authenticator;
+  baseUrl?: string;
+  headers: Record<string, string>;
+  timeoutMs: number;
+  retries: number;
+  relaxOutput: boolean;
+  forwardAuth: boolean;
+}
+
+/** The tool of one converted operation: its schemas as converted, its calls through `setup`. */
+export function dataToTool(name: string, data: ToolData, setup: CallSettings): ToolDefinition {
+  const outputSchema = setup.relaxOutput ? undefined : data.outputSchema;
+  const timeoutMs = data.timeoutMs ?? setup.timeoutMs;
+  let checkOutput: ((value: unknown) => string[]) | undefined;
+  const outputChecker = () => {
+    if (checkOutput || !outputSchema) return checkOutput;
+    try {
+      const validate = compileValidator(outputSchema);
+      checkOutput = (value) => validate(value).map((v) => `${v.path || '(body)'} ${v.message}`);
+    } catch {
+      checkOutput = () => [];
+    }
+    return checkOutput;
+  };
+  const definition: ToolDefinition = {
+    name,
+    title: data.title,
+    description: data.description,
+    inputSchema: data.inputSchema,
+    annotations: data.annotations,
+    invoke: (args, context) =>
+      callOperation(name, data.plan, args, context, setup, timeoutMs, outputChecker()),
+    // The request as it would be sent, for the user to confirm (credentials are added later, unshown).
+    preview: (args) => {
+      const request = buildRequest(data.plan, args, baseUrlOf(data.plan, setup));
+      return `${request.method.toUpperCase()} ${request.origin}${request.path}`;
+    },
+  };
+  if (outputSchema) definition.outputSchema = outputSchema;
+  return definition;
+}
+
+const baseUrls = new WeakMap<object, URL>();
+
+function baseUrlOf(plan: OperationPlan, setup: CallSettings): URL {
+  const key = plan.servers ?? setup.servers;
+  let baseUrl = baseUrls.get(key);
+  if (!baseUrl) {
+    const { document, version, location } = setup.servers;
+    baseUrl = resolveBaseUrl(document, version, location, setup.baseUrl, plan.servers);
+    baseUrls.set(key, baseUrl);
+  }
+  return baseUrl;
+}
+
+async function callOperation(
+  name: string,
+  plan: OperationPlan,
+  args: Record<string, unknown>,
+  context: ToolContext,
+  setup: CallSettings,
+  timeoutMs: number,
+  checkOutput: ((value: unknown) => string[]) | undefined,
+): Promise<ToolResult> {
+  const baseUrl = baseUrlOf(plan, setup);
+  const idempotent = IDEMPOTENT_METHODS.has(plan.method);
+  let applied = { missing: [] as string[], refreshable: false };
+  let request!: HttpRequest;
+  const prepare = async () => {
+    request = buildRequest(plan, args, baseUrl);
+    Object.assign(request.headers, setup.headers);
+    applied = await setup.auth.apply(plan.security, request, context);
+    // The MCP client's own credentials go upstream only when the user asked for it.
+    if (setup.forwardAuth && context.authorization) request.headers.authorization = context.authorization;
+  };
+  await prepare();
+  const options = { timeoutMs, retries: setup.retries, idempotent, signal: context.signal };
+  let response = await setup.sender.send(request, options);
+  if (response.status === 401 && applied.refreshable) {
+    // A cached OAuth2 token may have been revoked early: fetch a fresh one and try once more.
+    setup.auth.invalidateTokens(context.caller, request.headers.authorization);
+    await prepare();
+    response = await setup.sender.send(request, options);
+  }
+  return responseToResult(
+    request,
+    response,
+    {
+      toolName: name,
+      missingCredentials: applied.missing,
+      ...(checkOutput ? { checkOutput } : {}),
+    },
+    context,
+  );
+}

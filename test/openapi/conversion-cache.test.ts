@@ -1,0 +1,188 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { connect } from '../helpers/connect.js';
+import { BRIDGE_BIN } from '../helpers/start-bridge.js';
+import { startUpstream } from './helpers/upstream.js';
+
+// The conversion cache, through the real `bridge openapi` process and the v1 client over stdio:
+// what a repeat start serves, and that a changed spec or a bad cache file never serves stale tools.
+let dir: string;
+let spec: string;
+let cacheDir: string;
+
+function writeSpec(summary: string): void {
+  writeFileSync(
+    spec,
+    JSON.stringify({
+      openapi: '3.0.3',
+      info: { title: 'cached', version: '1' },
+      paths: {
+        '/items/{id}': {
+          get: {
+            operationId: 'getItem',
+            summary,
+            parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
+            responses: { '200': { description: 'ok' } },
+          },
+        },
+        '/items': { post: { operationId: 'addItem', responses: { '201': { description: 'made' } } } },
+      },
+    }),
+  );
+}
+
+const cacheFiles = () => readdirSync(join(cacheDir, 'openapi'));
+const theCacheFile = () => join(cacheDir, 'openapi', cacheFiles()[0] as string);
+
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+}
+const hasCache = () => {
+  try {
+    return cacheFiles().some((file) => file.endsWith('.json'));
+  } catch {
+    return false;
+  }
+};
+
+async function start(...flags: string[]) {
+  return connect('v1', 'stdio', {
+    script: BRIDGE_BIN,
+    args: [
+      'openapi',
+      spec,
+      '--tools',
+      'all',
+      '--base-url',
+      'http://127.0.0.1:9',
+      '--log-level',
+      'debug',
+      ...flags,
+    ],
+    env: { BRIDGE_CACHE_DIR: cacheDir },
+  });
+}
+
+async function descriptions(...flags: string[]): Promise<{ described: string[]; log: string }> {
+  await using client = await start(...flags);
+  const { tools } = await client.listTools();
+  await until(hasCache);
+  return { described: tools.map((tool) => String(tool.description)), log: client.stderr() };
+}
+
+// Rewrites the cache file in place, keeping it valid: what a start then serves came from the cache.
+function markCache(marker: string): void {
+  const cached = JSON.parse(readFileSync(theCacheFile(), 'utf8'));
+  for (const tool of cached.tools) tool.data.description = marker;
+  writeFileSync(theCacheFile(), JSON.stringify(cached));
+}
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'bridge-cache-'));
+  spec = join(dir, 'spec.json');
+  cacheDir = join(dir, 'cache');
+  writeSpec('Get one item');
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('openapi conversion cache', () => {
+  it('serves a repeat start from the cache, its tools calling the API as before', async () => {
+    const first = await descriptions();
+    expect(first.described).toEqual(['POST /items', 'Get one item']);
+    expect(hasCache()).toBe(true);
+    markCache('FROM CACHE');
+    await using upstream = await startUpstream();
+    await using client = await connect('v1', 'stdio', {
+      script: BRIDGE_BIN,
+      args: ['openapi', spec, '--tools', 'all', '--base-url', upstream.url],
+      env: { BRIDGE_CACHE_DIR: cacheDir },
+    });
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.description)).toEqual(['FROM CACHE', 'FROM CACHE']);
+    expect(tools[1]?.inputSchema).toMatchObject({
+      properties: { id: { type: 'integer' } },
+      required: ['id'],
+    });
+    const result = await client.callTool('getItem', { id: 7 });
+    expect(result.isError).toBeFalsy();
+    expect(upstream.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /v1/items/7']);
+  });
+
+  it('dynamic mode fills the cache in the background, and a later start serves from it', async () => {
+    {
+      await using client = await start('--tools', 'dynamic');
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toContain('search_operations');
+      await until(hasCache);
+    }
+    expect(JSON.parse(readFileSync(theCacheFile(), 'utf8')).tools).toHaveLength(2);
+    markCache('FROM CACHE');
+    expect((await descriptions()).described).toEqual(['FROM CACHE', 'FROM CACHE']);
+  });
+
+  it('--no-cache converts the spec again and leaves the cache alone', async () => {
+    await descriptions();
+    markCache('FROM CACHE');
+    const before = readFileSync(theCacheFile(), 'utf8');
+    expect((await descriptions('--no-cache')).described).toEqual(['POST /items', 'Get one item']);
+    expect(readFileSync(theCacheFile(), 'utf8')).toBe(before);
+  });
+
+  it('never serves stale tools when the spec changed, and rewrites the cache', async () => {
+    await descriptions();
+    markCache('STALE');
+    writeSpec('Get one item, edited');
+    const again = await descriptions();
+    expect(again.described).toEqual(['POST /items', 'Get one item, edited']);
+    expect(again.log).toMatch(/spec changed since it was cached/);
+    await until(() => readFileSync(theCacheFile(), 'utf8').includes('edited'));
+    expect(readFileSync(theCacheFile(), 'utf8')).toContain('Get one item, edited');
+    expect(cacheFiles()).toHaveLength(1);
+  });
+
+  it('a spec touched without a change still hits; the same size and a new content misses', async () => {
+    await descriptions();
+    markCache('FROM CACHE');
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(spec, later, later);
+    expect((await descriptions()).described).toEqual(['FROM CACHE', 'FROM CACHE']);
+    writeFileSync(spec, readFileSync(spec, 'utf8').replace('Get one item', 'Get one ITEM'));
+    expect((await descriptions()).described).toEqual(['POST /items', 'Get one ITEM']);
+  });
+
+  it.each([
+    ['truncated', (text: string) => text.slice(0, text.length / 2), /conversion cache unreadable/],
+    ['not JSON', () => '\u0000garbage', /conversion cache unreadable/],
+    ['another format', (text: string) => text.replace(/"format":\d+/, '"format":999'), /format 999/],
+    [
+      'another bridge version',
+      (text: string) => text.replace(/"bridge":"[^"]*"/, '"bridge":"0.0.0-old"'),
+      /written by bridge 0\.0\.0-old/,
+    ],
+    [
+      'an entry without its tool',
+      (text: string) => text.replace(/"data":\{/, '"nodata":{'),
+      /incomplete tool entry/,
+    ],
+  ])('ignores a cache file that is %s, with a debug log, and rebuilds it', async (_, damage, why) => {
+    await descriptions();
+    const file = theCacheFile();
+    const damaged = damage(readFileSync(file, 'utf8'));
+    writeFileSync(file, damaged);
+    const again = await descriptions();
+    expect(again.described).toEqual(['POST /items', 'Get one item']);
+    expect(again.log).toMatch(why);
+    await until(() => readFileSync(file, 'utf8') !== damaged);
+    expect(JSON.parse(readFileSync(file, 'utf8')).tools).toHaveLength(2);
+  });
+
+  it('two bridges starting at once on the same spec leave one whole cache file', async () => {
+    const runs = await Promise.all([descriptions(), descriptions(), descriptions()]);
+    for (const run of runs) expect(run.described).toEqual(['POST /items', 'Get one item']);
+    await until(() => cacheFiles().every((file) => !file.endsWith('.tmp')));
+    expect(cacheFiles()).toHaveLength(1);
+    expect(JSON.parse(readFileSync(theCacheFile(), 'utf8')).tools).toHaveLength(2);
+  });
+});
