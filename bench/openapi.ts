@@ -13,7 +13,7 @@ import { type Measurement, percentile, report } from './_report.js';
 
 const require = createRequire(import.meta.url);
 const GITHUB_SPEC = require.resolve('@octokit/openapi/generated/api.github.com.json');
-const BRIDGE = fileURLToPath(new URL('../src/bin/bridge.js', import.meta.url));
+const BRIDGE = fileURLToPath(new URL('../bin/bridge.js', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('../../fixtures/openapi/api-3.0.yaml', import.meta.url));
 const RUNS = 5;
 const CALLS = 2_000;
