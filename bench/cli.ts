@@ -13,7 +13,7 @@ import { createCliSource } from '../adapters/cli/index.js';
 import { MemoryResourceStore, silentLogger, type ToolContext } from '../src/index.js';
 import { type Measurement, percentile, report } from './_report.js';
 
-const BRIDGE = fileURLToPath(new URL('../src/bin/bridge.js', import.meta.url));
+const BRIDGE = fileURLToPath(new URL('../bin/bridge.js', import.meta.url));
 const dir = realpathSync(mkdtempSync(join(tmpdir(), 'bridge-bench-cli-')));
 const repo = join(dir, 'repo');
 const cacheDir = join(dir, 'cache');

@@ -9,7 +9,7 @@ import { type Measurement, percentile, report } from './_report.js';
 const RUNS = 7;
 const MAX_RATIO = 3;
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const BRIDGE_BIN = fileURLToPath(new URL('../src/bin/bridge.js', import.meta.url));
+const BRIDGE_BIN = fileURLToPath(new URL('../bin/bridge.js', import.meta.url));
 const SCHEMA_JSON = join(
   dirname(fileURLToPath(import.meta.resolve('@octokit/graphql-schema'))),
   'schema.json',

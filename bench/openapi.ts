@@ -19,7 +19,7 @@ import { StdioClient } from './_stdio-client.js';
 
 const require = createRequire(import.meta.url);
 const GITHUB_SPEC = require.resolve('@octokit/openapi/generated/api.github.com.json');
-const BRIDGE = fileURLToPath(new URL('../src/bin/bridge.js', import.meta.url));
+const BRIDGE = fileURLToPath(new URL('../bin/bridge.js', import.meta.url));
 const PEER = require.resolve('@ivotoby/openapi-mcp-server/bin/mcp-server.js');
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const CALLS = 2_000;

@@ -14,7 +14,7 @@ const CONNECTIONS = 100;
 const MiB = 1024 * 1024;
 const BODY_TIMEOUT_MS = 2_000;
 const TOKEN = 'bench-token-0123456789abcdef';
-const bin = fileURLToPath(new URL('../src/bin/bridge.js', import.meta.url));
+const bin = fileURLToPath(new URL('../bin/bridge.js', import.meta.url));
 
 function rss(pid: number): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

@@ -1,13 +1,13 @@
-// Build step after `tsc`: bundles the command-line entry (dist/src/bin/bridge.js) and everything it
+// Build step after `tsc`: bundles the command-line entry (dist/bin/bridge.js) and everything it
 // imports into a few files, so that a start loads a handful of modules instead of hundreds (the MCP SDK,
 // zod and the bridge's own). Each adapter stays a chunk of its own, loaded only by its command.
-// The sources, the tests and the rest of dist/ are untouched; `node dist/src/bin/bridge.js` is the
+// The sources, the tests and the rest of dist/ are untouched; `node dist/bin/bridge.js` is the
 // same program either way.
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 import { parse } from 'yaml';
 
-const dir = 'dist/src/bin';
+const dir = 'dist/bin';
 for (const file of readdirSync(dir)) if (/^chunk-.*\.js$|\.map$/.test(file)) rmSync(`${dir}/${file}`);
 
 await build({

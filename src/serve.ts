@@ -1,4 +1,3 @@
-import type { Server } from '@modelcontextprotocol/server';
 import type { Catalog } from './catalog.js';
 import { BridgeError, describeError } from './errors.js';
 import type { Logger } from './logger.js';
@@ -13,34 +12,24 @@ import { ResourceSubscriptions } from './server/resource-subscriptions.js';
 import { SignInCallbacks } from './sign-in/sign-in-callbacks.js';
 import type { Source } from './source.js';
 import { openStores, type SharedStoreOptions } from './stores/open-stores.js';
-import { createHttpHandler, type HttpHandlerOptions } from './transports/http-handler.js';
-import { type HttpLimits, isLoopback, type ListenAddress, serveHttp } from './transports/serve-http.js';
-import { serveStdio } from './transports/serve-stdio.js';
+import { startHttp } from './transports/start-http.js';
+import { startStdio } from './transports/start-stdio.js';
+import {
+  ERAS,
+  type EraDelivery,
+  type StartTransport,
+  type TransportOptions,
+} from './transports/transport.js';
 
-/** How the server is reached. */
-export type TransportOptions =
-  | { kind: 'stdio' }
-  | {
-      kind: 'http';
-      address: ListenAddress;
-      /** Extra host names accepted in `Host` (besides localhost when bound to loopback). */
-      allowedHosts?: string[];
-      /** Origins (host names) browsers may call from. */
-      allowedOrigins?: string[];
-      maxRequestBodySize?: number;
-      /** Header and body deadlines, connection and per-caller call caps (see `HttpLimits`). */
-      limits?: Omit<HttpLimits, 'maxRequestBodySize'>;
-      /** Initialize-era sessions one caller may hold at once. Default 100. */
-      maxSessionsPerCaller?: number;
-      authenticate?: HttpHandlerOptions['authenticate'];
-      authorize?: HttpHandlerOptions['authorize'];
-      routes?: HttpHandlerOptions['routes'];
-      /**
-       * This instance's name among several behind a load balancer: initialize-era session ids
-       * start with `NAME.`, so the balancer can route each session back to its instance.
-       */
-      instance?: string;
-    };
+export type { TransportOptions } from './transports/transport.js';
+
+/**
+ * The transports, one per `TransportOptions` kind: each serves both eras and delivers every
+ * change to both (see `ServedTransport`).
+ */
+const TRANSPORTS: {
+  [K in TransportOptions['kind']]: StartTransport<Extract<TransportOptions, { kind: K }>>;
+} = { stdio: startStdio, http: startHttp };
 
 export interface ServeOptions {
   sources: Source[];
@@ -142,66 +131,26 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
       : { progressKeepAliveMs: options.progressKeepAliveMs }),
   });
 
-  let stopTransport: () => Promise<void>;
-  let transportClosed: Promise<void>;
-  let notifyToolsChanged = () => {};
-  let notifyListeners = (_uri: string) => {};
-  let url: string | undefined;
-  if (options.transport.kind === 'stdio') {
-    // A 2026-07-28 stdio client hears resource updates on its `subscriptions/listen`, which the SDK
-    // feeds from the connection's server instance: the last one the factory made (a probe comes
-    // first). Initialize-era subscribers are told through `subscriptions` instead.
-    let modern: Server | undefined;
-    const stdio = serveStdio(
-      (context) => {
-        const server = factory(context);
-        modern = context.era === 'modern' ? server : undefined;
-        return server;
-      },
-      (error) => log.debug(`stdio: ${error.message}`),
-    );
-    stopTransport = stdio.close;
-    transportClosed = stdio.closed;
-    notifyToolsChanged = stdio.notifyToolsChanged;
-    notifyListeners = (uri) => void modern?.sendResourceUpdated({ uri }).catch(() => {});
-  } else {
-    const { transport } = options;
-    const handler = createHttpHandler(factory, {
-      log,
-      toolInputSchema: (name) => registry.get(name)?.definition.inputSchema,
-      ...hostGuards(transport),
-      ...(transport.maxRequestBodySize === undefined
-        ? {}
-        : { maxRequestBodySize: transport.maxRequestBodySize }),
-      ...(transport.authenticate ? { authenticate: transport.authenticate } : {}),
-      ...(transport.authorize ? { authorize: transport.authorize } : {}),
-      ...(transport.maxSessionsPerCaller === undefined
-        ? {}
-        : { maxSessionsPerCaller: transport.maxSessionsPerCaller }),
-      // Sign-in redirects first: a browser brings no bearer token, and the callback needs none.
-      routes: async (request, url) => (await signIn.route(request, url)) ?? transport.routes?.(request, url),
-      ...(transport.instance ? { instance: transport.instance } : {}),
-      taskFeed: factory.taskFeed,
-      resourceSubscriptions:
-        (options.catalog?.resources?.length ?? 0) > 0 ||
-        (options.catalog?.resourceTemplates?.length ?? 0) > 0,
-    });
-    const running = await serveHttp(handler, transport.address, {
-      ...transport.limits,
-      ...(transport.maxRequestBodySize === undefined
-        ? {}
-        : { maxRequestBodySize: transport.maxRequestBodySize }),
-      log,
-      onerror: (error) => log.debug(`http: ${error.message}`),
-    });
-    url = running.url;
-    signIn.useHttpServer(running.url);
-    notifyToolsChanged = () => handler.notifyToolsChanged();
-    notifyListeners = (uri) => handler.notifyResourceUpdated(uri);
-    stopTransport = running.close;
-    transportClosed = new Promise((resolve) => running.server.once('close', resolve));
+  const hasResources = (options.catalog?.resources?.length ?? 0) > 0;
+  const hasTemplates = (options.catalog?.resourceTemplates?.length ?? 0) > 0;
+  const start = TRANSPORTS[options.transport.kind] as StartTransport<TransportOptions>;
+  const transport = await start(options.transport, {
+    factory,
+    log,
+    legacyResourceUpdated: (uri) => subscriptions.updated(uri),
+    resourceSubscriptions: hasResources || hasTemplates,
+    toolInputSchema: (name) => registry.get(name)?.definition.inputSchema,
+    routes: signIn.route,
+  });
+  const { url } = transport;
+  if (url !== undefined) {
+    // Sign-in redirects come back to this server's /oauth/callback.
+    signIn.useHttpServer(url);
     log.info(`listening on ${url}`);
   }
+  const deliver = (send: (delivery: EraDelivery) => void) => {
+    for (const era of ERAS) send(transport.delivery[era]);
+  };
 
   // A replaced source may still serve calls that started before the reload: close it later.
   const retired = new Set<Source>();
@@ -218,14 +167,14 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
   const close = () => {
     closing ??= (async () => {
       shutdown.abort(new Error('The server is shutting down.'));
-      await stopTransport().catch((error) => log.debug(`closing transport: ${describeError(error)}`));
+      await transport.close().catch((error) => log.debug(`closing transport: ${describeError(error)}`));
       await signIn.close();
       await Promise.allSettled([...sources, ...retired].map((source) => source.close?.()));
       await shared?.close().catch((error) => log.debug(`closing the store: ${describeError(error)}`));
     })();
     return closing;
   };
-  const closed = transportClosed.then(close);
+  const closed = transport.closed.then(close);
 
   return {
     ...(url === undefined ? {} : { url }),
@@ -235,12 +184,11 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
       const replaced = sources.filter((source) => !next.includes(source));
       sources = next;
       registry = loaded;
-      notifyToolsChanged();
+      deliver((era) => era.toolsChanged());
       for (const source of replaced) retire(source);
     },
     notifyResourceUpdated(uri) {
-      subscriptions.updated(uri);
-      notifyListeners(uri);
+      deliver((era) => era.resourceUpdated(uri));
     },
     closed,
     close,
@@ -256,18 +204,6 @@ function storeOptions(options: ServeOptions): SharedStoreOptions {
   };
   const perCaller = options.tasks?.memory?.maxTasksPerCaller;
   return { resources, ...(perCaller === undefined ? {} : { tasks: { maxTasksPerCaller: perCaller } }) };
-}
-
-// Loopback binds accept only localhost names; other binds accept what the user lists. Browsers on
-// this machine may always call.
-const LOCAL_NAMES = ['localhost', '127.0.0.1', '[::1]'];
-
-function hostGuards(transport: Extract<TransportOptions, { kind: 'http' }>) {
-  const allowedOrigins = [...LOCAL_NAMES, ...(transport.allowedOrigins ?? [])];
-  if (isLoopback(transport.address.host)) {
-    return { allowedHosts: [...LOCAL_NAMES, ...(transport.allowedHosts ?? [])], allowedOrigins };
-  }
-  return { ...(transport.allowedHosts ? { allowedHosts: transport.allowedHosts } : {}), allowedOrigins };
 }
 
 // Behind a proxy or on 0.0.0.0 the listening address is not what browsers reach: the user names it.

@@ -4,28 +4,12 @@ import { CONFIRM_FALLBACKS, CONFIRM_MODES } from '../ask/confirm-call.js';
 import { authFlagsFromConfig } from '../auth/auth-config.js';
 import type { AdapterCommand, FlagValues } from '../command.js';
 import { BridgeError, describeError } from '../errors.js';
-import { createStderrLogger, type Logger, type LogLevel } from '../logger.js';
-import type { RunningBridge, TransportOptions } from '../serve.js';
+import { createStderrLogger } from '../logger.js';
 import { buildSources, shorthandConfig } from './build-sources.js';
 import { configJsonSchema } from './config-schema.js';
 import { type AdapterLoaders, type BridgeConfig, loadConfigFile } from './load-config.js';
 import { serveConfig, transportFromSettings } from './serve-config.js';
-
-/** The server flags every serving command shares, owned by `run-cli.ts` and handed in here. */
-export interface CommonFlags {
-  options: NonNullable<ParseArgsConfig['options']>;
-  usage: string;
-  parseLogLevel(value: FlagValues[string]): LogLevel;
-  /**
-   * The transport: from the flags when `--http` is given, else `configured`; with the HTTP
-   * protection the flags ask for, and `attach` to bind it to the running bridge.
-   */
-  serverFrom(
-    values: FlagValues,
-    log: Logger,
-    configured: TransportOptions,
-  ): { transport: TransportOptions; attach(bridge: RunningBridge): void };
-}
+import { parseLogLevel, SERVER_OPTIONS, SERVER_USAGE, serverFrom } from './server-flags.js';
 
 export const SERVE_USAGE = `Usage: bridge serve <config.yaml|config.json> [flags]
 
@@ -48,17 +32,17 @@ Prints the JSON Schema (2020-12) of the config file, for editors: reference it w
 "$schema" in a JSON config, or "# yaml-language-server: $schema=bridge.config.schema.json" in YAML.`;
 
 /** `bridge serve <config>`. Returns the exit code. */
-export async function serveCommand(args: string[], adapters: AdapterLoaders, common: CommonFlags) {
-  const parsed = parse('serve', args, common.options, SERVE_USAGE, common.usage);
+export async function serveCommand(args: string[], adapters: AdapterLoaders) {
+  const parsed = parse('serve', args, SERVER_OPTIONS, SERVE_USAGE, SERVER_USAGE);
   if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
   const file = positionals[0];
   if (file === undefined || positionals.length > 1) {
-    return usageError('serve', 'expects exactly one config file', `${SERVE_USAGE}\n\n${common.usage}`);
+    return usageError('serve', 'expects exactly one config file', `${SERVE_USAGE}\n\n${SERVER_USAGE}`);
   }
   return report('serve', async () => {
     const config = await loadConfigFile(file, adapters);
-    return runConfig(config, values, common, () => loadConfigFile(file, adapters));
+    return runConfig(config, values, () => loadConfigFile(file, adapters));
   });
 }
 
@@ -66,17 +50,16 @@ export async function serveCommand(args: string[], adapters: AdapterLoaders, com
 export async function runConfig(
   config: BridgeConfig,
   values: FlagValues,
-  common: CommonFlags,
   reread?: () => Promise<BridgeConfig>,
 ): Promise<number> {
   const withFlags = confirmFlags(values);
   withFlags(config);
   const level = values['log-level'] ?? config.server.logLevel;
-  const log = createStderrLogger(common.parseLogLevel(level));
+  const log = createStderrLogger(parseLogLevel(level));
   // The config's `server.auth` reads as flags, so one function checks both; given flags win.
   const baseDir = config.file ? dirname(config.file) : process.cwd();
   const flags = authFlagsFromConfig(config.server.auth, values, baseDir);
-  const server = common.serverFrom(flags, log, transportFromSettings(config.server));
+  const server = serverFrom(flags, log, transportFromSettings(config.server));
   const instance = values.instance ?? config.server.instance;
   if (typeof instance === 'string' && server.transport.kind === 'http') {
     if (!/^[A-Za-z0-9_-]{1,32}$/.test(instance)) {
@@ -107,13 +90,13 @@ export async function runConfig(
 }
 
 /** `bridge inspect <config | kind args>`. Returns the exit code. */
-export async function inspectCommand(args: string[], adapters: AdapterLoaders, common: CommonFlags) {
+export async function inspectCommand(args: string[], adapters: AdapterLoaders) {
   const [first] = args;
   const load = first === undefined ? undefined : adapters[first];
   const command = load ? await load() : undefined;
   const options = {
     json: { type: 'boolean' as const },
-    'log-level': common.options['log-level']!,
+    'log-level': SERVER_OPTIONS['log-level'],
     ...command?.options,
   };
   const usage = command ? `${INSPECT_USAGE}\n\n${command.usage}` : INSPECT_USAGE;
@@ -124,7 +107,7 @@ export async function inspectCommand(args: string[], adapters: AdapterLoaders, c
     return usageError('inspect', 'expects a config file, or a source kind and its arguments', usage);
   }
   return report('inspect', async () => {
-    const log = createStderrLogger(common.parseLogLevel(values['log-level'] ?? 'warning'));
+    const log = createStderrLogger(parseLogLevel(values['log-level'] ?? 'warning'));
     const config = command
       ? shorthandConfig(command, command.parseFlags(positionals, values), process.cwd())
       : await loadConfigFile(positionals[0]!, adapters);

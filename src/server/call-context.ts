@@ -6,9 +6,6 @@ import type { SignInCallbacks } from '../sign-in/sign-in-callbacks.js';
 import type { Progress, ToolContext } from '../tool.js';
 import { buildToolContext, callOrigin } from '../tool-context.js';
 
-// Who the caller is is decided in one place (src/caller.ts); re-exported for existing importers.
-export { callerOf, callerOfAuth } from '../caller.js';
-
 /**
  * Builds the `ToolContext` of one `tools/call`: the request's abort signal joined with the
  * server's shutdown signal, progress notifications when the client sent a progress token, and a

@@ -11,8 +11,9 @@ import {
  * `resources.subscribe` only when its catalog has fixed resources or templates.
  *
  * Initialize-era clients subscribe with `resources/subscribe` on their connection or session
- * (tracked here, per server instance); 2026-07-28 clients subscribe on a `subscriptions/listen`
- * stream, which the SDK's HTTP handler tracks itself (see `HttpHandler.notifyResourceUpdated`).
+ * (tracked here, per server instance, on any transport); 2026-07-28 clients subscribe on a
+ * `subscriptions/listen` stream, which the SDK tracks itself (see `EraDelivery` in
+ * transports/transport.ts).
  */
 export class ResourceSubscriptions {
   readonly #byServer = new Map<Server, Set<string>>();

@@ -6,9 +6,9 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { callerOf } from '../caller.js';
+import { trackClientRoots } from '../client-roots.js';
 import type { ToolRegistry } from '../registry.js';
-import { callerOf } from '../server/call-context.js';
-import { trackClientRoots } from '../server/client-roots.js';
 import { callOrigin } from '../tool-context.js';
 import { interceptToolsCall } from './intercept-tools-call.js';
 import { startTaskCall, toolCallTarget, wireError } from './task-call.js';

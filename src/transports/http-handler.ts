@@ -16,6 +16,7 @@ import { rejectParamHeaders } from './check-param-headers.js';
 import { excessiveDepth, MAX_JSON_DEPTH } from './json-depth.js';
 import { jsonRpcErrorResponse } from './json-rpc-response.js';
 import { LegacySessions } from './legacy-sessions.js';
+import type { EraDelivery } from './transport.js';
 
 export interface HttpHandlerOptions {
   /** Path of the MCP endpoint. Default `/mcp`. */
@@ -78,13 +79,12 @@ export interface HttpHandler {
    */
   fetch(request: Request, options?: { parsedBody?: unknown; admission?: Admission }): Promise<Response>;
   close(): Promise<void>;
-  /** Tells every connected client that the tool list changed. */
-  notifyToolsChanged(): void;
   /**
-   * Tells 2026-07-28 `subscriptions/listen` streams subscribed to `uri` that it changed
-   * (initialize-era sessions are told by their server instance, see `ResourceSubscriptions`).
+   * How each era's clients on this endpoint hear of changes: initialize-era sessions of tool list
+   * changes, 2026-07-28 `subscriptions/listen` streams of both kinds. Initialize-era resource
+   * updates go through the sessions' server instances instead (see `ResourceSubscriptions`).
    */
-  notifyResourceUpdated(uri: string): void;
+  notify: { legacy: Pick<EraDelivery, 'toolsChanged'>; modern: EraDelivery };
 }
 
 /**
@@ -199,12 +199,12 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
     async close() {
       await Promise.allSettled([legacy.closeAll(), modern.close()]);
     },
-    notifyResourceUpdated(uri) {
-      modern.notify.resourceUpdated(uri);
-    },
-    notifyToolsChanged() {
-      modern.notify.toolsChanged();
-      legacy.notifyToolsChanged();
+    notify: {
+      legacy: { toolsChanged: () => legacy.notifyToolsChanged() },
+      modern: {
+        toolsChanged: () => modern.notify.toolsChanged(),
+        resourceUpdated: (uri) => modern.notify.resourceUpdated(uri),
+      },
     },
   };
 }

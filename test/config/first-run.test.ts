@@ -72,7 +72,7 @@ describe('the iproute2 "bridge" on the same PATH', () => {
       bin: Record<string, string>;
     };
     expect(pkg.name).not.toBe('bridge');
-    expect(pkg.bin).toEqual({ bridge: 'dist/src/bin/bridge.js', 'mcp-bridge': 'dist/src/bin/bridge.js' });
+    expect(pkg.bin).toEqual({ bridge: 'dist/bin/bridge.js', 'mcp-bridge': 'dist/bin/bridge.js' });
     const readme = await readFile('README.md', 'utf8');
     const commands = [...readme.matchAll(/"command": "([^"]+)"/g)].map((match) => match[1]);
     expect(commands.length).toBeGreaterThan(0);

@@ -1,7 +1,6 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { stringify } from 'yaml';
 import type { TestClient } from '../helpers/connect.js';
 import { distPath } from '../helpers/start-bridge.js';
@@ -24,47 +23,8 @@ export function writeYaml(file: string, value: unknown): Promise<void> {
   return writeFile(file, stringify(value));
 }
 
-/**
- * Resolves on the next change of the tool list the client is told about: the initialize-era
- * `notifications/tools/list_changed`, or the same notification on a 2026-07-28 `subscriptions/listen`.
- */
-export async function onToolsChanged(
-  client: TestClient,
-): Promise<{ next(timeoutMs?: number): Promise<void> }> {
-  let waiters: Array<() => void> = [];
-  let pending = 0;
-  const fire = () => {
-    if (waiters.length === 0) pending++;
-    for (const waiter of waiters) waiter();
-    waiters = [];
-  };
-  if (client.kind === 'v1') {
-    const raw = client.raw as import('@modelcontextprotocol/sdk/client/index.js').Client;
-    raw.setNotificationHandler(ToolListChangedNotificationSchema, fire);
-  } else {
-    const raw = client.raw as unknown as {
-      setNotificationHandler(method: string, handler: () => void): void;
-      listen(filter: { toolsListChanged: boolean }): Promise<unknown>;
-    };
-    raw.setNotificationHandler('notifications/tools/list_changed', fire);
-    await raw.listen({ toolsListChanged: true });
-  }
-  return {
-    next(timeoutMs = 10_000) {
-      if (pending > 0) {
-        pending--;
-        return Promise.resolve();
-      }
-      return new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error('no tools/list_changed notification')), timeoutMs);
-        waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    },
-  };
-}
+// Shared with the transport × era notification tests.
+export { onToolsChanged } from '../helpers/notifications.js';
 
 /** The names a client sees, sorted. */
 export async function toolNames(client: TestClient): Promise<string[]> {

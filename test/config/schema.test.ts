@@ -22,7 +22,7 @@ describe('the config JSON Schema', () => {
     // Compared as data: the committed file is formatted by the project's formatter.
     expect(
       JSON.parse(stdout),
-      'run: node dist/src/bin/bridge.js config schema > bridge.config.schema.json',
+      'run: node dist/bin/bridge.js config schema > bridge.config.schema.json',
     ).toEqual(committed);
   });
 

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 
 /** The compiled command-line entry (tests run after `npm run build`). */
-export const BRIDGE_BIN = fileURLToPath(new URL('../../dist/src/bin/bridge.js', import.meta.url));
+export const BRIDGE_BIN = fileURLToPath(new URL('../../dist/bin/bridge.js', import.meta.url));
 
 /** A compiled script under `dist/`, e.g. `test/servers/echo-server.js`. */
 export function distPath(relative: string): string {

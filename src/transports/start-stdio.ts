@@ -1,0 +1,52 @@
+import type { McpRequestContext, Server } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { StdioLineTransport } from './stdio-line-transport.js';
+import type { Era, StartTransport, StdioTransportOptions } from './transport.js';
+
+/**
+ * Serves MCP on this process's stdin/stdout, both eras (the first message decides). `closed`
+ * resolves when the client closes stdin.
+ */
+export const startStdio: StartTransport<StdioTransportOptions> = async (_options, setup) => {
+  // The SDK pins one server instance per connection without exposing it; the last one the factory
+  // made is the pinned one (a discarded probe comes first). Changes go out through it, to the era
+  // it serves: a 2026-07-28 instance sends them to its `subscriptions/listen` subscriptions.
+  let pinned: { server: Server; era: Era } | undefined;
+  const pin = (context: McpRequestContext) => {
+    const server = setup.factory(context);
+    pinned = { server, era: context.era };
+    return server;
+  };
+  const handle = serveStdio(pin, {
+    onerror: (error) => setup.log.debug(`stdio: ${error.message}`),
+    transport: new StdioLineTransport(),
+  });
+  const closed = new Promise<void>((resolve) => {
+    process.stdin.once('end', resolve);
+    process.stdin.once('close', resolve);
+  });
+  const on = (era: Era) => (pinned?.era === era ? pinned.server : undefined);
+  return {
+    closed,
+    close: () => handle.close(),
+    delivery: {
+      legacy: {
+        toolsChanged: () =>
+          void on('legacy')
+            ?.sendToolListChanged()
+            .catch(() => {}),
+        resourceUpdated: (uri) => setup.legacyResourceUpdated(uri),
+      },
+      modern: {
+        toolsChanged: () =>
+          void on('modern')
+            ?.sendToolListChanged()
+            .catch(() => {}),
+        resourceUpdated: (uri) =>
+          void on('modern')
+            ?.sendResourceUpdated({ uri })
+            .catch(() => {}),
+      },
+    },
+  };
+};

@@ -1,0 +1,69 @@
+// The import structure points down only: bin/ (the composition root) → adapters/ → src/index.ts,
+// and inside the core no folder reaches back up into the one that uses it. Read from the sources,
+// so that a new import that breaks a layer fails here rather than in a review.
+import { readdir, readFile } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Every relative import of every `.ts` file under `folder`: [importer, imported], repo-relative. */
+async function importsUnder(folder: string): Promise<Array<[string, string]>> {
+  const edges: Array<[string, string]> = [];
+  const entries = await readdir(join(ROOT, folder), { recursive: true, withFileTypes: true });
+  for (const entry of entries) {
+    if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
+    const file = relative(ROOT, join(entry.parentPath, entry.name));
+    const text = await readFile(join(ROOT, file), 'utf8');
+    // `import … from`, `export … from`, `import '…'` and `import('…')`, type-only ones included.
+    for (const match of text.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)) {
+      const target = join(dirname(file), match[1] as string).replace(/\.js$/, '.ts');
+      edges.push([file, target]);
+    }
+  }
+  return edges;
+}
+
+const within = (folder: string) => (path: string) => path === folder || path.startsWith(`${folder}/`);
+
+describe('layers', () => {
+  it('the core imports neither an adapter nor the command-line entry', async () => {
+    const edges = await importsUnder('src');
+    expect(edges.length).toBeGreaterThan(100);
+    const up = edges.filter(([, to]) => within('adapters')(to) || within('bin')(to) || !within('src')(to));
+    expect(up).toEqual([]);
+  });
+
+  it('adapters import the core only through src/index.ts, and never bin/', async () => {
+    const edges = await importsUnder('adapters');
+    const intoCore = edges.filter(([, to]) => within('src')(to));
+    expect(intoCore.length).toBeGreaterThan(0);
+    const bad = edges.filter(
+      ([, to]) => (within('src')(to) && to !== 'src/index.ts') || within('bin')(to) || within('test')(to),
+    );
+    expect(bad).toEqual([]);
+  });
+
+  it('inside the core, tasks/ does not reach up into server/, nor config/ into run-cli.ts', async () => {
+    const edges = await importsUnder('src');
+    const bad = edges.filter(
+      ([from, to]) =>
+        (within('src/tasks')(from) && within('src/server')(to)) ||
+        (within('src/config')(from) && to === 'src/run-cli.ts'),
+    );
+    expect(bad).toEqual([]);
+  });
+
+  it('the composition root is bin/bridge.ts, which names the built-in adapters', async () => {
+    const targets = (await importsUnder('bin')).map(([, to]) => to);
+    expect(targets).toEqual(
+      expect.arrayContaining([
+        'src/run-cli.ts',
+        'adapters/openapi/index.ts',
+        'adapters/graphql/index.ts',
+        'adapters/cli/index.ts',
+      ]),
+    );
+  });
+});
