@@ -118,18 +118,33 @@ const BOILERPLATE = [
   /^https?:\/\//i,
 ];
 
-/** The first paragraph of prose in a help text, skipping usage lines, option lists and boilerplate. */
+/**
+ * The first paragraph of prose in a help text, before its first option or command list: usage
+ * lines, lists and boilerplate are skipped, and nothing after a list is taken (an epilogue such as
+ * "SIZE is an integer…" or "Use --help all" describes the help, not the command).
+ */
 export function summaryOf(text: string): string {
   for (const paragraph of text.replace(/\r/g, '').split(/\n\s*\n/)) {
-    if (/^\s*usage:/i.test(paragraph)) continue;
-    const lines = paragraph
-      .split('\n')
+    const all = withoutUsage(paragraph.split('\n')).filter((line) => line.trim() !== '');
+    // An option or command list: what follows it is the help's tail, never the description.
+    if (all.some((line) => /^\s*-{1,2}[\w?]/.test(line) && !/^-{2,}\s*$/.test(line.trim()))) return '';
+    if (all.some((line) => /^[A-Z][\w ]*:\s*$/.test(line.trim()))) return '';
+    const lines = all
       .map((line) => line.trim())
-      .filter((line) => line !== '' && !BOILERPLATE.some((pattern) => pattern.test(line)));
+      .filter((line) => !BOILERPLATE.some((pattern) => pattern.test(line)));
     const first = lines[0];
     // A command line (`redocly lint [apis...]`, `pip <command> [options]`) is no description.
     if (!first || /:$/.test(first) || /^\[?[\w.-]+\]?(?: [\w:.-]+)* [[<]/.test(first)) continue;
     return lines.join(' ').replace(/\s+/g, ' ').slice(0, 300);
   }
   return '';
+}
+
+// Drops a leading usage block: `Usage: ls [OPTION]...`, its indented or `or:` continuation lines.
+// GNU programs put their description on the very next line, in the same paragraph.
+function withoutUsage(lines: string[]): string[] {
+  if (!/^\s*usage:/i.test(lines[0] ?? '')) return lines;
+  let next = 1;
+  while (next < lines.length && /^(\s+[^\s-]|\s*or:)/i.test(lines[next] ?? '')) next++;
+  return lines.slice(next);
 }

@@ -94,13 +94,16 @@ async function readText(path: string): Promise<string> {
 }
 
 async function fetchText(url: string, signal?: AbortSignal): Promise<string> {
-  const { request } = await import('undici');
+  const { Agent, interceptors, request } = await import('undici');
+  // undici 7 follows redirects only through its interceptor (`maxRedirections` on a request throws).
+  const agent = new Agent();
+  const dispatcher = agent.compose(interceptors.redirect({ maxRedirections: 5 }));
   try {
     const response = await request(url, {
+      dispatcher,
       headers: { accept: 'application/json, application/yaml;q=0.9, */*;q=0.5' },
-      maxRedirections: 5,
       ...(signal ? { signal } : {}),
-    } as Parameters<typeof request>[1]);
+    });
     const text = await response.body.text();
     if (response.statusCode >= 400) {
       throw new Error(`the server answered HTTP ${response.statusCode}`);
@@ -110,6 +113,8 @@ async function fetchText(url: string, signal?: AbortSignal): Promise<string> {
     throw new BridgeError('load_failed', `cannot fetch the OpenAPI spec ${url}: ${describeError(error)}.`, {
       cause: error,
     });
+  } finally {
+    void agent.close();
   }
 }
 

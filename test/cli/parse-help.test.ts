@@ -185,6 +185,17 @@ describe('descriptions and names', () => {
     expect(summaryOf(recorded('buf-lint'))).toBe('Run linting on Protobuf files');
   });
 
+  it('takes a GNU description from under its usage line, never from the tail of the help', () => {
+    // ls ends with "e.g., '--block-size=M'; see SIZE format below" and an exit-status list.
+    expect(summaryOf(recorded('ls'))).toBe(
+      'List information about the FILEs (the current directory by default). Sort entries alphabetically if none of -cftuvSUX nor --sort is specified.',
+    );
+    expect(summaryOf(recorded('sort'))).toBe('Write sorted concatenation of all FILE(s) to standard output.');
+    // curl's short help has no description; its tail ("Use --help category …") is not one.
+    expect(summaryOf(recorded('curl'))).toBe('');
+    expect(summaryOf(recorded('curl-all'))).toBe('');
+  });
+
   it('renames operands that collide with an option (jq --args), keeping both', () => {
     const spec: CommandSpec = {
       path: [],

@@ -129,7 +129,11 @@ describe('errors of the first run: message and exit code', () => {
 
   it('an HTML page at a spec URL, and bridge graphql at a web server: exit 1, no HTML dumped', async () => {
     const html = '<!doctype html><html><head><title>Welcome</title></head><body>hello</body></html>';
-    const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(html));
+    const server = createServer((req, res) =>
+      req.url === '/moved'
+        ? res.writeHead(302, { location: '/docs' }).end()
+        : res.writeHead(200, { 'content-type': 'text/html' }).end(html),
+    );
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     const { port } = server.address() as { port: number };
@@ -140,6 +144,11 @@ describe('errors of the first run: message and exit code', () => {
       expect(spec.stderr).toBe(
         `bridge openapi: openapi ${specUrl}: ${specUrl} is an HTML page, not an OpenAPI document: give the URL or path of the JSON or YAML spec itself (Swagger UI pages name it, often …/openapi.json)\n`,
       );
+      // A redirect is followed to what it points at (here the same HTML page).
+      const movedUrl = `http://127.0.0.1:${port}/moved`;
+      const moved = await run(['openapi', movedUrl]);
+      expect(moved.code).toBe(1);
+      expect(moved.stderr).toContain(`${movedUrl} is an HTML page, not an OpenAPI document`);
       const endpoint = `http://127.0.0.1:${port}/`;
       const graphql = await run(['graphql', endpoint]);
       expect(graphql.code).toBe(1);
