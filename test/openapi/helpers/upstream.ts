@@ -18,6 +18,8 @@ export interface Upstream extends AsyncDisposable {
   requests: SeenRequest[];
   /** How many times each `/flaky?key=` was hit. */
   hits: Map<string, number>;
+  /** When (`Date.now()`) each `/flaky?key=` hit arrived, in order. */
+  arrivals: Map<string, number[]>;
   /** OAuth2 tokens issued so far. */
   tokens: string[];
   close(): Promise<void>;
@@ -37,6 +39,7 @@ export const NOT_UTF8 = Buffer.from([0x25, 0x50, 0x44, 0x46, 0xff, 0xfe, 0x00, 0
 export async function startUpstream(): Promise<Upstream> {
   const requests: SeenRequest[] = [];
   const hits = new Map<string, number>();
+  const arrivals = new Map<string, number[]>();
   const tokens: string[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -49,7 +52,7 @@ export async function startUpstream(): Promise<Upstream> {
         body: Buffer.concat(chunks),
       };
       requests.push(seen);
-      route(seen, req, res, hits, tokens);
+      route(seen, req, res, hits, arrivals, tokens);
     });
   });
   server.keepAliveTimeout = 1000;
@@ -65,6 +68,7 @@ export async function startUpstream(): Promise<Upstream> {
     origin: `http://127.0.0.1:${port}`,
     requests,
     hits,
+    arrivals,
     tokens,
     close,
     [Symbol.asyncDispose]: close,
@@ -91,6 +95,7 @@ function route(
   req: IncomingMessage,
   res: ServerResponse,
   hits: Map<string, number>,
+  arrivals: Map<string, number[]>,
   tokens: string[],
 ): void {
   const url = new URL(seen.url, 'http://upstream');
@@ -142,13 +147,28 @@ function route(
     json(res, code, { error: `status ${code}`, detail: 'x'.repeat(code === 500 ? 10_000 : 10) }, headers);
     return;
   }
-  if (path === '/flaky') {
+  if (path === '/flaky' || path === '/flaky/form') {
+    // Fails the first `failures` hits of `key` (default 2), then echoes. The failure is `status`
+    // (default 503) with `Retry-After: retryAfter` (default 0; `none` sends none, `date:N` an
+    // HTTP date N seconds ahead), or with `fail=reset` a connection closed without an answer.
     const key = url.searchParams.get('key') ?? '';
     const count = (hits.get(key) ?? 0) + 1;
     hits.set(key, count);
+    arrivals.set(key, [...(arrivals.get(key) ?? []), Date.now()]);
     const failures = Number(url.searchParams.get('failures') ?? 2);
     if (count <= failures) {
-      json(res, 503, { error: 'busy' }, { 'retry-after': '0' });
+      if (url.searchParams.get('fail') === 'reset') {
+        req.socket.destroy();
+        return;
+      }
+      const after = url.searchParams.get('retryAfter') ?? '0';
+      const headers: Record<string, string> =
+        after === 'none'
+          ? {}
+          : after.startsWith('date:')
+            ? { 'retry-after': new Date(Date.now() + Number(after.slice(5)) * 1000).toUTCString() }
+            : { 'retry-after': after };
+      json(res, Number(url.searchParams.get('status') ?? 503), { error: 'busy' }, headers);
       return;
     }
     json(res, 200, echo(seen));
