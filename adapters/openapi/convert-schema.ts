@@ -11,7 +11,7 @@ export type Direction = 'request' | 'response';
 const MAX_SCHEMA_DESCRIPTION = 400;
 
 /** Keys that hold one subschema. */
-const SCHEMA_KEYS = [
+export const SCHEMA_KEYS = [
   'additionalProperties',
   'items',
   'not',
@@ -25,9 +25,9 @@ const SCHEMA_KEYS = [
   'additionalItems',
 ] as const;
 /** Keys that hold a list of subschemas. */
-const SCHEMA_LIST_KEYS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'] as const;
+export const SCHEMA_LIST_KEYS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'] as const;
 /** Keys that hold a map of name → subschema. */
-const SCHEMA_MAP_KEYS = [
+export const SCHEMA_MAP_KEYS = [
   'properties',
   'patternProperties',
   'dependentSchemas',

@@ -1,5 +1,5 @@
 import type { JsonSchema } from '../../src/index.js';
-import type { SchemaConverter } from './convert-schema.js';
+import { SCHEMA_KEYS, SCHEMA_LIST_KEYS, SCHEMA_MAP_KEYS, type SchemaConverter } from './convert-schema.js';
 import type { OperationInfo } from './list-operations.js';
 import type { SpecVersion } from './load-document.js';
 import { isJson } from './media-types.js';
@@ -44,27 +44,9 @@ const ANNOTATIONS = new Set([
   'readOnly',
   'writeOnly',
 ]);
-const SUBSCHEMA = new Set([
-  'items',
-  'additionalProperties',
-  'not',
-  'if',
-  'then',
-  'else',
-  'contains',
-  'propertyNames',
-  'unevaluatedProperties',
-  'unevaluatedItems',
-  'additionalItems',
-]);
-const SUBSCHEMA_LISTS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
-const SUBSCHEMA_MAPS = new Set([
-  'properties',
-  'patternProperties',
-  'dependentSchemas',
-  '$defs',
-  'definitions',
-]);
+const SUBSCHEMA = new Set<string>(SCHEMA_KEYS);
+const SUBSCHEMA_LISTS = new Set<string>(SCHEMA_LIST_KEYS);
+const SUBSCHEMA_MAPS = new Set<string>(SCHEMA_MAP_KEYS);
 
 // Components are shared by many operations' output schemas: each is stripped once.
 const stripped = new WeakMap<JsonSchema, JsonSchema>();
