@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { describeError } from '../errors.js';
+import { BridgeError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { ToolRegistry } from '../registry.js';
 import { type RunningBridge, serve, type TransportOptions } from '../serve.js';
@@ -44,11 +44,13 @@ export async function serveConfig(options: ServeConfigOptions): Promise<ConfigBr
   const { log } = options;
   let config = options.config;
   let sources = buildSources(config);
+  const stateKey = requestStateKey(options.store !== undefined, log);
   const bridge = await serve({
     sources,
     transport: options.transport,
     log,
     ...(options.store === undefined ? {} : { store: options.store }),
+    ...(stateKey === undefined ? {} : { ask: { stateKey } }),
     ...(config.server.instructions === undefined ? {} : { instructions: config.server.instructions }),
   });
   warnAboutLargeTools(bridge.registry(), log);
@@ -166,3 +168,28 @@ function sameTool(a: RegisteredDefinition, b: RegisteredDefinition): boolean {
 }
 
 type RegisteredDefinition = ToolRegistry['tools'][number]['definition'];
+
+/**
+ * The key that seals 2026-07-28 question rounds (`input_required` request state), from
+ * `BRIDGE_STATE_KEY`. Unset, each process draws its own: fine for one instance, but behind a load
+ * balancer a retry that reaches another instance could not be opened there, so with a shared
+ * store the bridge says so.
+ */
+function requestStateKey(shared: boolean, log: Logger): string | undefined {
+  const key = process.env.BRIDGE_STATE_KEY;
+  if (key !== undefined && key !== '') {
+    if (Buffer.byteLength(key) < 32) {
+      throw new BridgeError(
+        'invalid_input',
+        `BRIDGE_STATE_KEY must be at least 32 bytes long (got ${Buffer.byteLength(key)}); e.g. the output of "openssl rand -base64 32"`,
+      );
+    }
+    return key;
+  }
+  if (shared) {
+    log.warn(
+      'a shared store is set but BRIDGE_STATE_KEY is not: a 2026-07-28 client answering a question (confirmation, sign-in, roots) through another instance will be refused. Give every instance the same BRIDGE_STATE_KEY (at least 32 bytes).',
+    );
+  }
+  return undefined;
+}
