@@ -85,11 +85,7 @@ export function prepareAsking(
   });
   return {
     ask: () => round.ask,
-    roots: async () => {
-      if (!round.ask.can('roots')) return undefined;
-      const roots = await round.ask.roots();
-      return roots.filter((root) => root.uri.startsWith('file://')).map((root) => fileURLToPath(root.uri));
-    },
+    roots: () => fileRootsThrough(round.ask),
     settle(outcome) {
       // A tool that swallowed the interrupt still waits for its answers: its result is not final.
       if (round.waiting) return round.result(keeper);
@@ -120,4 +116,14 @@ function modernError(error: unknown): unknown {
     return new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
   }
   return error;
+}
+
+/**
+ * The client's `file://` roots as paths, asked through `ask` (a 2026-07-28 round or a task's
+ * questions), or `undefined` when the client offers no roots.
+ */
+export async function fileRootsThrough(ask: ClientAsk): Promise<string[] | undefined> {
+  if (!ask.can('roots')) return undefined;
+  const roots = await ask.roots();
+  return roots.filter((root) => root.uri.startsWith('file://')).map((root) => fileURLToPath(root.uri));
 }

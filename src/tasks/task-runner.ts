@@ -1,4 +1,5 @@
 import type { AskCapabilities } from '../ask/ask-params.js';
+import { fileRootsThrough } from '../ask/call-asking.js';
 import { AskInterrupt } from '../ask/client-ask.js';
 import { TaskQuestions } from '../ask/task-questions.js';
 import { BridgeError, describeError } from '../errors.js';
@@ -255,7 +256,13 @@ export class TaskRunner {
       progress: this.#progressReporter(task.taskId),
       log: this.#setup.log,
       resources: this.#setup.resources,
-      ...(roots ? { roots: async () => roots } : {}),
+      // Roots read when the task was created (initialize era), else asked through the task's own
+      // questions (2026-07-28: input_required, answered by tasks/update), as a direct call would.
+      ...(roots
+        ? { roots: async () => roots }
+        : questions?.ask.can('roots')
+          ? { roots: () => fileRootsThrough((questions as TaskQuestions).ask) }
+          : {}),
       ...(questions ? { ask: questions.ask } : {}),
       ...(this.#setup.signIn ? { signIn: this.#setup.signIn } : {}),
     });

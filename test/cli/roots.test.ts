@@ -12,7 +12,9 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { connect } from '../helpers/connect.js';
-import { BRIDGE_BIN } from '../helpers/start-bridge.js';
+import { modernRequest } from '../helpers/modern-request.js';
+import { BRIDGE_BIN, startHttpBridge } from '../helpers/start-bridge.js';
+import { eventually } from '../tasks/helpers.js';
 import { makeRepo, tempDir } from './helpers.js';
 
 type Result = {
@@ -117,5 +119,49 @@ describe('MCP roots from the client', () => {
     expect(refused.content[0]?.text).toContain("outside the client's roots");
     // Stateless: each call asks again.
     expect(asked).toBe(2);
+  });
+
+  it('confine a 2026-07-28 task too: it asks for them on tasks/get and runs after tasks/update', async () => {
+    using dir = tempDir();
+    using cache = tempDir('bridge-cli-cache-');
+    mkdirSync(join(dir.path, 'alpha'));
+    mkdirSync(join(dir.path, 'beta'));
+    const alpha = makeRepo(join(dir.path, 'alpha'));
+    const beta = makeRepo(join(dir.path, 'beta'));
+    await using bridge = await startHttpBridge({
+      script: BRIDGE_BIN,
+      args: ['cli', 'git', '--root', dir.path, '--allow', 'log', '--no-watch'],
+      env: { BRIDGE_CACHE_DIR: cache.path },
+    });
+    const capabilities = { roots: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } };
+    const request = (method: string, params: Record<string, unknown>) =>
+      modernRequest(bridge.url, method, params, { capabilities });
+    // git log is long-running: offered as a task, which this client accepts.
+    const runTask = async (args: Record<string, unknown>) => {
+      const created = await request('tools/call', { name: 'git_log', arguments: args });
+      expect(created.json?.result?.resultType).toBe('task');
+      const taskId = String(created.json?.result?.taskId);
+      const waiting = await eventually(async () => {
+        const task = (await request('tasks/get', { taskId })).json?.result;
+        return task?.status === 'input_required' ? task : undefined;
+      });
+      const [key, question] =
+        Object.entries(waiting.inputRequests as Record<string, { method: string }>)[0] ?? [];
+      expect(question?.method).toBe('roots/list');
+      const answered = await request('tasks/update', {
+        taskId,
+        inputResponses: { [key as string]: { roots: [{ uri: pathToFileURL(alpha).href, name: 'alpha' }] } },
+      });
+      expect(answered.json?.error).toBeUndefined();
+      return eventually(async () => {
+        const task = (await request('tasks/get', { taskId })).json?.result;
+        return task?.status === 'completed' ? (task.result as Result) : undefined;
+      });
+    };
+    const inside = await runTask({ 'max-count': 1 });
+    expect(inside.isError).toBeFalsy();
+    const outside = await runTask({ 'max-count': 1, cwd: beta });
+    expect(outside.isError).toBe(true);
+    expect(outside.content[0]?.text).toContain("outside the client's roots");
   });
 });
