@@ -52,6 +52,8 @@ const bridge = await serve({
   sources: [{ label: 'bench', load: async () => [sleeper] }],
   log: silentLogger,
   transport: { kind: 'http', address: { host: '127.0.0.1', port: 0 } },
+  // One client runs them all: lift the per-caller cap of running tasks (32 by default).
+  tasks: { maxRunningPerCaller: TASKS },
 });
 const client = new Client({ name: 'bench', version: '1' });
 await client.connect(new StreamableHTTPClientTransport(new URL(String(bridge.url))));

@@ -33,6 +33,12 @@ export interface TaskOptions {
    * conformance suite's tasks scenarios) expect. `required` tools always run as tasks.
    */
   answerWithinMs?: number;
+  /**
+   * Tasks one caller may have running in this process at once; the next is refused (`capacity`)
+   * until one ends. Like `--max-calls-per-caller` for plain calls, so a client cannot start
+   * hundreds of processes by asking for tasks. Default 32.
+   */
+  maxRunningPerCaller?: number;
 }
 
 /** What the runner needs of the server setup. */
@@ -86,7 +92,9 @@ export class TaskRunner {
   readonly #setup: TaskRunnerSetup;
   readonly #options: Required<Omit<TaskOptions, 'store' | 'memory'>>;
   /** The work of tasks started by this process, stopped on cancel or expiry. */
-  readonly #running = new Map<string, AbortController>();
+  readonly #running = new Map<string, { controller: AbortController; caller: string }>();
+  /** How many of `#running` each caller has. */
+  readonly #runningBy = new Map<string, number>();
   /** Who hears of each task's transitions (the connection that created it), when anyone can. */
   readonly #notifiers = new Map<string, (task: Readonly<TaskRecord>) => void>();
   /** The questions of each running task whose client can be asked. */
@@ -101,6 +109,7 @@ export class TaskRunner {
       maxTtlMs: options.maxTtlMs ?? 60 * 60_000,
       pollIntervalMs: options.pollIntervalMs ?? 1_000,
       answerWithinMs: options.answerWithinMs ?? 0,
+      maxRunningPerCaller: options.maxRunningPerCaller ?? 32,
     };
     this.store.subscribe((event) => {
       const { taskId } = event.task;
@@ -109,8 +118,8 @@ export class TaskRunner {
         // The one place work stops: a task cancelled, or dropped at the end of its TTL while still
         // running (completed and failed come after the work ended, so the abort is a no-op then).
         const reason = event.type === 'expired' ? 'The task expired.' : `The task was ${event.task.status}.`;
-        this.#running.get(taskId)?.abort(new Error(reason));
-        this.#running.delete(taskId);
+        this.#running.get(taskId)?.controller.abort(new Error(reason));
+        this.#release(taskId);
         this.#notifiers.delete(taskId);
         this.#questions.delete(taskId);
       }
@@ -131,9 +140,10 @@ export class TaskRunner {
       () => {
         const running = [...this.#running];
         this.#running.clear();
+        this.#runningBy.clear();
         // A store passed in may be shared with other instances: only ours is ours to close.
         if (!options.store) {
-          for (const [, controller] of running) controller.abort(setup.shutdown.reason);
+          for (const [, { controller }] of running) controller.abort(setup.shutdown.reason);
           void this.store.close();
           return;
         }
@@ -142,7 +152,7 @@ export class TaskRunner {
         const reason =
           'The bridge instance running this task shut down before it finished. Run the tool again.';
         const error = { code: -32603, message: reason };
-        for (const [taskId, controller] of running) {
+        for (const [taskId, { controller }] of running) {
           void this.store
             .transition(taskId, 'failed', { statusMessage: reason, outcome: { kind: 'error', error } })
             .catch(() => {})
@@ -210,7 +220,7 @@ export class TaskRunner {
     ]);
     clearTimeout(timer);
     if (quick) {
-      this.#running.delete(task.taskId);
+      this.#release(task.taskId);
       this.#notifiers.delete(task.taskId);
       this.#questions.delete(task.taskId);
       await this.store.delete(task.taskId);
@@ -220,16 +230,46 @@ export class TaskRunner {
     return { task };
   }
 
+  // A running task of this process is over: it no longer counts against its caller.
+  #release(taskId: string): void {
+    const running = this.#running.get(taskId);
+    if (!running) return;
+    this.#running.delete(taskId);
+    this.#uncount(running.caller);
+  }
+
+  #uncount(caller: string): void {
+    const left = (this.#runningBy.get(caller) ?? 1) - 1;
+    if (left > 0) this.#runningBy.set(caller, left);
+    else this.#runningBy.delete(caller);
+  }
+
   async #launch(call: TaskCall): Promise<{ task: Readonly<TaskRecord>; work: Promise<ToolResult> }> {
-    const task = await this.store.create({
-      caller: call.origin.caller,
-      toolName: call.tool.name,
-      ttlMs: call.ttlMs,
-      pollIntervalMs: this.#options.pollIntervalMs,
-    });
+    const { caller } = call.origin;
+    const running = this.#runningBy.get(caller) ?? 0;
+    if (running >= this.#options.maxRunningPerCaller) {
+      throw new BridgeError(
+        'capacity',
+        `This client already has ${running} tasks running here, the most allowed at once (${this.#options.maxRunningPerCaller}): wait for one to finish or cancel one, then try again.`,
+      );
+    }
+    // Counted before the store is asked, so concurrent creations cannot all pass the check.
+    this.#runningBy.set(caller, running + 1);
+    let task: Readonly<TaskRecord>;
+    try {
+      task = await this.store.create({
+        caller,
+        toolName: call.tool.name,
+        ttlMs: call.ttlMs,
+        pollIntervalMs: this.#options.pollIntervalMs,
+      });
+    } catch (error) {
+      this.#uncount(caller);
+      throw error;
+    }
     const controller = new AbortController();
     if (this.#setup.shutdown.aborted) controller.abort(this.#setup.shutdown.reason);
-    this.#running.set(task.taskId, controller);
+    this.#running.set(task.taskId, { controller, caller });
     if (call.notify) this.#notifiers.set(task.taskId, call.notify);
     const { roots } = call;
     let questions: TaskQuestions | undefined;
