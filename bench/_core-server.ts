@@ -3,6 +3,7 @@
 import { request } from 'undici';
 import { parseListenAddress, serve } from '../src/embed.js';
 import { silentLogger } from '../src/index.js';
+import { answerMeterRequests } from './_server-meter.js';
 
 const upstream = process.env.BENCH_UPSTREAM ?? 'http://127.0.0.1:1';
 
@@ -47,6 +48,7 @@ const bridge = await serve({
     },
   ],
 });
+answerMeterRequests();
 process.stderr.write(`listening ${bridge.url}\n`);
 process.once('SIGTERM', () => void bridge.close());
 await bridge.closed;

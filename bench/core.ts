@@ -2,13 +2,15 @@
 // bridge to a local upstream, beside the same upstream called directly in the same run. Client:
 // an undici Pool of 16 connections posting hand-written JSON-RPC (no MCP client library). The peer
 // (@ivotoby/openapi-mcp-server) is not measured here: it answers POSTs with 202 and puts results on
-// the GET stream, so it cannot do the same work.
+// the GET stream, so it cannot do the same work. The bridge's own CPU time and heap allocation per
+// call are read from its process (see _server-meter.ts): steadier than throughput on a busy machine.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { type Measurement, percentile, report } from './_report.js';
+import type { ServerCost } from './_server-meter.js';
 
 const CONCURRENCY = 16;
 const WARMUP = 500;
@@ -31,16 +33,20 @@ const child = spawn(
   ],
   {
     env: { ...process.env, BENCH_UPSTREAM: upstreamUrl },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   },
 );
 const bridgeUrl = await listeningUrl(child);
 
-/** Runs `call` CALLS times, CONCURRENCY at once; returns calls/s and per-call latencies in ms. */
-async function load(call: (i: number) => Promise<void>) {
+/**
+ * Runs `call` CALLS times, CONCURRENCY at once; returns calls/s, per-call latencies in ms and, when
+ * `server` is set, the bridge process's CPU time and heap allocation per call.
+ */
+async function load(call: (i: number) => Promise<void>, server?: ChildProcess) {
   for (let i = 0; i < WARMUP; i++) await call(i);
   const latencies: number[] = [];
   let next = 0;
+  server?.send('start');
   const started = performance.now();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -53,7 +59,21 @@ async function load(call: (i: number) => Promise<void>) {
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  return { perSecond: CALLS / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+  const cost = server ? await serverCost(server) : undefined;
+  return {
+    perSecond: CALLS / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    cpuMicrosPerCall: (cost?.cpuMicros ?? Number.NaN) / CALLS,
+    allocatedKiBPerCall: (cost?.allocatedBytes ?? Number.NaN) / CALLS / 1024,
+  };
+}
+
+function serverCost(server: ChildProcess): Promise<ServerCost> {
+  return new Promise((resolve) => {
+    server.once('message', (message) => resolve(message as ServerCost));
+    server.send('stop');
+  });
 }
 
 const direct = new Pool(upstreamUrl, { connections: CONCURRENCY });
@@ -88,7 +108,7 @@ const modern = await load(async (i) => {
   });
   const text = await response.body.text();
   if (response.statusCode !== 200 || !text.includes(`"id":${i},`)) throw new Error(`bad answer: ${text}`);
-});
+}, child);
 
 // The initialize era: one session, calls answered on SSE streams.
 const init = await bridge.request({
@@ -132,7 +152,7 @@ const legacy = await load(async (i) => {
   });
   const text = await response.body.text();
   if (!text.includes(`\\"id\\":${i},`)) throw new Error(`bad answer: ${text}`);
-});
+}, child);
 
 const measurements: Measurement[] = [
   { name: 'upstream called directly (floor)', value: Math.round(floor.perSecond), unit: 'calls/s' },
@@ -143,6 +163,8 @@ const measurements: Measurement[] = [
     min: 3000,
   },
   { name: '  p50 / p99', value: modern.p50, unit: `ms / ${modern.p99.toFixed(2)} ms` },
+  { name: '  bridge CPU per call', value: modern.cpuMicrosPerCall, unit: 'µs' },
+  { name: '  bridge heap allocated per call', value: modern.allocatedKiBPerCall, unit: 'KiB' },
   {
     name: 'tools/call, 2025-11-25 session, 16 in flight',
     value: Math.round(legacy.perSecond),
@@ -150,6 +172,8 @@ const measurements: Measurement[] = [
     min: 3000,
   },
   { name: '  p50 / p99', value: legacy.p50, unit: `ms / ${legacy.p99.toFixed(2)} ms` },
+  { name: '  bridge CPU per call', value: legacy.cpuMicrosPerCall, unit: 'µs' },
+  { name: '  bridge heap allocated per call', value: legacy.allocatedKiBPerCall, unit: 'KiB' },
   { name: 'bridge share of upstream throughput', value: modern.perSecond / floor.perSecond, unit: '' },
 ];
 const ok = report(measurements);

@@ -165,7 +165,7 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
       const refused = await options.authorize(request, authInfo, given);
       if (refused) return refused;
     }
-    if (await isLegacyRequest(request, given, { maxRequestBodySize })) {
+    if (!claimsModernEra(request, given) && (await isLegacyRequest(request, given, { maxRequestBodySize }))) {
       return legacy.handle(request, given, admission);
     }
     if (options.toolInputSchema) {
@@ -207,6 +207,24 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
       },
     },
   };
+}
+
+/**
+ * Whether `body` is a single JSON-RPC request or notification (not `initialize`) whose params carry
+ * the 2026-07-28 envelope claim (`_meta["io.modelcontextprotocol/protocolVersion"]`). The SDK's
+ * `isLegacyRequest` answers `false` for every such message (its modern path owns even their
+ * rejections), so the common case skips a classification the SDK's handler repeats anyway.
+ */
+function claimsModernEra(request: Request, body: unknown): boolean {
+  if (request.method !== 'POST' || !isPlainObject(body)) return false;
+  if (typeof body.method !== 'string' || body.method === 'initialize' || 'result' in body || 'error' in body)
+    return false;
+  const meta = isPlainObject(body.params) ? body.params._meta : undefined;
+  return isPlainObject(meta) && 'io.modelcontextprotocol/protocolVersion' in meta;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 async function readJson(request: Request): Promise<unknown> {

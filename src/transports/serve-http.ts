@@ -12,6 +12,7 @@ import type { HttpHandler } from './http-handler.js';
 import { excessiveDepth, MAX_JSON_DEPTH } from './json-depth.js';
 import { isRefusal, readBody } from './read-body.js';
 import { RefusalLog } from './refusal-log.js';
+import { headRequest, sendResponse } from './send-response.js';
 import { answerShutdown, type InFlight } from './shutdown-answers.js';
 
 /** Where to listen: `PORT`, `HOST:PORT` or `[IPv6]:PORT`. Port 0 picks a free port. */
@@ -80,17 +81,11 @@ export async function serveHttp(
   address: ListenAddress,
   options: HttpLimits & { path?: string; log?: Logger; onerror?: (error: Error) => void } = {},
 ): Promise<RunningHttpServer> {
-  // Imported here: its HTTP layer loads Node's fetch implementation, which stdio never needs.
-  const { toNodeHandler } = await import('@modelcontextprotocol/node');
   const limits = { ...HTTP_LIMIT_DEFAULTS, ...definedOnly(options) };
   const refusals = options.log ? new RefusalLog(options.log) : undefined;
   const calls = new CallLimits(limits.maxCallsPerCaller);
   const inFlight = new Set<InFlight>();
   let closing = false;
-  const nodeOptions = {
-    maxRequestBodySize: limits.maxRequestBodySize,
-    ...(options.onerror ? { onerror: options.onerror } : {}),
-  };
 
   const serve = async (req: IncomingMessage, res: ServerResponse) => {
     const peer = { ...(req.socket.remoteAddress ? { address: req.socket.remoteAddress } : {}) };
@@ -101,7 +96,10 @@ export async function serveHttp(
       writeError(res, 400, -32000, 'Bad Request: the Host header must be a host name or address and a port');
       return;
     }
-    const admission = await handler.admit(headRequest(req, host), peer);
+    // One `Request` per HTTP request, for the header checks and the handler alike.
+    const abort = new AbortController();
+    const request = headRequest(req, host, abort.signal);
+    const admission = await handler.admit(request, peer);
     if (admission instanceof Response) {
       await refuse(req, res, admission, limits);
       return;
@@ -155,16 +153,33 @@ export async function serveHttp(
     res.setHeader('x-content-type-options', 'nosniff');
     const flight: InFlight = { res, ids };
     inFlight.add(flight);
+    let finished = false;
     res.once('close', () => {
       inFlight.delete(flight);
       release();
+      if (!finished) abort.abort();
     });
-    // The body was read and parsed once here; the SDK layers reuse the parsed value.
-    const node = toNodeHandler(
-      { fetch: (request, o) => handler.fetch(request, { ...o, admission }) },
-      nodeOptions,
-    );
-    await node(req, res, parsed);
+    if (res.destroyed) abort.abort();
+    // The body was read and parsed once here; the handler and the SDK layers reuse the parsed value.
+    let response: Response;
+    try {
+      response = await handler.fetch(request, {
+        admission,
+        ...(parsed === undefined ? {} : { parsedBody: parsed }),
+      });
+    } catch (error) {
+      options.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      response = Response.json(
+        {
+          jsonrpc: '2.0',
+          error: { code: -32603, message: 'Internal server error' },
+          id: ids.length === 1 ? ids[0] : null,
+        },
+        { status: 500 },
+      );
+    }
+    await sendResponse(res, response, abort.signal);
+    finished = true;
   };
 
   const server = createServer(
@@ -224,17 +239,6 @@ export async function serveHttp(
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-}
-
-// The request line and headers as a bodiless `Request`, for the checks that need nothing more.
-function headRequest(req: IncomingMessage, host: string): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined || name.startsWith(':')) continue;
-    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-    else headers.set(name, value);
-  }
-  return new Request(`http://${host}${req.url}`, { method: req.method ?? 'GET', headers });
 }
 
 // Bodies up to this size are drained normally after a refusal: the connection stays reusable.

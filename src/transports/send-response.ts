@@ -1,0 +1,65 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/**
+ * The request line and headers as a bodiless `Request`, for the handler's header checks and for
+ * the handler itself: the body was already read and parsed once, and travels beside it as a value
+ * (the SDK layers read the parsed value and never the request body). `signal` aborts when the
+ * client goes away (how a 2026-07-28 call is cancelled over HTTP).
+ */
+export function headRequest(req: IncomingMessage, host: string, signal: AbortSignal): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name.startsWith(':')) continue;
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else headers.set(name, value);
+  }
+  return new Request(`http://${host}${req.url}`, { method: req.method ?? 'GET', headers, signal });
+}
+
+/**
+ * Writes a web `Response` to a Node response. A JSON answer (most calls) is read whole and sent
+ * in one write with its length; an SSE stream is copied chunk by chunk, honouring backpressure,
+ * until it ends or `signal` aborts (the client left).
+ */
+export async function sendResponse(
+  res: ServerResponse,
+  response: Response,
+  signal: AbortSignal,
+): Promise<void> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of response.headers) headers[name] = value;
+  if (response.body === null) {
+    res.writeHead(response.status, headers);
+    res.end();
+    return;
+  }
+  if (!headers['content-type']?.startsWith('text/event-stream')) {
+    const body = Buffer.from(await response.arrayBuffer());
+    headers['content-length'] = String(body.length);
+    res.writeHead(response.status, headers);
+    res.end(body);
+    return;
+  }
+  res.writeHead(response.status, headers);
+  let drained: (() => void) | undefined;
+  const onDrain = () => {
+    drained?.();
+    drained = undefined;
+  };
+  res.on('drain', onDrain);
+  const left = new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  try {
+    for await (const chunk of response.body) {
+      if (signal.aborted) break;
+      if (!res.write(chunk)) await Promise.race([new Promise<void>((resolve) => (drained = resolve)), left]);
+    }
+  } catch {
+    // A stream that fails mid-way ends the response; the handler has reported the cause.
+  } finally {
+    res.off('drain', onDrain);
+  }
+  res.end();
+}
