@@ -11,7 +11,7 @@ import { createServerFactory, type ServerSetup } from './server/create-server.js
 import { ResourceSubscriptions } from './server/resource-subscriptions.js';
 import { SignInCallbacks } from './sign-in/sign-in-callbacks.js';
 import type { Source } from './source.js';
-import { openStores, type SharedStoreOptions } from './stores/open-stores.js';
+import type { SharedStoreOptions } from './stores/open-stores.js';
 import { startHttp } from './transports/start-http.js';
 import { startStdio } from './transports/start-stdio.js';
 import {
@@ -100,7 +100,10 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
   const shutdown = new AbortController();
   let sources = options.sources;
   // Opened first: a bridge told to share its state stops here when it cannot reach the store.
-  const shared = options.store ? await openStores(options.store, log, storeOptions(options)) : undefined;
+  // Loaded only with a store: the Redis client is a fifth of a bare start's module loading.
+  const shared = options.store
+    ? await (await import('./stores/open-stores.js')).openStores(options.store, log, storeOptions(options))
+    : undefined;
   let registry: ToolRegistry;
   try {
     registry = await ToolRegistry.load(sources, { log, signal: shutdown.signal });
