@@ -4,7 +4,7 @@ import { basename, delimiter, dirname, resolve } from 'node:path';
 import { BridgeError, type LoadContext, type Source, type ToolDefinition } from '../../src/index.js';
 import { applyOverlay } from './apply-overlay.js';
 import { cacheFile, readCachedSpec, writeCachedSpec } from './cache-discovery.js';
-import { inside, isCommandOffered, type Policy } from './check-policy.js';
+import { inside, isCommandOffered, isDangerousOption, type Policy } from './check-policy.js';
 import type { CliSpec } from './cli-spec.js';
 import { cobraCompletions, discoverCobra } from './discover-cobra.js';
 import { discoverGeneric } from './discover-generic.js';
@@ -76,7 +76,9 @@ async function loadTools(
     if (skip.quiet) context.log.debug(message);
     else context.log.warn(message);
   }
-  const commands = inferPaths(applyOverlay(spec.commands, overlay), {
+  // A write flag the policy refuses gets no writer tool (its flag would be in the fixed words).
+  const curated = applyOverlay(spec.commands, overlay, (option) => !isDangerousOption(option, policy));
+  const commands = inferPaths(curated, {
     flavor: spec.flavor,
     ...(overlay?.pathOptions ? { pathOptions: overlay.pathOptions } : {}),
     ...(overlay?.locationOptions ? { locationOptions: overlay.locationOptions } : {}),
