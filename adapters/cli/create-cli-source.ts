@@ -149,7 +149,7 @@ async function discover(
   const requested = policy.allow
     ? [...new Set(policy.allow.map((pattern) => pattern.trim().split(/[\s/]+/)[0] as string))].sort()
     : overlay?.defaultCommands;
-  const file = cacheFile(binary, requested);
+  const file = cacheFile(binary, requested, overlay);
   if (options.cache !== false) {
     const cached = readCachedSpec(file);
     if (cached) return cached;
