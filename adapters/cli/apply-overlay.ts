@@ -8,7 +8,8 @@ import type { CommandOverlayEntry, ModeOverlayEntry, Overlay } from './load-over
  * their own. A mode replaces a discovered subcommand of the same path (`git config list` on a git
  * that has one); the generic command stays. Last, commands with a writing flag are split into a
  * reader and writers (see `splitWriteModes`): after the curation, so a writer inherits its
- * command's, and an entry naming the writer itself (`format write`) is applied on top.
+ * command's, and an entry naming the writer itself (`format write`) is applied on top. Without
+ * `offered` (git, whose modes the overlay curates) nothing is split.
  */
 export function applyOverlay(
   commands: CommandSpec[],
@@ -35,6 +36,7 @@ export function applyOverlay(
   const withModes = curated.flatMap((command) =>
     taken.has(command.path.join(' ')) ? [] : [command, ...(modes.get(command) ?? [])],
   );
+  if (!offered) return withModes;
   const before = new Set(withModes.map((command) => command.path.join(' ')));
   return splitWriteModes(withModes, offered).map((command) => {
     const entry = before.has(command.path.join(' ')) ? undefined : entryOf(command);

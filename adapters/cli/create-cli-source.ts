@@ -5,7 +5,7 @@ import { BridgeError, type LoadContext, type Source, type ToolDefinition } from 
 import { applyOverlay } from './apply-overlay.js';
 import { cacheFile, readCachedSpec, writeCachedSpec } from './cache-discovery.js';
 import { inside, isCommandOffered, isDangerousOption, type Policy } from './check-policy.js';
-import type { CliSpec } from './cli-spec.js';
+import type { CliSpec, OptionSpec } from './cli-spec.js';
 import { cobraCompletions, discoverCobra } from './discover-cobra.js';
 import { discoverGeneric } from './discover-generic.js';
 import { type Discovered, discoverGit } from './discover-git.js';
@@ -77,7 +77,10 @@ async function loadTools(
     else context.log.warn(message);
   }
   // A write flag the policy refuses gets no writer tool (its flag would be in the fixed words).
-  const curated = applyOverlay(spec.commands, overlay, (option) => !isDangerousOption(option, policy));
+  // Not git: its overlay curates its modes, and its `-w` (hash-object) stores an object, no rewrite.
+  const writers =
+    spec.flavor === 'git' ? undefined : (option: OptionSpec) => !isDangerousOption(option, policy);
+  const curated = applyOverlay(spec.commands, overlay, writers);
   const commands = inferPaths(curated, {
     flavor: spec.flavor,
     ...(overlay?.pathOptions ? { pathOptions: overlay.pathOptions } : {}),
