@@ -1,23 +1,31 @@
 import type { CommandSpec, OptionSpec } from './cli-spec.js';
+import { splitWriteModes } from './finish-command.js';
 import type { CommandOverlayEntry, ModeOverlayEntry, Overlay } from './load-overlay.js';
 
 /**
  * Applies an overlay's per-command curation on top of what discovery found, then adds the modes
  * of multi-mode commands (`git branch` → `git_branch_list`, `git_branch_delete`…) as commands of
  * their own. A mode replaces a discovered subcommand of the same path (`git config list` on a git
- * that has one); the generic command stays.
+ * that has one); the generic command stays. Last, commands with a writing flag are split into a
+ * reader and writers (see `splitWriteModes`): after the curation, so a writer inherits its
+ * command's, and an entry naming the writer itself (`format write`) is applied on top. Without
+ * `offered` (git, whose modes the overlay curates) nothing is split.
  */
-export function applyOverlay(commands: CommandSpec[], overlay: Overlay | undefined): CommandSpec[] {
-  if (!overlay?.commands && !overlay?.modes) return commands;
+export function applyOverlay(
+  commands: CommandSpec[],
+  overlay: Overlay | undefined,
+  offered?: (option: OptionSpec) => boolean,
+): CommandSpec[] {
+  const entryOf = (command: CommandSpec) => overlay?.commands?.[command.path.join(' ')];
   const curated = commands.map((command) => {
-    const entry = overlay.commands?.[command.path.join(' ')];
+    const entry = entryOf(command);
     return entry ? curate(command, entry) : command;
   });
   const modes = new Map(
     curated.map((command) => [
       command,
       command.path.length === 1
-        ? Object.entries(overlay.modes?.[command.path[0] as string] ?? {}).map(([name, mode]) =>
+        ? Object.entries(overlay?.modes?.[command.path[0] as string] ?? {}).map(([name, mode]) =>
             modeOf(command, name, mode),
           )
         : [],
@@ -25,9 +33,15 @@ export function applyOverlay(commands: CommandSpec[], overlay: Overlay | undefin
   );
   const taken = new Set([...modes.values()].flat().map((mode) => mode.path.join(' ')));
   // Each command's modes follow it, so a tool list reads git_branch, git_branch_list, …
-  return curated.flatMap((command) =>
+  const withModes = curated.flatMap((command) =>
     taken.has(command.path.join(' ')) ? [] : [command, ...(modes.get(command) ?? [])],
   );
+  if (!offered) return withModes;
+  const before = new Set(withModes.map((command) => command.path.join(' ')));
+  return splitWriteModes(withModes, offered).map((command) => {
+    const entry = before.has(command.path.join(' ')) ? undefined : entryOf(command);
+    return entry ? curate(command, entry) : command;
+  });
 }
 
 function curate(command: CommandSpec, entry: CommandOverlayEntry): CommandSpec {

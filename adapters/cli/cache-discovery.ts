@@ -3,9 +3,10 @@ import { mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileS
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { CliSpec } from './cli-spec.js';
+import type { Overlay } from './load-overlay.js';
 
 /** Bumped when discovery changes what it produces, so old cache entries are ignored. */
-const DISCOVERY_VERSION = 4;
+const DISCOVERY_VERSION = 5;
 
 /** Where discovery results are kept: `$BRIDGE_CACHE_DIR`, else `$XDG_CACHE_HOME/bridge`, else `~/.cache/bridge`. */
 export function cacheDir(): string {
@@ -17,10 +18,15 @@ export function cacheDir(): string {
 /**
  * The cache file of one discovery, keyed by the binary's path, size and modification time (of the
  * file a symbolic link points to), and by which subcommands were asked for: upgrading the program
- * (or asking for other commands) misses the cache instead of serving stale tools. Computing the key
- * runs nothing, so a cached start spawns no process.
+ * (or asking for other commands) misses the cache instead of serving stale tools. The overlay is
+ * part of the key too: discovery keeps its `endOfOptions` in the spec, so editing the overlay must
+ * rediscover. Computing the key runs nothing, so a cached start spawns no process.
  */
-export function cacheFile(binary: string, requested: readonly string[] | undefined): string {
+export function cacheFile(
+  binary: string,
+  requested: readonly string[] | undefined,
+  overlay?: Overlay,
+): string {
   const stat = statSync(binary);
   const key = JSON.stringify([
     DISCOVERY_VERSION,
@@ -30,6 +36,7 @@ export function cacheFile(binary: string, requested: readonly string[] | undefin
     stat.mtimeMs,
     stat.ino,
     requested ?? null,
+    overlay ? createHash('sha256').update(JSON.stringify(overlay)).digest('hex') : null,
   ]);
   const hash = createHash('sha256').update(key).digest('hex').slice(0, 16);
   return join(cacheDir(), 'cli', `${basename(binary).replace(/[^\w.-]/g, '_')}-${hash}.json`);

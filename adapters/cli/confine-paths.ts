@@ -31,7 +31,12 @@ export function confinePaths(
       `refused: cwd ${cwd} is inside ${cwdWithin}, where a file written could make the program run commands (hooks, configuration)`,
     );
   }
-  const check = (value: unknown, kind: PathKind | undefined, where: string) => {
+  const check = (value: unknown, kind: PathKind | undefined, where: string): void => {
+    // Every string at any depth: a repeatable two-value option arrives as [[name, value], …].
+    if (Array.isArray(value)) {
+      for (const [index, item] of value.entries()) check(item, kind, `${where}[${index}]`);
+      return;
+    }
     if (typeof value !== 'string') return;
     const readings = kind ? localReadings(value) : [];
     // `@file` and `name=@file` read a file in curl (-d, -F), gh (-F), httpie, response files...:
@@ -63,15 +68,12 @@ export function confinePaths(
     if (!option.path && !rules.atFiles) continue;
     const kind = option.path || undefined;
     const property = propertyOf(option);
-    const value = args[property];
-    if (!Array.isArray(value)) check(value, kind, property);
-    else for (const [index, item] of value.entries()) check(item, kind, `${property}[${index}]`);
+    check(args[property], kind, property);
   }
   for (const positional of command.positionals) {
     const value = args[positional.name];
     if ((!positional.path && !rules.atFiles) || !Array.isArray(value)) continue;
-    const kind = positional.path || undefined;
-    for (const [index, item] of value.entries()) check(item, kind, `${positional.name}[${index}]`);
+    check(value, positional.path || undefined, positional.name);
   }
 }
 

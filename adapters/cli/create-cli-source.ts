@@ -4,8 +4,8 @@ import { basename, delimiter, dirname, resolve } from 'node:path';
 import { BridgeError, type LoadContext, type Source, type ToolDefinition } from '../../src/index.js';
 import { applyOverlay } from './apply-overlay.js';
 import { cacheFile, readCachedSpec, writeCachedSpec } from './cache-discovery.js';
-import { inside, isCommandOffered, type Policy } from './check-policy.js';
-import type { CliSpec } from './cli-spec.js';
+import { inside, isCommandOffered, isDangerousOption, type Policy } from './check-policy.js';
+import type { CliSpec, OptionSpec } from './cli-spec.js';
 import { cobraCompletions, discoverCobra } from './discover-cobra.js';
 import { discoverGeneric } from './discover-generic.js';
 import { type Discovered, discoverGit } from './discover-git.js';
@@ -76,7 +76,12 @@ async function loadTools(
     if (skip.quiet) context.log.debug(message);
     else context.log.warn(message);
   }
-  const commands = inferPaths(applyOverlay(spec.commands, overlay), {
+  // A write flag the policy refuses gets no writer tool (its flag would be in the fixed words).
+  // Not git: its overlay curates its modes, and its `-w` (hash-object) stores an object, no rewrite.
+  const writers =
+    spec.flavor === 'git' ? undefined : (option: OptionSpec) => !isDangerousOption(option, policy);
+  const curated = applyOverlay(spec.commands, overlay, writers);
+  const commands = inferPaths(curated, {
     flavor: spec.flavor,
     ...(overlay?.pathOptions ? { pathOptions: overlay.pathOptions } : {}),
     ...(overlay?.locationOptions ? { locationOptions: overlay.locationOptions } : {}),
@@ -147,7 +152,7 @@ async function discover(
   const requested = policy.allow
     ? [...new Set(policy.allow.map((pattern) => pattern.trim().split(/[\s/]+/)[0] as string))].sort()
     : overlay?.defaultCommands;
-  const file = cacheFile(binary, requested);
+  const file = cacheFile(binary, requested, overlay);
   if (options.cache !== false) {
     const cached = readCachedSpec(file);
     if (cached) return cached;

@@ -1,6 +1,6 @@
 import type { CommandSpec } from './cli-spec.js';
 import type { Discovered } from './discover-git.js';
-import { finishCommand, splitWriteModes } from './finish-command.js';
+import { finishCommand } from './finish-command.js';
 import { parseHelpOptions, readCommandSections, summaryOf, usageOf } from './parse-help.js';
 import { mapLimit, probe } from './probe.js';
 
@@ -95,7 +95,7 @@ export async function discoverCobra(request: {
     level = children.flat();
   }
   commands.sort((a, b) => a.path.join(' ').localeCompare(b.path.join(' ')));
-  return { commands: splitWriteModes(commands), skipped };
+  return { commands, skipped };
 }
 
 function leafOf(node: { path: string[]; description: string }, text: string): CommandSpec {

@@ -1,6 +1,6 @@
 import type { CommandSpec } from './cli-spec.js';
 import type { Discovered } from './discover-git.js';
-import { finishCommand, splitWriteModes } from './finish-command.js';
+import { finishCommand } from './finish-command.js';
 import { programNameOf } from './make-tool.js';
 import {
   type ListedCommand,
@@ -63,7 +63,7 @@ export async function discoverGeneric(request: {
   );
   if (listed.length === 0) {
     return {
-      commands: splitWriteModes([toCommand([], root.text, summaryOf(root.text) || `Runs ${program}.`)]),
+      commands: [toCommand([], root.text, summaryOf(root.text) || `Runs ${program}.`)],
       skipped,
     };
   }
@@ -98,7 +98,7 @@ export async function discoverGeneric(request: {
     });
     level = next.flat();
   }
-  return { commands: splitWriteModes(commands), skipped };
+  return { commands, skipped };
 }
 
 function listOf(

@@ -37,32 +37,57 @@ function isOutputOption(option: OptionSpec): boolean {
 
 /**
  * A command with a writing mode (`buf format` prints, `buf format --write` rewrites the files) becomes
- * two tools: the command without its writing options (read-only, unless its words say otherwise)
- * and `<command>_write` (or `_fix`), which runs it with the flag and says it writes.
+ * a reader and one writer per write flag: the reader is the command without any of its write flags
+ * or output options (read-only, unless its words say otherwise); `<command>_write` (`_fix`…) runs it
+ * with its flag and says it writes. Runs after the overlay's curation, so both inherit what the
+ * overlay removed, marked as paths or annotated, and a removed write flag yields no writer. `offered`
+ * is the dangerous-option policy: a writer would put its flag in the fixed words of every run, past
+ * the check that drops dangerous options from the schema, so a refused flag gets no writer.
  */
-export function splitWriteModes(commands: CommandSpec[]): CommandSpec[] {
+export function splitWriteModes(
+  commands: CommandSpec[],
+  offered: (option: OptionSpec) => boolean = () => true,
+): CommandSpec[] {
   return commands.flatMap((command) => {
-    const flag = command.options.find(isWriteFlag);
-    if (!flag) return [command];
+    const flags = command.options.filter(isWriteFlag);
+    if (flags.length === 0) return [command];
     const inferred = inferAnnotations(command.path, { description: command.description });
+    const curated = command.annotations ?? {};
     const reader: CommandSpec = {
       ...command,
-      options: command.options.filter((option) => option !== flag && !isOutputOption(option)),
-      annotations: inferred.destructiveHint
-        ? { ...command.annotations }
-        : { ...command.annotations, readOnlyHint: true },
+      options: command.options.filter((option) => !flags.includes(option) && !isOutputOption(option)),
+      // Read-only unless its words say it destroys something, or the overlay said otherwise.
+      annotations:
+        inferred.destructiveHint || curated.readOnlyHint !== undefined
+          ? { ...curated }
+          : { ...curated, readOnlyHint: true },
     };
-    const mode = flag.name === 'w' ? 'write' : flag.name.replace(/-/g, '_');
-    const writer: CommandSpec = {
-      ...command,
-      path: [...command.path, mode],
-      run: [...(command.run ?? command.path), flag.flag],
-      description: `${sentence(command.description)}Rewrites the files in place (${flag.flag}).`,
-      options: command.options.filter((option) => option !== flag),
-      annotations: { readOnlyHint: false, destructiveHint: inferred.destructiveHint, idempotentHint: true },
-    };
-    return [reader, writer];
+    const writers = new Map<string, CommandSpec>();
+    for (const flag of flags) {
+      const mode = flag.name === 'w' ? 'write' : flag.name.replace(/-/g, '_');
+      if (!offered(flag) || writers.has(mode) || isAliasOfAnother(flag, flags)) continue;
+      writers.set(mode, {
+        ...command,
+        path: [...command.path, mode],
+        run: [...(command.run ?? command.path), flag.flag],
+        description: `${sentence(command.description)}Rewrites the files in place (${flag.flag}).`,
+        options: command.options.filter((option) => !flags.includes(option)),
+        annotations: {
+          ...curated,
+          readOnlyHint: false,
+          destructiveHint: curated.destructiveHint ?? inferred.destructiveHint,
+          idempotentHint: curated.idempotentHint ?? true,
+        },
+      });
+    }
+    return [reader, ...writers.values()];
   });
+}
+
+/** `--fix  Alias for \`--write\`` (biome): the same writer twice would only confuse the caller. */
+function isAliasOfAnother(flag: OptionSpec, flags: readonly OptionSpec[]): boolean {
+  const target = /\balias (?:for|of) `?(--?[\w-]+)/i.exec(flag.description ?? '')?.[1];
+  return target !== undefined && target !== flag.flag && flags.some((other) => other.flag === target);
 }
 
 function sentence(text: string): string {

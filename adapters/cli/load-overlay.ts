@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { basename, extname } from 'node:path';
+import { basename, dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { BridgeError } from '../../src/index.js';
@@ -120,18 +120,52 @@ export type Overlay = z.infer<typeof OverlaySchema>;
 export type CommandOverlayEntry = z.infer<typeof CommandOverlay>;
 export type ModeOverlayEntry = z.infer<typeof ModeOverlay>;
 
-// Compiled code runs from dist/adapters/cli/ while the overlays stay in adapters/cli/overlays/.
-const OVERLAY_DIRS = [
-  new URL('./overlays/', import.meta.url),
-  new URL('../../../adapters/cli/overlays/', import.meta.url),
-];
+/**
+ * Where the package's own overlays are: beside this module (`adapters/cli/overlays/` when run from
+ * source, `dist/bin/overlays/` beside the bundle) and the YAML originals at the package root's
+ * `adapters/cli/overlays/` (compiled code runs from dist/adapters/cli/ or dist/bin/). The root is
+ * found by walking up to our own package.json, never by a fixed number of `..`: from the bundle a
+ * fixed walk leaves the package (`node_modules/adapters/cli/overlays/`) and would read a foreign
+ * overlay as if it were ours.
+ */
+export function overlayDirs(moduleUrl: string = import.meta.url): string[] {
+  const here = dirname(fileURLToPath(moduleUrl));
+  const dirs = [join(here, 'overlays')];
+  const root = packageRootOf(here);
+  if (root) {
+    const originals = join(root, 'adapters', 'cli', 'overlays');
+    if (!dirs.includes(originals)) dirs.push(originals);
+  }
+  return dirs;
+}
+
+const PACKAGE_NAME = 'mcp-source-bridge';
+
+/** The package root above `dir`: its nearest package.json must be ours, else undefined. */
+function packageRootOf(dir: string): string | undefined {
+  for (let current = dir; ; current = dirname(current)) {
+    const manifest = join(current, 'package.json');
+    if (existsSync(manifest)) {
+      try {
+        const name = (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown }).name;
+        return name === PACKAGE_NAME ? current : undefined;
+      } catch {
+        return undefined;
+      }
+    }
+    if (dirname(current) === current) return undefined;
+  }
+}
+
+let ownDirs: string[] | undefined;
 
 /** The bundled overlay for `program` (by its base name), or `undefined`. */
 export function findBundledOverlay(program: string): string | undefined {
   const name = basename(program).replace(/\.exe$/i, '');
-  for (const dir of OVERLAY_DIRS) {
+  ownDirs ??= overlayDirs();
+  for (const dir of ownDirs) {
     for (const ext of ['yaml', 'yml', 'json']) {
-      const path = fileURLToPath(new URL(`${name}.${ext}`, dir));
+      const path = join(dir, `${name}.${ext}`);
       if (existsSync(path)) return path;
     }
   }

@@ -223,4 +223,32 @@ describe('descriptions and names', () => {
     expect(writer?.annotations).toMatchObject({ readOnlyHint: false });
     expect(writer?.options.map((option) => option.name)).not.toContain('write');
   });
+
+  it('gives each distinct write flag its own writer, none to a refused one, and the reader none of them', () => {
+    const spec: CommandSpec = {
+      path: ['check'],
+      description: 'Check files',
+      options: parseHelpOptions(
+        [
+          'Options:',
+          '      --write     Apply the safe fixes to the files',
+          '      --fix       Apply every fix, also the unsafe ones',
+          '      --in-place  Edit the files in place',
+          '      --verbose   Say more',
+        ].join('\n'),
+      ),
+      positionals: [],
+    };
+    const tools = splitWriteModes([spec], (option) => option.name !== 'in-place');
+    expect(tools.map((tool) => tool.path.join(' '))).toEqual(['check', 'check write', 'check fix']);
+    expect(tools[0]?.options.map((option) => option.name)).toEqual(['verbose']);
+    expect(tools[0]?.annotations).toMatchObject({ readOnlyHint: true });
+    expect(tools.slice(1).map((tool) => tool.run)).toEqual([
+      ['check', '--write'],
+      ['check', '--fix'],
+    ]);
+    for (const writer of tools.slice(1)) {
+      expect(writer.options.map((option) => option.name)).toEqual(['verbose']);
+    }
+  });
 });
