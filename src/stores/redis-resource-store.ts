@@ -47,7 +47,12 @@ end
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'caller', ARGV[6], 'meta', ARGV[7], 'kind', ARGV[8], 'body', ARGV[9])
 redis.call('PEXPIRE', KEYS[1], ttl)
-redis.call('ZADD', KEYS[2], now, uri)
+-- Scores are the write time, kept strictly increasing per caller so that entries written within
+-- one millisecond still list in the order they were written (ties would sort by their random URIs).
+local newest = redis.call('ZREVRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+local score = now
+if newest[2] and tonumber(newest[2]) >= score then score = tonumber(newest[2]) + 1 end
+redis.call('ZADD', KEYS[2], score, uri)
 redis.call('HSET', KEYS[3], uri, size)
 redis.call('PEXPIRE', KEYS[2], ttl)
 redis.call('PEXPIRE', KEYS[3], ttl)
