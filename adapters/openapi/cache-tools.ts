@@ -153,7 +153,7 @@ function bridgeVersion(): string {
     const file = join(dir, 'package.json');
     if (!existsSync(file)) continue;
     const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
-    if (pkg.name === 'bridge' && pkg.version) version = pkg.version;
+    if (pkg.name === 'mcp-source-bridge' && pkg.version) version = pkg.version;
   }
   version ??= 'unknown';
   return version;

@@ -92,6 +92,9 @@ describe('openapi conversion cache', () => {
     const first = await descriptions();
     expect(first.described).toEqual(['POST /items', 'Get one item']);
     expect(hasCache()).toBe(true);
+    // Stamped with this bridge's version, so an upgrade converts again.
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    expect(JSON.parse(readFileSync(theCacheFile(), 'utf8')).bridge).toBe(pkg.version);
     markCache('FROM CACHE');
     await using upstream = await startUpstream();
     await using client = await connect('v1', 'stdio', {
