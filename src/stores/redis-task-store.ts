@@ -12,7 +12,7 @@ import {
   TaskStoreFullError,
   type TransitionDetails,
 } from '../tasks/task-store.js';
-import type { RedisConnection } from './redis-connection.js';
+import { pairs, type RedisConnection } from './redis-connection.js';
 import { recordOf, relayedRecord, taskFields } from './task-fields.js';
 import { TaskLease } from './task-lease.js';
 import { CREATE, TRANSITION } from './task-scripts.js';
@@ -154,14 +154,13 @@ export class RedisTaskStore implements TaskStore {
           { length: reply.length / 2 },
           (_, i) => [reply[2 * i], reply[2 * i + 1]] as [string, number],
         );
-    const tasks: TaskRecord[] = [];
-    let last = after;
-    for (const [taskId, seq] of entries.slice(0, pageSize)) {
-      const record = await this.get(String(taskId), caller);
-      last = Number(seq);
-      if (record) tasks.push(record);
-    }
-    return entries.length > pageSize ? { tasks, nextCursor: encodeCursor(last) } : { tasks };
+    const page = entries.slice(0, pageSize);
+    // Read together: one round trip for the page, not one per task.
+    const records = await Promise.all(page.map(([taskId]) => this.get(String(taskId), caller)));
+    const tasks = records.filter((record): record is Readonly<TaskRecord> => record !== undefined);
+    if (entries.length <= pageSize) return { tasks };
+    const last = page[page.length - 1];
+    return { tasks, nextCursor: encodeCursor(last ? Number(last[1]) : after) };
   }
 
   async transition(
@@ -185,9 +184,7 @@ export class RedisTaskStore implements TaskStore {
       ]),
     );
     if (!Array.isArray(reply)) return undefined;
-    const fields: Record<string, string> = {};
-    for (let i = 0; i + 1 < reply.length; i += 2) fields[String(reply[i])] = String(reply[i + 1]);
-    const record = recordOf(fields);
+    const record = recordOf(pairs(reply));
     if (!record) return undefined;
     const event: TaskEvent = { type: 'status', task: record };
     this.#emit(event);
