@@ -77,7 +77,34 @@ interface Row {
 
 const url = (path: string) => `file://${path}`;
 
+// Config keys whose value git later runs as a program (or that move hooks, includes, the work tree).
+const PROGRAM_KEYS = [
+  ['core.fsmonitor', 'touch pwned-by-fsmonitor'],
+  ['CORE.HooksPath', '/tmp'],
+  ['core.sshCommand', 'touch pwned'],
+  ['alias.st', '!touch pwned'],
+  ['include.path', SECRET_FILE],
+  ['filter.x.clean', 'touch pwned'],
+  ['diff.x.textconv', 'touch pwned'],
+  ['protocol.file.allow', 'always'],
+  ['core.worktree', '/'],
+] as const;
+
 const ATTACKS: Row[] = [
+  ...PROGRAM_KEYS.map(
+    ([key, value]): Row => ({
+      name: `config ${key} (runs a program or leaves the roots)`,
+      command: ['config', 'set'],
+      args: { args: [key, value] },
+      refuses: 'args[0]',
+    }),
+  ),
+  {
+    name: 'config key=value in one argument',
+    command: ['config', 'set'],
+    args: { args: ['core.fsmonitor=touch pwned'] },
+    refuses: 'args[0]',
+  },
   // Options that read a file into the output or the repository.
   {
     name: 'blame --contents, absolute',
@@ -466,6 +493,13 @@ const ATTACKS: Row[] = [
 /** Calls that must still work: the checks refuse only what leaves the roots. */
 const ALLOWED: Row[] = [
   {
+    // Reading stays possible (the world check below holds .git/config unchanged).
+    name: 'config list',
+    command: ['config', 'list'],
+    args: {},
+    refuses: '',
+  },
+  {
     name: 'blame --contents inside',
     command: ['blame'],
     args: { contents: 'file.txt', paths: ['file.txt'] },
@@ -504,7 +538,7 @@ const ALLOWED: Row[] = [
 ];
 
 const ALLOW =
-  'blame,commit,tag,archive,add,clone,init,fetch,pull,push,remote,worktree,grep,diff,log,show,submodule,hash-object';
+  'blame,commit,tag,archive,add,clone,init,fetch,pull,push,remote,worktree,grep,diff,log,show,submodule,hash-object,config';
 
 function bridgeCommand(sandbox: boolean) {
   return {
