@@ -12,6 +12,7 @@ import type { AskCapabilities } from '../ask/ask-params.js';
 import { type AskSettings, prepareAsking } from '../ask/call-asking.js';
 import { InvalidAnswerError } from '../ask/check-answer.js';
 import { callerOf } from '../caller.js';
+import type { Logger } from '../logger.js';
 import type { ToolRegistry } from '../registry.js';
 import { textResult } from '../tool.js';
 import { callOrigin } from '../tool-context.js';
@@ -30,6 +31,7 @@ async function gatherMissing(
   ctx: ServerContext,
   target: ToolCallTarget,
   settings: AskSettings,
+  log: Logger,
 ): Promise<{ args: Record<string, unknown> } | { refused: string } | { answer: unknown }> {
   const caller = callerOf(ctx);
   const asking = prepareAsking(ctx, {
@@ -39,8 +41,8 @@ async function gatherMissing(
     tool: target.tool.name,
     args: target.args,
   });
-  const log = { debug() {}, info() {}, warn() {}, error() {} };
   try {
+    // The bridge's log: a schema that does not compile is warned about once, whichever path compiles it.
     const completed = await target.registry.askMissing(
       target.tool,
       target.args,
@@ -113,7 +115,7 @@ export function installModernTasks(
             ),
       );
     if (!asking || !target.tool.definition.askMissing) return start(target.args);
-    return gatherMissing(ctx, target, asking).then((gathered) => {
+    return gatherMissing(ctx, target, asking, runner.log).then((gathered) => {
       if ('args' in gathered) return start(gathered.args);
       if ('refused' in gathered)
         return server.projectCallToolResult(textResult(gathered.refused, true) as CallToolResult, undefined);

@@ -168,6 +168,11 @@ export class TaskRunner {
     return this.#questions.get(taskId);
   }
 
+  /** The bridge's log, for the era handlers' work outside a task. */
+  get log(): Logger {
+    return this.#setup.log;
+  }
+
   /** See `TaskOptions.answerWithinMs`. */
   get answerWithinMs(): number {
     return this.#options.answerWithinMs;
