@@ -99,6 +99,8 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
   const { log } = options;
   const shutdown = new AbortController();
   let sources = options.sources;
+  // Settings are checked before anything is opened, so that a bad one leaves nothing to close.
+  const signIn = new SignInCallbacks(signInSettings(options.signIn));
   // Opened first: a bridge told to share its state stops here when it cannot reach the store.
   // Loaded only with a store: the Redis client is a fifth of a bare start's module loading.
   const shared = options.store
@@ -114,7 +116,6 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
   log.info(`serving ${registry.tools.length} tools from ${sources.map((s) => s.label).join(', ')}`);
 
   const subscriptions = new ResourceSubscriptions();
-  const signIn = new SignInCallbacks(signInSettings(options.signIn));
   const factory = createServerFactory({
     info: options.info ?? { name: 'bridge', version: '0.1.0' },
     ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
@@ -137,14 +138,24 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
   const hasResources = (options.catalog?.resources?.length ?? 0) > 0;
   const hasTemplates = (options.catalog?.resourceTemplates?.length ?? 0) > 0;
   const start = TRANSPORTS[options.transport.kind] as StartTransport<TransportOptions>;
-  const transport = await start(options.transport, {
-    factory,
-    log,
-    legacyResourceUpdated: (uri) => subscriptions.updated(uri),
-    resourceSubscriptions: hasResources || hasTemplates,
-    toolInputSchema: (name) => registry.get(name)?.definition.inputSchema,
-    routes: signIn.route,
-  });
+  let transport: Awaited<ReturnType<typeof start>>;
+  try {
+    transport = await start(options.transport, {
+      factory,
+      log,
+      legacyResourceUpdated: (uri) => subscriptions.updated(uri),
+      resourceSubscriptions: hasResources || hasTemplates,
+      toolInputSchema: (name) => registry.get(name)?.definition.inputSchema,
+      routes: signIn.route,
+    });
+  } catch (error) {
+    // A port in use: the loaded sources (child processes, connections) and the store are released,
+    // or an embedding program would keep them, and the process, alive.
+    shutdown.abort(error);
+    await Promise.allSettled(sources.map((source) => source.close?.()));
+    await shared?.close().catch(() => {});
+    throw error;
+  }
   const { url } = transport;
   if (url !== undefined) {
     // Sign-in redirects come back to this server's /oauth/callback.
@@ -213,17 +224,16 @@ function storeOptions(options: ServeOptions): SharedStoreOptions {
 function signInSettings(given: ServeOptions['signIn']): { redirectUri?: string } {
   const redirectUri = given?.redirectUri ?? process.env.BRIDGE_OAUTH_REDIRECT_URI;
   if (redirectUri === undefined || redirectUri === '') return {};
+  // The error names where the bad value came from.
+  const where = given?.redirectUri === undefined ? 'BRIDGE_OAUTH_REDIRECT_URI' : 'signIn.redirectUri';
   let url: URL;
   try {
     url = new URL(redirectUri);
   } catch {
-    throw new BridgeError('invalid_input', `BRIDGE_OAUTH_REDIRECT_URI is not a URL: "${redirectUri}"`);
+    throw new BridgeError('invalid_input', `${where} is not a URL: "${redirectUri}"`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new BridgeError(
-      'invalid_input',
-      `BRIDGE_OAUTH_REDIRECT_URI must be an http or https URL, got "${redirectUri}"`,
-    );
+    throw new BridgeError('invalid_input', `${where} must be an http or https URL, got "${redirectUri}"`);
   }
   return { redirectUri: url.href };
 }
