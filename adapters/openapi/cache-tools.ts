@@ -85,7 +85,7 @@ function unchanged([path, sha256, stat]: CachedFile): boolean {
  * built from still has the same content; otherwise undefined, with a debug log saying why (a corrupt,
  * truncated or foreign file is simply rebuilt).
  */
-export function readCache(file: string, log: Logger): CachedConversion | undefined {
+export function readCache(file: string, specPath: string, log: Logger): CachedConversion | undefined {
   let cached: CachedConversion;
   try {
     cached = JSON.parse(readFileSync(file, 'utf8')) as CachedConversion;
@@ -95,7 +95,7 @@ export function readCache(file: string, log: Logger): CachedConversion | undefin
       log.debug('openapi: conversion cache unreadable, converting again', { file, error: String(error) });
     return undefined;
   }
-  const why = problem(cached);
+  const why = problem(cached, specPath);
   if (why) {
     log.debug(`openapi: conversion cache ignored (${why}), converting again`, { file });
     return undefined;
@@ -129,11 +129,13 @@ export function writeCache(
   }
 }
 
-function problem(cached: CachedConversion): string | undefined {
+function problem(cached: CachedConversion, specPath: string): string | undefined {
   if (cached === null || typeof cached !== 'object') return 'not an object';
   if (cached.format !== CACHE_FORMAT) return `format ${String(cached.format)}, expected ${CACHE_FORMAT}`;
   if (cached.bridge !== bridgeVersion()) return `written by bridge ${String(cached.bridge)}`;
   if (!Array.isArray(cached.files) || cached.files.length === 0) return 'no files';
+  // The files' hashes only say that what it was built from is unchanged: it must be this spec.
+  if (!Array.isArray(cached.files[0]) || cached.files[0][0] !== specPath) return 'built from another spec';
   if (!Array.isArray(cached.tools) || !cached.servers || !Array.isArray(cached.warnings)) return 'incomplete';
   const bad = cached.tools.find(
     (tool) =>

@@ -82,7 +82,7 @@ export function createOpenApiSource(options: OpenApiOptions, baseDir: string): S
         relaxOutput: options.relaxOutput ?? false,
         forwardAuth: options.forwardAuth ?? false,
       });
-      const cached = cache ? readCache(cache, context.log) : undefined;
+      const cached = cache ? readCache(cache, specPath, context.log) : undefined;
       const converted = cached
         ? fromCache(cached, settings, context.log)
         : await convert(options, baseDir, specPath, cache, settings, context);

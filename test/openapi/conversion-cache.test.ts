@@ -181,6 +181,34 @@ describe('openapi conversion cache', () => {
     expect(JSON.parse(readFileSync(file, 'utf8')).tools).toHaveLength(2);
   });
 
+  it("ignores another spec's cache file put in place of this one's (its files unchanged)", async () => {
+    await descriptions();
+    const own = theCacheFile();
+    const other = join(dir, 'other.json');
+    writeFileSync(
+      other,
+      JSON.stringify({
+        openapi: '3.0.3',
+        info: { title: 'other', version: '1' },
+        paths: { '/other': { get: { operationId: 'other', responses: { '200': { description: 'ok' } } } } },
+      }),
+    );
+    {
+      await using client = await connect('v1', 'stdio', {
+        script: BRIDGE_BIN,
+        args: ['openapi', other, '--tools', 'all', '--base-url', 'http://127.0.0.1:9'],
+        env: { BRIDGE_CACHE_DIR: cacheDir },
+      });
+      await client.listTools();
+      await until(() => cacheFiles().filter((file) => file.endsWith('.json')).length === 2);
+    }
+    const foreign = cacheFiles().find((file) => join(cacheDir, 'openapi', file) !== own) as string;
+    writeFileSync(own, readFileSync(join(cacheDir, 'openapi', foreign)));
+    const again = await descriptions();
+    expect(again.described).toEqual(['POST /items', 'Get one item']);
+    expect(again.log).toMatch(/built from another spec/);
+  });
+
   it('two bridges starting at once on the same spec leave one whole cache file', async () => {
     const runs = await Promise.all([descriptions(), descriptions(), descriptions()]);
     for (const run of runs) expect(run.described).toEqual(['POST /items', 'Get one item']);
