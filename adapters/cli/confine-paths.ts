@@ -39,9 +39,10 @@ export function confinePaths(
     }
     if (typeof value !== 'string') return;
     const readings = kind ? localReadings(value) : [];
-    // `@file` and `name=@file` read a file in curl (-d, -F), gh (-F), httpie, response files...:
+    // `@file` and `name=@file` read a file in curl (-d, -F), gh (-F), response files...; so do
+    // httpie's `name@file`, `name:=@file` and `Header:@file`, and curl's `-F name=<file`:
     // checked in every value of such CLIs.
-    const atFile = rules.atFiles ? /^(?:[\w.-]+=)?@([^{].*)$/s.exec(value)?.[1] : undefined;
+    const atFile = rules.atFiles ? FILE_REFERENCE.exec(value)?.slice(1).find(Boolean) : undefined;
     if (atFile) readings.push(...localReadings(atFile));
     for (const candidate of readings) {
       // Not `join`: it would fold `link/..` away as text before the link is followed.
@@ -77,6 +78,9 @@ export function confinePaths(
   }
 }
 
+/** `[name[=|:=|:|==]]@file` (not `@{…}`, a revision) or `name=<file`: the file's path. */
+const FILE_REFERENCE = /^(?:[\w.[\]-]*(?:==|:=|=|:)?)?@([^{].*)$|^[\w.[\]-]+=<(.+)$/s;
+
 /** What a CLI adds to the roots check. */
 export interface PathRules {
   /** Directory names no path argument may point below (git: `.git`, whose hooks and config run programs). */
@@ -95,23 +99,27 @@ function protectedPart(real: string, names: readonly string[] | undefined): stri
 
 /**
  * The local paths a value may stand for. The value itself, always: even a URL-looking
- * `host:/../x` is a directory name to `git clone`'s destination. A `file://` URL's path too (raw
+ * `host:/../x` is a directory name to `git clone`'s destination. A `file:` URL's path too (raw
  * and percent-decoded: programs differ), and for `~`, the home directory (some programs expand it
  * themselves). `-` and `` stand for nothing.
  */
 function localReadings(value: string): string[] {
   if (value === '' || value === '-') return [];
   const readings = [value];
-  if (/^file:\/\//i.test(value)) {
-    const rest = value.slice('file://'.length);
+  if (/^file:/i.test(value)) {
+    const rest = value.slice('file:'.length);
     let decoded = rest;
     try {
       decoded = decodeURIComponent(rest);
     } catch {
       // Not valid percent-encoding: the raw text is what the program sees.
     }
-    // `file://host/path`: the path starts at the first slash after the host.
-    for (const text of [rest, decoded]) readings.push(text.slice(Math.max(text.indexOf('/'), 0)) || sep);
+    for (const text of [rest, decoded]) {
+      // `file://host/path`: the path starts at the first slash after the host. `file:/path` (one
+      // slash, which curl reads as a file URL too) and `file:path` are the path itself.
+      const hosted = text.startsWith('//') ? text.slice(2) : undefined;
+      readings.push(hosted === undefined ? text : hosted.slice(Math.max(hosted.indexOf('/'), 0)) || sep);
+    }
   }
   const tilde = /^~([^/]*)(\/.*)?$/.exec(value);
   if (tilde) {

@@ -4,7 +4,7 @@ import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CommandSpec, OptionSpec } from '../../adapters/cli/cli-spec.js';
-import { realPathOf } from '../../adapters/cli/confine-paths.js';
+import { confinePaths, realPathOf } from '../../adapters/cli/confine-paths.js';
 import { inferPaths } from '../../adapters/cli/infer-paths.js';
 import { parseHelpOptions } from '../../adapters/cli/parse-help.js';
 import { tempDir } from '../cli/helpers.js';
@@ -110,5 +110,39 @@ describe('inferPaths on help texts', () => {
   ])('operands of "%s"', (usage, expected) => {
     const [inferred] = inferPaths([command('', usage)], { flavor: 'generic' });
     expect(inferred?.positionals[0]?.path).toBe(expected);
+  });
+});
+
+describe('confinePaths on values that name a file indirectly', () => {
+  const root = join(d, 'root');
+  const policy = { roots: [root] };
+  const spec: CommandSpec = {
+    path: ['x'],
+    description: '',
+    options: [],
+    positionals: [{ name: 'args', description: '', placement: 'operand', path: 'location' }],
+  };
+  const check = (value: string) => () =>
+    confinePaths(spec, [], { args: [value] }, root, policy, undefined, { atFiles: true });
+
+  it.each([
+    ['a file: URL with one slash (curl reads it)', 'file:/etc/hostname'],
+    ['a file: URL with .. and no slashes', 'file:../out/x'],
+    ['a file:// URL', 'file:///etc/hostname'],
+    ['an httpie upload, name@file', 'upload@/etc/hostname'],
+    ['an httpie JSON field, name:=@file', 'field:=@/etc/hostname'],
+    ['an httpie header, Header:@file', 'X-Token:@/etc/hostname'],
+    ['a curl -F text field, name=<file', 'note=</etc/hostname'],
+  ])('refuses %s', (_label, value) => {
+    expect(check(value)).toThrow(/outside the allowed roots/);
+  });
+
+  it.each([
+    ['a file: URL inside', 'file:sub/x'],
+    ['name@file inside', 'upload@sub/x'],
+    ['an e-mail address', 'someone@example.com'],
+    ['a revision', '@{u}'],
+  ])('allows %s', (_label, value) => {
+    expect(check(value)).not.toThrow();
   });
 });
