@@ -135,15 +135,18 @@ export function installModernTasks(
     { params: updateParams },
     async ({ taskId, inputResponses }, ctx) => {
       requireExtension(ctx, 'tasks/update');
-      if (!(await runner.store.get(taskId, callerOf(ctx)))) throw notFound(taskId);
+      const task = await runner.store.get(taskId, callerOf(ctx));
+      if (!task) throw notFound(taskId);
       // Answers to questions no longer pending (or never asked) are ignored, as the spec says.
       try {
         // The SDK lifts `inputResponses` off the params of every request; read them where it puts them.
         const responses = ctx.mcpReq.inputResponses ?? inputResponses;
         const questions = runner.questions(taskId);
-        // A task running on another instance (a shared store) gets its answers relayed there.
+        // A task running on another instance (a shared store) gets its answers relayed there, and
+        // only while it waits for some: nothing is broadcast for a task that asks nothing.
         if (responses && questions) questions.answer(responses);
-        else if (responses) await runner.store.relayAnswers(taskId, responses);
+        else if (responses && task.status === 'input_required')
+          await runner.store.relayAnswers(taskId, responses);
       } catch (error) {
         if (error instanceof InvalidAnswerError)
           throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message);
