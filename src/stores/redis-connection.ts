@@ -141,3 +141,22 @@ export function pairs(reply: unknown): Record<string, string> {
   for (let i = 0; i + 1 < reply.length; i += 2) out[String(reply[i])] = String(reply[i + 1]);
   return out;
 }
+
+/**
+ * Runs a read of `key`. A key of another type under our prefix (WRONGTYPE) is someone else's
+ * value: warned about, and read as absent (`undefined`).
+ */
+export async function readTolerant<T>(
+  redis: RedisConnection,
+  log: Logger,
+  key: string,
+  read: (client: RedisClientType) => Promise<T>,
+): Promise<T | undefined> {
+  try {
+    return await redis.run(read);
+  } catch (error) {
+    if (!/WRONGTYPE/.test(String((error as Error)?.message))) throw error;
+    log.warn(`store: ignoring a value under ${key} that this bridge did not write`);
+    return undefined;
+  }
+}

@@ -8,7 +8,7 @@ import {
   type StoredContents,
   type StoredResource,
 } from '../resource-store.js';
-import type { RedisConnection } from './redis-connection.js';
+import { type RedisConnection, readTolerant } from './redis-connection.js';
 
 export interface RedisResourceStoreOptions {
   /** How long an entry lives (Redis expires it). Default 30 minutes. */
@@ -124,12 +124,14 @@ export class RedisResourceStore implements ResourceStore {
 
   async has(uri: string, caller: string): Promise<boolean> {
     if (!uri.startsWith(RESOURCE_URI_PREFIX)) return false;
-    const owner = await this.#foreignTolerant(uri, (client) => client.hGet(this.#prefix + uri, 'caller'));
+    const owner = await readTolerant(this.#redis, this.#log, this.#prefix + uri, (client) =>
+      client.hGet(this.#prefix + uri, 'caller'),
+    );
     return owner === caller;
   }
 
   async list(caller: string): Promise<StoredResource[]> {
-    const uris = (await this.#foreignTolerant(`of:${caller}`, (client) =>
+    const uris = (await readTolerant(this.#redis, this.#log, `${this.#prefix}of:${caller}`, (client) =>
       client.sendCommand([
         'ZRANGEBYSCORE',
         `${this.#prefix}of:${caller}`,
@@ -159,7 +161,9 @@ export class RedisResourceStore implements ResourceStore {
   async #entry(uri: string) {
     if (!uri.startsWith(RESOURCE_URI_PREFIX)) return undefined;
     const fields: Record<string, string | undefined> =
-      (await this.#foreignTolerant(uri, (client) => client.hGetAll(this.#prefix + uri))) ?? {};
+      (await readTolerant(this.#redis, this.#log, this.#prefix + uri, (client) =>
+        client.hGetAll(this.#prefix + uri),
+      )) ?? {};
     if (Object.keys(fields).length === 0) return undefined;
     const meta = fields.meta === undefined ? undefined : this.#meta(fields.meta, uri);
     if (
@@ -172,17 +176,6 @@ export class RedisResourceStore implements ResourceStore {
       return undefined;
     }
     return { caller: fields.caller, meta, kind: fields.kind, body: fields.body };
-  }
-
-  // A key of another type under our prefix (WRONGTYPE) is someone else's value: warn, treat as absent.
-  async #foreignTolerant<T>(uri: string, read: (client: RedisConnection['commands']) => Promise<T>) {
-    try {
-      return await this.#redis.run(read);
-    } catch (error) {
-      if (!/WRONGTYPE/.test(String((error as Error)?.message))) throw error;
-      this.#log.warn(`store: ignoring a value under ${this.#prefix}${uri} that this bridge did not write`);
-      return undefined;
-    }
   }
 
   #meta(text: string, uri: string): StoredResource | undefined {

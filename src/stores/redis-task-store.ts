@@ -12,7 +12,7 @@ import {
   TaskStoreFullError,
   type TransitionDetails,
 } from '../tasks/task-store.js';
-import { pairs, type RedisConnection } from './redis-connection.js';
+import { pairs, type RedisConnection, readTolerant } from './redis-connection.js';
 import { recordOf, relayedRecord, taskFields } from './task-fields.js';
 import { TaskLease } from './task-lease.js';
 import { CREATE, TRANSITION } from './task-scripts.js';
@@ -134,7 +134,7 @@ export class RedisTaskStore implements TaskStore {
   async list(caller: string, cursor?: string): Promise<TaskPage> {
     const after = cursor === undefined ? 0 : decodeCursor(cursor);
     const { pageSize } = this.#options;
-    const reply = (await this.#tolerant(this.#index(caller), (client) =>
+    const reply = (await readTolerant(this.#redis, this.#log, this.#index(caller), (client) =>
       client.sendCommand([
         'ZRANGEBYSCORE',
         this.#index(caller),
@@ -250,22 +250,11 @@ export class RedisTaskStore implements TaskStore {
 
   async #read(taskId: string): Promise<TaskRecord | undefined> {
     const key = this.#prefix + taskId;
-    const fields = await this.#tolerant(key, (client) => client.hGetAll(key));
+    const fields = await readTolerant(this.#redis, this.#log, key, (client) => client.hGetAll(key));
     if (!fields || Object.keys(fields).length === 0) return undefined;
     const record = recordOf(fields);
     if (!record) this.#log.warn(`store: ignoring a value under ${key} that this bridge did not write`);
     return record;
-  }
-
-  // A key of another type under our prefix (WRONGTYPE) is someone else's value: warn, treat as absent.
-  async #tolerant<T>(key: string, read: (client: RedisConnection['commands']) => Promise<T>) {
-    try {
-      return await this.#redis.run(read);
-    } catch (error) {
-      if (!/WRONGTYPE/.test(String((error as Error)?.message))) throw error;
-      this.#log.warn(`store: ignoring a value under ${key} that this bridge did not write`);
-      return undefined;
-    }
   }
 
   // An event published by another instance: checked like a stored value, then heard locally.
