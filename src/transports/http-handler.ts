@@ -13,7 +13,7 @@ import { callerOfAuth } from '../caller.js';
 import type { Logger } from '../logger.js';
 import { asTaskListen, serveTaskListen, type TaskFeed } from '../tasks/task-listen.js';
 import { rejectParamHeaders } from './check-param-headers.js';
-import { excessiveDepth, MAX_JSON_DEPTH } from './json-depth.js';
+import { excessiveDepth, TOO_DEEP_MESSAGE } from './json-depth.js';
 import { jsonRpcErrorResponse } from './json-rpc-response.js';
 import { LegacySessions } from './legacy-sessions.js';
 import type { EraDelivery } from './transport.js';
@@ -230,19 +230,10 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 async function readJson(request: Request): Promise<unknown> {
   const text = await request.text();
   if (text === '') return undefined;
-  if (excessiveDepth(text) !== undefined) return tooDeep();
+  if (excessiveDepth(text) !== undefined) return jsonRpcErrorResponse(400, -32700, TOO_DEEP_MESSAGE);
   try {
     return JSON.parse(text);
   } catch (error) {
     return jsonRpcErrorResponse(400, -32700, `Parse error: ${(error as Error).message}`);
   }
-}
-
-/** The answer to a body nested deeper than {@link MAX_JSON_DEPTH}. */
-export function tooDeep(): Response {
-  return jsonRpcErrorResponse(
-    400,
-    -32700,
-    `Parse error: the JSON nests deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`,
-  );
 }

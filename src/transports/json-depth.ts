@@ -5,6 +5,9 @@
  */
 export const MAX_JSON_DEPTH = 128;
 
+/** The JSON-RPC parse error message for a body nested deeper than {@link MAX_JSON_DEPTH}. */
+export const TOO_DEEP_MESSAGE = `Parse error: the JSON nests deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`;
+
 /**
  * The nesting depth of JSON `text` if it exceeds `max`, else `undefined`. One pass over the text,
  * skipping string contents (so brackets inside strings do not count); it does not validate.

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from '../logger.js';
 import { CallLimits, requestsIn } from './call-limits.js';
 import type { HttpHandler } from './http-handler.js';
-import { excessiveDepth, MAX_JSON_DEPTH } from './json-depth.js';
+import { excessiveDepth, TOO_DEEP_MESSAGE } from './json-depth.js';
 import { isRefusal, readBody } from './read-body.js';
 import { RefusalLog } from './refusal-log.js';
 import { headRequest, sendResponse } from './send-response.js';
@@ -122,7 +122,7 @@ export async function serveHttp(
         return;
       }
       if (excessiveDepth(text) !== undefined) {
-        writeError(res, 400, -32700, `Parse error: the JSON nests deeper than ${MAX_JSON_DEPTH} levels`);
+        writeError(res, 400, -32700, TOO_DEEP_MESSAGE);
         return;
       }
       try {
