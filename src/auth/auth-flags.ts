@@ -2,6 +2,7 @@ import type { ParseArgsConfig } from 'node:util';
 import type { FlagValues } from '../command.js';
 import { BridgeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { jsonRpcErrorResponse } from '../transports/json-rpc-response.js';
 import { RefusalLog } from '../transports/refusal-log.js';
 import { isLoopback, type ListenAddress } from '../transports/serve-http.js';
 import { proxyIdentity } from './identity-header.js';
@@ -166,10 +167,7 @@ function proxyFromFlags(values: FlagValues, log: Logger): HttpProtection | undef
       if (identity.kind === 'none') return {};
       if (identity.kind === 'user') return { authInfo: identity.authInfo };
       refusals.refused('identity header', identity.message);
-      return Response.json(
-        { jsonrpc: '2.0', error: { code: -32000, message: identity.message }, id: null },
-        { status: identity.status },
-      );
+      return jsonRpcErrorResponse(identity.status, -32000, identity.message);
     },
     routes: () => undefined,
     attach() {},
