@@ -215,12 +215,19 @@ async function bundle(
 ): Promise<Record<string, unknown>> {
   const SwaggerParser = await swaggerParser();
   const parser = new SwaggerParser();
+  // A spec fetched from a URL is the server's document, not the user's: its `$ref`s never read
+  // local files (a `file:///…` ref would copy them into the tools).
+  const remote = /^https?:\/\//i.test(location);
   try {
     const bundled = await parser.bundle(
       location,
       structuredClone(document) as never,
       {
-        resolve: { external: true, http: options.allowRemoteRefs ? { timeout: 20_000 } : false },
+        resolve: {
+          external: true,
+          http: options.allowRemoteRefs ? { timeout: 20_000 } : false,
+          ...(remote ? { file: false } : {}),
+        },
       } as never,
     );
     for (const path of parser.$refs.paths('file')) if (!files.includes(path)) files.push(path);
