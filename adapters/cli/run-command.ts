@@ -86,7 +86,7 @@ export async function runCommand(request: RunRequest): Promise<RunOutcome> {
     signalEach(strays, 'SIGTERM');
     const timer = setTimeout(() => {
       signalGroup(pid, 'SIGKILL');
-      signalEach([...new Set([...strays, ...straysOf(run)])], 'SIGKILL');
+      signalEach([...strays, ...straysOf(run)], 'SIGKILL');
       untrack(pid, request.groups);
     }, graceMs);
     timer.unref();

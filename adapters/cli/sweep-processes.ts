@@ -48,12 +48,19 @@ export function startTimeOf(pid: number): number {
   return readStat(pid)?.startTime ?? 0;
 }
 
+/** A process found by the sweep, with its start time: a pid reused since is never signalled. */
+export interface Stray {
+  pid: number;
+  startTime: number;
+}
+
 /**
  * The processes of one run that the process-group kill misses: descendants of `root` in other
  * groups or sessions, and any process started since the run began that carries its marker
- * (reparented to init or a subreaper after its parent exited). Never the bridge itself.
+ * (reparented to init or a subreaper after its parent exited). Never the bridge itself. The
+ * descendants are walked only while `root` is still the run's process, not a later one given its pid.
  */
-export function straysOf(run: { root: number; marker: string; since: number }): number[] {
+export function straysOf(run: { root: number; marker: string; since: number }): Stray[] {
   const table = processTable();
   const found = new Set<number>();
   const children = new Map<number, number[]>();
@@ -62,7 +69,8 @@ export function straysOf(run: { root: number; marker: string; since: number }): 
     list.push(entry.pid);
     children.set(entry.ppid, list);
   }
-  const queue = [run.root];
+  const root = table.find((entry) => entry.pid === run.root);
+  const queue = root && (run.since === 0 || root.startTime === run.since) ? [run.root] : [];
   while (queue.length > 0) {
     for (const child of children.get(queue.pop() as number) ?? []) {
       if (found.has(child)) continue;
@@ -81,12 +89,13 @@ export function straysOf(run: { root: number; marker: string; since: number }): 
   }
   found.delete(run.root);
   found.delete(process.pid);
-  return [...found];
+  return table.filter((entry) => found.has(entry.pid)).map(({ pid, startTime }) => ({ pid, startTime }));
 }
 
-/** Sends `signal` to each pid; one already gone is skipped. */
-export function signalEach(pids: readonly number[], signal: NodeJS.Signals): void {
-  for (const pid of pids) {
+/** Sends `signal` to each stray; one gone, or whose pid another process has taken since, is skipped. */
+export function signalEach(strays: readonly Stray[], signal: NodeJS.Signals): void {
+  for (const { pid, startTime } of strays) {
+    if (startTimeOf(pid) !== startTime) continue;
     try {
       process.kill(pid, signal);
     } catch {

@@ -1,0 +1,40 @@
+// The /proc sweep signals only the processes of the run: a pid taken by another process since is left alone.
+import { spawn } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import { signalEach, startTimeOf, straysOf } from '../../adapters/cli/sweep-processes.js';
+
+const children: number[] = [];
+afterEach(() => {
+  for (const pid of children.splice(0)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+});
+
+function sleeper(): number {
+  const child = spawn('sleep', ['30'], { stdio: 'ignore' });
+  children.push(child.pid as number);
+  return child.pid as number;
+}
+
+const isAlive = (pid: number) => startTimeOf(pid) !== 0;
+
+describe.skipIf(process.platform !== 'linux')('sweep', () => {
+  it('does not signal a pid whose start time is not the one found', () => {
+    const pid = sleeper();
+    const startTime = startTimeOf(pid);
+    signalEach([{ pid, startTime: startTime + 1 }], 'SIGKILL');
+    expect(isAlive(pid)).toBe(true);
+  });
+
+  it('does not walk the children of a root pid that another process has taken', () => {
+    // The bridge stands for a root whose pid was reused: its children (the sleeper) are not the run's.
+    const pid = sleeper();
+    const self = { root: process.pid, marker: 'none', since: startTimeOf(process.pid) };
+    expect(straysOf(self).map((stray) => stray.pid)).toContain(pid);
+    expect(straysOf({ ...self, since: self.since + 1 })).toEqual([]);
+  });
+});
