@@ -42,11 +42,24 @@ export function cacheFile(
   return join(cacheDir(), 'cli', `${basename(binary).replace(/[^\w.-]/g, '_')}-${hash}.json`);
 }
 
-/** The cached spec, or undefined when absent or unreadable (a corrupt file is just a miss). */
-export function readCachedSpec(file: string): CliSpec | undefined {
+/**
+ * The cached spec of `binary`, or undefined when absent, unreadable or not of that shape (a corrupt
+ * file is just a miss). Its `binary` is what every call runs: one naming another program is a miss too.
+ */
+export function readCachedSpec(file: string, binary: string): CliSpec | undefined {
   try {
     const spec = JSON.parse(readFileSync(file, 'utf8')) as CliSpec;
-    return Array.isArray(spec.commands) ? spec : undefined;
+    const wellFormed =
+      spec?.binary === binary &&
+      Array.isArray(spec.skipped) &&
+      Array.isArray(spec.commands) &&
+      spec.commands.every(
+        (command) =>
+          Array.isArray(command?.path) &&
+          Array.isArray(command.options) &&
+          Array.isArray(command.positionals),
+      );
+    return wellFormed ? spec : undefined;
   } catch {
     return undefined;
   }

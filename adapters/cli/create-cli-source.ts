@@ -154,7 +154,7 @@ async function discover(
     : overlay?.defaultCommands;
   const file = cacheFile(binary, requested, overlay);
   if (options.cache !== false) {
-    const cached = readCachedSpec(file);
+    const cached = readCachedSpec(file, binary);
     if (cached) return cached;
   }
   const versionProbe = await probe(binary, ['--version'], {

@@ -1,0 +1,42 @@
+// A discovery cache file is trusted only when it is a spec of the program being started.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readCachedSpec } from '../../adapters/cli/cache-discovery.js';
+import { tempDir } from './helpers.js';
+
+const dir = tempDir('bridge-cache-read-');
+afterAll(() => dir[Symbol.dispose]());
+
+const spec = {
+  program: 'tool',
+  binary: '/usr/bin/tool',
+  version: '1',
+  flavor: 'generic',
+  endOfOptions: '--',
+  commands: [{ path: ['run'], description: '', options: [], positionals: [] }],
+  skipped: [],
+};
+
+function read(content: unknown): unknown {
+  const file = join(dir.path, 'spec.json');
+  writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
+  return readCachedSpec(file, '/usr/bin/tool');
+}
+
+describe('readCachedSpec', () => {
+  it('reads a spec of the binary', () => {
+    expect(read(spec)).toEqual(spec);
+  });
+
+  it.each([
+    ['not JSON', '{'],
+    ['JSON null', 'null'],
+    ['another binary, which every call would run', { ...spec, binary: '/tmp/other' }],
+    ['a command that is not one', { ...spec, commands: [null] }],
+    ['a command without options', { ...spec, commands: [{ path: ['run'], positionals: [] }] }],
+    ['no skipped list', { ...spec, skipped: undefined }],
+  ])('misses on %s', (_label, content) => {
+    expect(read(content)).toBeUndefined();
+  });
+});
