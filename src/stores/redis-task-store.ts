@@ -18,6 +18,9 @@ import { TaskLease } from './task-lease.js';
 import { CREATE, TRANSITION } from './task-scripts.js';
 import { waitForTerminal } from './wait-for-terminal.js';
 
+/** The ids `create` issues: 16 random bytes, base64url. */
+const TASK_ID = /^[A-Za-z0-9_-]{22}$/;
+
 export interface RedisTaskStoreOptions {
   /** Tasks one caller may hold at once; finished ones make room first. Default 1,000. */
   maxTasksPerCaller?: number;
@@ -88,7 +91,7 @@ export class RedisTaskStore implements TaskStore {
   async create(task: NewTask): Promise<Readonly<TaskRecord>> {
     const now = Date.now();
     const record: TaskRecord = {
-      taskId: randomBytes(16).toString('base64url'),
+      taskId: randomBytes(16).toString('base64url'), // matches TASK_ID
       caller: task.caller,
       toolName: task.toolName,
       status: 'working',
@@ -249,6 +252,9 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async #read(taskId: string): Promise<TaskRecord | undefined> {
+    // Not an id this store issues: absent, without a read. A caller's `of:…` or `seq` would name
+    // our own index or counter, and be warned about as a foreign value.
+    if (!TASK_ID.test(taskId)) return undefined;
     const key = this.#prefix + taskId;
     const fields = await readTolerant(this.#redis, this.#log, key, (client) => client.hGetAll(key));
     if (!fields || Object.keys(fields).length === 0) return undefined;

@@ -136,17 +136,30 @@ describe.skipIf(MISSING_BINARIES)('the Redis stores', () => {
     const ns = `t${namespaces}`;
     await redis?.command('SET', `${ns}:res:bridge://output/planted/page/2`, 'not ours');
     await redis?.command('HSET', `${ns}:res:bridge://output/odd/page/2`, 'caller', 'me', 'meta', '{oops');
-    await redis?.command('SET', `${ns}:task:planted`, '{"status":"working"}');
-    await redis?.command('HSET', `${ns}:task:half`, 'caller', 'me', 'status', 'sleeping');
+    // Planted under ids of the shape the store issues, so that it reads them.
+    const planted = 'planted_task_id_000000';
+    const half = 'half_task_id_000000000';
+    await redis?.command('SET', `${ns}:task:${planted}`, '{"status":"working"}');
+    await redis?.command('HSET', `${ns}:task:${half}`, 'caller', 'me', 'status', 'sleeping');
     expect(await stores.resources.read('bridge://output/planted/page/2', 'me')).toBeUndefined();
     expect(await stores.resources.has('bridge://output/planted/page/2', 'me')).toBe(false);
     expect(await stores.resources.read('bridge://output/odd/page/2', 'me')).toBeUndefined();
-    expect(await stores.tasks.get('planted', 'me')).toBeUndefined();
-    expect(await stores.tasks.get('half', 'me')).toBeUndefined();
-    expect(await stores.tasks.transition('planted', 'cancelled')).toBeUndefined();
+    expect(await stores.tasks.get(planted, 'me')).toBeUndefined();
+    expect(await stores.tasks.get(half, 'me')).toBeUndefined();
+    expect(await stores.tasks.transition(planted, 'cancelled')).toBeUndefined();
     await redis?.command('PUBLISH', `${ns}:task-events`, '{"type":"status","task":{"taskId":1}}');
     await eventually(() => (log.warnings.some((w) => /did not send/.test(w)) ? true : undefined));
     expect(log.warnings.filter((w) => /did not write/.test(w)).length).toBeGreaterThanOrEqual(4);
+  });
+
+  it('take a task id naming one of their own keys (an index, the counter) as absent, without a warning', async () => {
+    const log = recordingLogger();
+    const stores = await shared(log);
+    await stores.tasks.create(newTask());
+    for (const taskId of ['of:alice', 'seq', 'x'.repeat(100_000)]) {
+      expect(await stores.tasks.get(taskId, 'alice')).toBeUndefined();
+    }
+    expect(log.warnings).toEqual([]);
   });
 
   it('replace foreign values where their indexes and counters go, with a warning, and go on working', async () => {
