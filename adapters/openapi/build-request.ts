@@ -32,7 +32,7 @@ export function buildRequest(plan: OperationPlan, args: Record<string, unknown>,
     }
     switch (param.in) {
       case 'path':
-        path = path.split(`{${param.name}}`).join(serializePath(param, value));
+        path = path.split(`{${param.name}}`).join(withoutDotSegment(serializePath(param, value)));
         break;
       case 'query':
         query.push(...serializeQuery(param, value));
@@ -78,6 +78,12 @@ function encodePathValue(text: string): string {
     (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
   );
   return /^\.+$/.test(encoded) ? encoded.replace(/\./g, '%2E') : encoded;
+}
+
+// The same guard on the whole serialized value: a label style's own dots (`.` + `''`, or empty items
+// joined by `.`) can make `.` or `..` too.
+function withoutDotSegment(serialized: string): string {
+  return /^\.+$/.test(serialized) ? serialized.replace(/\./g, '%2E') : serialized;
 }
 
 function serializePath(param: ParamPlan, value: unknown): string {
