@@ -34,6 +34,8 @@ await build({
 
 // The bundled CLI overlays as JSON beside the bundle (looked up before the YAML originals), so a
 // start reads them without loading the YAML parser. Same data: parsed here by the same library.
+// Emptied first: the JSON of an overlay since removed would otherwise still be found and applied.
+rmSync(`${dir}/overlays`, { recursive: true, force: true });
 mkdirSync(`${dir}/overlays`, { recursive: true });
 for (const file of readdirSync('adapters/cli/overlays')) {
   if (!/\.ya?ml$/.test(file)) continue;
