@@ -1,6 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { BridgeError } from '../errors.js';
+import { unmapIPv4 } from '../transports/peer-quota-key.js';
 
 /** Where a request came from: the TCP peer address, as the socket reports it. */
 export interface Peer {
@@ -42,7 +43,7 @@ export function proxyIdentity(
   }
   const trusted = trustedAddresses(options.trustedProxies);
   return (request, peer) => {
-    const address = normalizeAddress(peer.address);
+    const address = unmapIPv4(peer.address);
     // The proxy is what authenticates: a request that reached the bridge around it is refused
     // whole (with or without the header), not served anonymously.
     if (address === undefined || !trusted.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4')) {
@@ -105,13 +106,6 @@ export function trustedAddresses(values: readonly string[]): BlockList {
     else list.addSubnet(address, bits, type);
   }
   return list;
-}
-
-// The socket reports an IPv4 client of a dual-stack listener as ::ffff:a.b.c.d.
-function normalizeAddress(address: string | undefined): string | undefined {
-  if (!address) return undefined;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  return mapped?.[1] ?? address;
 }
 
 function hasControlCharacter(value: string): boolean {

@@ -16,6 +16,7 @@ import { rejectParamHeaders } from './check-param-headers.js';
 import { excessiveDepth, TOO_DEEP_MESSAGE } from './json-depth.js';
 import { jsonRpcErrorResponse } from './json-rpc-response.js';
 import { LegacySessions } from './legacy-sessions.js';
+import { peerQuotaKey } from './peer-quota-key.js';
 import type { EraDelivery } from './transport.js';
 
 export interface HttpHandlerOptions {
@@ -59,7 +60,8 @@ export interface HttpHandlerOptions {
 
 /**
  * What the header checks of a request established: who it is (`authInfo`, none when anonymous)
- * and whose quotas it counts against (`quotaKey`: the caller, or the peer address when anonymous).
+ * and whose quotas it counts against (`quotaKey`: the caller, or when anonymous the peer address,
+ * see `peerQuotaKey`).
  */
 export interface Admission {
   authInfo?: AuthInfo;
@@ -142,7 +144,7 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
     }
     return {
       ...(authInfo ? { authInfo } : {}),
-      quotaKey: authInfo ? callerOfAuth(authInfo) : `address:${peer.address ?? 'unknown'}`,
+      quotaKey: authInfo ? callerOfAuth(authInfo) : peerQuotaKey(peer.address),
     };
   };
 
