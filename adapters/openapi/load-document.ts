@@ -93,6 +93,10 @@ async function readText(path: string): Promise<string> {
   }
 }
 
+// A bound on what a URL may answer, far above the largest real specs (GitHub's is 13 MB, Microsoft
+// Graph's under 100 MB): an endless or enormous body fails instead of exhausting memory.
+const MAX_SPEC_BYTES = 256 * 2 ** 20;
+
 async function fetchText(url: string, signal?: AbortSignal): Promise<string> {
   const { Agent, interceptors, request } = await import('undici');
   // undici 7 follows redirects only through its interceptor (`maxRedirections` on a request throws).
@@ -104,11 +108,21 @@ async function fetchText(url: string, signal?: AbortSignal): Promise<string> {
       headers: { accept: 'application/json, application/yaml;q=0.9, */*;q=0.5' },
       ...(signal ? { signal } : {}),
     });
-    const text = await response.body.text();
     if (response.statusCode >= 400) {
+      await response.body.dump();
       throw new Error(`the server answered HTTP ${response.statusCode}`);
     }
-    return text;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of response.body) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_SPEC_BYTES) {
+        response.body.destroy();
+        throw new Error(`the body is larger than ${MAX_SPEC_BYTES / 2 ** 20} MiB`);
+      }
+      chunks.push(chunk as Buffer);
+    }
+    return Buffer.concat(chunks).toString('utf8');
   } catch (error) {
     throw new BridgeError('load_failed', `cannot fetch the OpenAPI spec ${url}: ${describeError(error)}.`, {
       cause: error,
