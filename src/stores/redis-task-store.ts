@@ -202,11 +202,14 @@ export class RedisTaskStore implements TaskStore {
     const own = this.#own.get(taskId);
     if (own) clearTimeout(own.timer);
     this.#own.delete(taskId);
-    await this.#redis.run(async (client) => {
-      await client.sendCommand(['DEL', this.#prefix + taskId]);
-      if (own) await client.sendCommand(['ZREM', this.#index(own.caller), taskId]);
-      await client.sendCommand(['SREM', this.#lease.runningKey, taskId]);
-    });
+    // Sent together (one round trip): this runs on every call answered directly.
+    await this.#redis.run((client) =>
+      Promise.all([
+        client.sendCommand(['DEL', this.#prefix + taskId]),
+        own ? client.sendCommand(['ZREM', this.#index(own.caller), taskId]) : undefined,
+        client.sendCommand(['SREM', this.#lease.runningKey, taskId]),
+      ]),
+    );
   }
 
   waitForTerminal(

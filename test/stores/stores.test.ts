@@ -162,6 +162,19 @@ describe.skipIf(MISSING_BINARIES)('the Redis stores', () => {
     expect(log.warnings).toEqual([]);
   });
 
+  it('drop a task with delete: gone from reads, from its caller’s list and from this instance’s running set', async () => {
+    const stores = await shared();
+    const ns = `t${namespaces}`;
+    const task = await stores.tasks.create(newTask());
+    expect(await redis?.command('SISMEMBER', `${ns}:running:${stores.tasks.instance}`, task.taskId)).toBe(1);
+    await stores.tasks.delete(task.taskId);
+    expect(await stores.tasks.get(task.taskId, 'alice')).toBeUndefined();
+    expect(await stores.tasks.list('alice')).toEqual({ tasks: [] });
+    expect(await redis?.command('EXISTS', `${ns}:task:${task.taskId}`)).toBe(0);
+    expect(await redis?.command('ZCARD', `${ns}:task:of:alice`)).toBe(0);
+    expect(await redis?.command('SISMEMBER', `${ns}:running:${stores.tasks.instance}`, task.taskId)).toBe(0);
+  });
+
   it('replace foreign values where their indexes and counters go, with a warning, and go on working', async () => {
     const log = recordingLogger();
     const stores = await shared(log, 1_000);
