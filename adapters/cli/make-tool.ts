@@ -102,7 +102,9 @@ async function planCommand(
     ...(settings.protectedDirs ? { protectedDirs: settings.protectedDirs } : {}),
     atFiles: settings.spec.flavor !== 'git',
   });
-  return { argv, cwd, writable: writableRoots(settings.policy.roots, clientRoots) };
+  // Only a sandbox binds them (checking each exists): an unsandboxed call needs none.
+  const writable = settings.sandbox ? writableRoots(settings.policy.roots, clientRoots) : [];
+  return { argv, cwd, writable };
 }
 
 async function invokeCommand(
