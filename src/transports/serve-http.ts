@@ -91,7 +91,9 @@ export async function serveHttp(
     const peer = { ...(req.socket.remoteAddress ? { address: req.socket.remoteAddress } : {}) };
     const from = peer.address ?? 'an unknown address';
     const host = req.headers.host ?? '';
-    if (!HOST_HEADER.test(host) || !req.url?.startsWith('/')) {
+    // The regex keeps userinfo and paths out; the URL parser then rejects what only looks like a
+    // host (a port past 65535, `[:::]`), which would otherwise fail later as a 500.
+    if (!HOST_HEADER.test(host) || !URL.canParse(`http://${host}`) || !req.url?.startsWith('/')) {
       refusals?.refused('bad request line', `${req.method} from ${from}: Host "${host.slice(0, 100)}"`);
       writeError(res, 400, -32000, 'Bad Request: the Host header must be a host name or address and a port');
       return;

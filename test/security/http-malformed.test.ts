@@ -89,6 +89,8 @@ describe('a Host header or request target that is not a plain host is refused', 
     ['userinfo in Host', 'localhost@evil.com', /^HTTP\/1\.1 400 /],
     ['userinfo and port in Host', `user:pass@localhost:${'8080'}`, /^HTTP\/1\.1 400 /],
     ['a path in Host', 'localhost/x', /^HTTP\/1\.1 400 /],
+    ['a port past 65535 in Host', 'localhost:99999', /^HTTP\/1\.1 400 /],
+    ['an IPv6 literal that is no address', '[:::]', /^HTTP\/1\.1 400 /],
     ['a foreign host (DNS rebinding)', 'evil.example', /^HTTP\/1\.1 403 /],
   ])('%s → %s', async (_label, host, status) => {
     expect(await rawRequest(host)).toMatch(status);
