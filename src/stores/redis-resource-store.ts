@@ -18,9 +18,10 @@ export interface RedisResourceStoreOptions {
 }
 
 // One entry: a hash {caller, meta (the listing, JSON), kind (text|blob), body}, expiring with the
-// TTL. Per caller: a sorted set of its URIs by time and a hash of their sizes, for the quota.
-// KEYS: entry, caller's index, caller's sizes. ARGV: uri, now, ttl, size, quota, caller, meta,
-// kind, body, entry key prefix.
+// TTL. Per caller: a sorted set of its URIs by time and a hash of their sizes, for the quota, whose
+// field 'total' keeps their sum (URIs all start with bridge://), so that a put does not add up
+// every size the caller holds. KEYS: entry, caller's index, caller's sizes. ARGV: uri, now, ttl,
+// size, quota, caller, meta, kind, body, entry key prefix.
 const PUT = `
 local foreign = 0
 for i, expected in ipairs({'hash', 'zset', 'hash'}) do
@@ -28,20 +29,28 @@ for i, expected in ipairs({'hash', 'zset', 'hash'}) do
   if t ~= 'none' and t ~= expected then redis.call('DEL', KEYS[i]); foreign = 1 end
 end
 local uri, now, ttl, size, quota = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-for _, old in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now - ttl)) do
+local total = tonumber(redis.call('HGET', KEYS[3], 'total'))
+if not total then
+  -- Written before the sum was kept, or damaged: add it up once.
+  total = 0
+  local held = redis.call('HGETALL', KEYS[3])
+  for i = 1, #held, 2 do
+    if held[i] ~= 'total' then total = total + (tonumber(held[i + 1]) or 0) end
+  end
+end
+local function drop(old)
+  total = total - (tonumber(redis.call('HGET', KEYS[3], old)) or 0)
   redis.call('HDEL', KEYS[3], old)
 end
+for _, old in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now - ttl)) do drop(old) end
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - ttl)
 redis.call('ZREM', KEYS[2], uri)
-redis.call('HDEL', KEYS[3], uri)
-local total = 0
-for _, held in ipairs(redis.call('HVALS', KEYS[3])) do total = total + (tonumber(held) or 0) end
+drop(uri)
 while total + size > quota do
   local oldest = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
   if not oldest then break end
-  total = total - (tonumber(redis.call('HGET', KEYS[3], oldest)) or 0)
+  drop(oldest)
   redis.call('ZREM', KEYS[2], oldest)
-  redis.call('HDEL', KEYS[3], oldest)
   redis.call('DEL', ARGV[10] .. oldest)
 end
 redis.call('DEL', KEYS[1])
@@ -53,7 +62,7 @@ local newest = redis.call('ZREVRANGE', KEYS[2], 0, 0, 'WITHSCORES')
 local score = now
 if newest[2] and tonumber(newest[2]) >= score then score = tonumber(newest[2]) + 1 end
 redis.call('ZADD', KEYS[2], score, uri)
-redis.call('HSET', KEYS[3], uri, size)
+redis.call('HSET', KEYS[3], uri, size, 'total', total + size)
 redis.call('PEXPIRE', KEYS[2], ttl)
 redis.call('PEXPIRE', KEYS[3], ttl)
 return foreign

@@ -162,6 +162,25 @@ describe.skipIf(MISSING_BINARIES)('the Redis stores', () => {
     expect(log.warnings).toEqual([]);
   });
 
+  it('keep a caller’s byte count right across evictions and rewrites, and recount one kept by an older bridge', async () => {
+    const stores = await shared(recordingLogger(), 100);
+    const ns = `t${namespaces}`;
+    const put = (name: string, uri?: string) =>
+      stores.resources.put(
+        { name, mimeType: 'text/plain', text: 'x'.repeat(10), ...(uri ? { uri } : {}) },
+        'me',
+      );
+    const names = async () => (await stores.resources.list('me')).map((entry) => entry.name);
+    for (let i = 0; i < 10; i++) await put(`p${i}`);
+    // Rewriting an entry replaces its bytes rather than adding to them.
+    for (let i = 0; i < 3; i++) await put('again', 'bridge://output/same');
+    expect(await names()).toEqual(['p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8', 'p9', 'again']);
+    // Sizes without the running sum (as an older bridge kept them) are added up once.
+    await redis?.command('HDEL', `${ns}:res:sizes:me`, 'total');
+    await put('late');
+    expect(await names()).toEqual(['p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8', 'p9', 'again', 'late']);
+  });
+
   it('drop a task with delete: gone from reads, from its caller’s list and from this instance’s running set', async () => {
     const stores = await shared();
     const ns = `t${namespaces}`;
