@@ -129,6 +129,13 @@ async function convert(
     ...(options.allowRemoteRefs ? { allowRemoteRefs: true } : {}),
     signal: context.signal,
   });
+  // The files it references are hashed now, not when the cache is written (in dynamic mode, after
+  // the background conversion): an edit in between must not be recorded as already converted.
+  const hashes: CachedFile[] | undefined = specHash ? [] : undefined;
+  for (const file of loaded.files) {
+    const hash = file === specPath ? specHash : hashFile(file);
+    if (hash) hashes?.push([file, hash.sha256, hash.stat]);
+  }
   const { document, version } = loaded;
   const components = isObject(document.components) ? document.components : {};
   const schemes = version === 'swagger2' ? document.securityDefinitions : components.securitySchemes;
@@ -153,14 +160,9 @@ async function convert(
   const info = isObject(document.info) ? document.info : {};
   const title = typeof info.title === 'string' ? info.title : options.spec;
   const converted: Converted = { tools, title, files: loaded.files };
-  if (cache && specHash) {
+  // Not cached when a file could not be hashed: its changes could not be seen.
+  if (cache && hashes?.length === loaded.files.length) {
     converted.save = () => {
-      const hashes: CachedFile[] = [];
-      for (const file of loaded.files) {
-        const hash = file === specPath ? specHash : hashFile(file);
-        if (!hash) return;
-        hashes.push([file, hash.sha256, hash.stat]);
-      }
       const entry: CachedConversion['tools'] = tools.map((tool) => ({
         name: tool.name,
         operation: tool.operation,

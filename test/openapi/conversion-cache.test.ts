@@ -145,6 +145,43 @@ describe('openapi conversion cache', () => {
     expect(cacheFiles()).toHaveLength(1);
   });
 
+  it('never serves stale tools when a file the spec references changed', async () => {
+    const item = (description: string) =>
+      writeFileSync(join(dir, 'item.json'), JSON.stringify({ type: 'object', description }));
+    item('first');
+    writeFileSync(
+      spec,
+      JSON.stringify({
+        openapi: '3.0.3',
+        info: { title: 'cached', version: '1' },
+        paths: {
+          '/items': {
+            post: {
+              operationId: 'addItem',
+              requestBody: { content: { 'application/json': { schema: { $ref: './item.json' } } } },
+              responses: { '201': { description: 'made' } },
+            },
+          },
+        },
+      }),
+    );
+    const body = async () => {
+      await using client = await start();
+      const { tools } = await client.listTools();
+      await until(hasCache);
+      return `${tools[0]?.description} ${JSON.stringify(tools[0]?.inputSchema)}`;
+    };
+    expect(await body()).toContain('first');
+    const cached = JSON.parse(readFileSync(theCacheFile(), 'utf8')) as { files: string[][] };
+    expect(cached.files.map(([file]) => file?.endsWith('item.json'))).toEqual([false, true]);
+    markCache('FROM CACHE');
+    expect(await body()).toMatch(/^FROM CACHE .*first/);
+    item('second');
+    const again = await body();
+    expect(again).not.toContain('FROM CACHE');
+    expect(again).toContain('second');
+  });
+
   it('a spec touched without a change still hits; the same size and a new content misses', async () => {
     await descriptions();
     markCache('FROM CACHE');
