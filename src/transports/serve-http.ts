@@ -265,7 +265,7 @@ async function refuse(
     req.method !== 'HEAD' &&
     (declared > SMALL_BODY || req.headers['transfer-encoding'] !== undefined);
   if (!large) {
-    await writeResponse(res, response);
+    await sendResponse(res, response, new AbortController().signal);
     return;
   }
   const body = Buffer.from(await response.text());
@@ -279,14 +279,6 @@ async function refuse(
   const timer = setTimeout(() => socket.destroy(), Math.min(limits.bodyTimeoutMs, 2_000));
   timer.unref();
   socket.once('close', () => clearTimeout(timer));
-}
-
-async function writeResponse(res: ServerResponse, response: Response) {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of response.headers) headers[name] = value;
-  const body = await response.text();
-  res.writeHead(response.status, headers);
-  res.end(body);
 }
 
 function writeError(
