@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, isAbsolute, join } from 'node:path';
 import { BridgeError } from '../../src/index.js';
 import { inside } from './check-policy.js';
 
@@ -50,14 +50,19 @@ function bwrapArgs(options: SandboxOptions, command: Parameters<Sandbox['wrap']>
     '/tmp',
     '--tmpfs',
     '/var/tmp',
-    // A program kept under /tmp stays runnable; everything else there is hidden.
-    '--ro-bind',
-    command.file,
-    command.file,
   ];
-  // An ssh agent socket under /tmp stays reachable, so `git push` over ssh works as outside.
+  // The user's runtime directory holds the session bus (through which `systemd-run --user` starts a
+  // program outside any sandbox), keyrings and agents' sockets: hidden like /tmp.
+  const runtime = runtimeDir();
+  if (runtime) args.push('--tmpfs', runtime);
+  // A program kept under /tmp stays runnable; everything else there is hidden.
+  args.push('--ro-bind', command.file, command.file);
+  // An ssh agent socket under /tmp or the runtime directory stays reachable, so `git push` over
+  // ssh works as outside.
   const agent = process.env.SSH_AUTH_SOCK;
-  if (agent && /^\/(var\/)?tmp\//.test(agent) && existsSync(agent)) args.push('--ro-bind', agent, agent);
+  const hidden = (path: string) =>
+    /^\/(var\/)?tmp\//.test(path) || (runtime && path.startsWith(`${runtime}/`));
+  if (agent && hidden(agent) && existsSync(agent)) args.push('--ro-bind', agent, agent);
   for (const root of command.writable) args.push('--bind', root, root);
   // Caches that programs keep under the home directory (read-only here) go to the private /tmp.
   args.push('--setenv', 'TMPDIR', '/tmp', '--setenv', 'XDG_CACHE_HOME', '/tmp/.cache');
@@ -121,6 +126,12 @@ export function writableRoots(
   }
   // bwrap cannot bind a directory that does not exist (a client root may name one).
   return [...writable].filter((path) => existsSync(path));
+}
+
+/** `$XDG_RUNTIME_DIR`, else `/run/user/<uid>`, when it exists. */
+function runtimeDir(): string | undefined {
+  const dir = process.env.XDG_RUNTIME_DIR || (process.getuid ? `/run/user/${process.getuid()}` : '');
+  return isAbsolute(dir) && dir !== '/' && existsSync(dir) ? dir : undefined;
 }
 
 function findOnPath(name: string): string | undefined {
