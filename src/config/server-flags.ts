@@ -2,7 +2,7 @@ import type { ParseArgsConfig } from 'node:util';
 import { AUTH_OPTIONS, AUTH_USAGE, authFromFlags } from '../auth/auth-flags.js';
 import type { FlagValues } from '../command.js';
 import { BridgeError, describeError } from '../errors.js';
-import { listFlag } from '../flags.js';
+import { listFlag, withFlags } from '../flags.js';
 import type { Logger, LogLevel } from '../logger.js';
 import type { RunningBridge, TransportOptions } from '../serve.js';
 import { parseListenAddress } from '../transports/serve-http.js';
@@ -111,15 +111,15 @@ function transportFrom(values: FlagValues, configured: TransportOptions): Transp
   const base = configured.kind === 'http' ? configured : undefined;
   if (typeof http !== 'string' && !base) return configured;
   const maxRequestBodySize = positive(values, 'max-body-bytes') ?? base?.maxRequestBodySize;
-  const limits = {
-    ...base?.limits,
-    ...definedLimits({
+  const limits = withFlags(
+    { ...base?.limits },
+    {
       headerTimeoutMs: positive(values, 'header-timeout-ms'),
       bodyTimeoutMs: positive(values, 'body-timeout-ms'),
       maxConnections: positive(values, 'max-connections'),
       maxCallsPerCaller: positive(values, 'max-calls-per-caller'),
-    }),
-  };
+    },
+  );
   const maxSessionsPerCaller = positive(values, 'max-sessions-per-caller') ?? base?.maxSessionsPerCaller;
   let address: ReturnType<typeof parseListenAddress>;
   try {
@@ -151,14 +151,6 @@ function positive(values: FlagValues, flag: string): number | undefined {
     throw new BridgeError('invalid_input', `--${flag} expects a positive integer, got "${raw}"`);
   }
   return value;
-}
-
-function definedLimits<T extends Record<string, number | undefined>>(
-  limits: T,
-): Partial<Record<keyof T, number>> {
-  return Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined)) as Partial<
-    Record<keyof T, number>
-  >;
 }
 
 /** `--log-level` (or the config's `logLevel`): `info` when absent; `warn` means `warning`. */
