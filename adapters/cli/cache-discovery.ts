@@ -1,19 +1,12 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
+import { cacheDir } from '../../src/index.js';
 import type { CliSpec } from './cli-spec.js';
 import type { Overlay } from './load-overlay.js';
 
 /** Bumped when discovery changes what it produces, so old cache entries are ignored. */
 const DISCOVERY_VERSION = 5;
-
-/** Where discovery results are kept: `$BRIDGE_CACHE_DIR`, else `$XDG_CACHE_HOME/bridge`, else `~/.cache/bridge`. */
-export function cacheDir(): string {
-  if (process.env.BRIDGE_CACHE_DIR) return process.env.BRIDGE_CACHE_DIR;
-  const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
-  return join(base, 'bridge');
-}
 
 /**
  * The cache file of one discovery, keyed by the binary's path, size and modification time (of the

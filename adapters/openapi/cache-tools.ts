@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Logger } from '../../src/index.js';
+import { cacheDir, type Logger } from '../../src/index.js';
 import type { OperationSummary, ServerFields, ToolData } from './operations-to-tools.js';
 
 /** Bumped whenever conversion changes what it produces, so that older cache files are ignored. */
@@ -44,13 +43,11 @@ export interface CachedConversion {
  * inode are all as they were when it was hashed is not read again.
  */
 export function cacheFile(specPath: string, options: unknown): string {
-  const base =
-    process.env.BRIDGE_CACHE_DIR || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'bridge');
   const key = createHash('sha256')
     .update(JSON.stringify([CACHE_FORMAT, bridgeVersion(), specPath, options]))
     .digest('hex')
     .slice(0, 20);
-  return join(base, 'openapi', `${basename(specPath).replace(/[^\w.-]/g, '_')}-${key}.json`);
+  return join(cacheDir(), 'openapi', `${basename(specPath).replace(/[^\w.-]/g, '_')}-${key}.json`);
 }
 
 /** The SHA-256 of a file's bytes with its `statOf` taken just before, or undefined when unreadable. */
