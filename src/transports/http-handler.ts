@@ -13,7 +13,6 @@ import { callerOfAuth } from '../caller.js';
 import type { Logger } from '../logger.js';
 import { asTaskListen, serveTaskListen, type TaskFeed } from '../tasks/task-listen.js';
 import { rejectParamHeaders } from './check-param-headers.js';
-import { excessiveDepth, TOO_DEEP_MESSAGE } from './json-depth.js';
 import { jsonRpcErrorResponse } from './json-rpc-response.js';
 import { LegacySessions } from './legacy-sessions.js';
 import { peerQuotaKey } from './peer-quota-key.js';
@@ -76,10 +75,10 @@ export interface HttpHandler {
    */
   admit(request: Request, peer: Peer): Promise<Response | Admission>;
   /**
-   * Answers `request`. `parsedBody` is its JSON body when the caller already parsed it;
-   * `admission` what `admit` returned for it (without it, `admit` runs first).
+   * Answers an admitted `request`: `admission` is what `admit` returned for it, `parsedBody` its
+   * JSON body (the server read and parsed it once, within its limits; the request carries none).
    */
-  fetch(request: Request, options?: { parsedBody?: unknown; admission?: Admission }): Promise<Response>;
+  fetch(request: Request, options: { admission: Admission; parsedBody?: unknown }): Promise<Response>;
   close(): Promise<void>;
   /**
    * How each era's clients on this endpoint hear of changes: initialize-era sessions of tool list
@@ -150,18 +149,12 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
 
   const fetch = async (
     request: Request,
-    fetchOptions?: { parsedBody?: unknown; admission?: Admission },
+    fetchOptions: { admission: Admission; parsedBody?: unknown },
   ): Promise<Response> => {
-    const admission = fetchOptions?.admission ?? (await admit(request, {}));
-    if (admission instanceof Response) return admission;
+    const { admission, parsedBody: given } = fetchOptions;
     const { authInfo } = admission;
-    let given = fetchOptions?.parsedBody;
     if (given === undefined && request.method === 'POST') {
-      const body = await readJson(request);
-      if (body instanceof Response) return body;
-      if (body === undefined)
-        return jsonRpcErrorResponse(400, -32700, 'Parse error: the request body is empty');
-      given = body;
+      return jsonRpcErrorResponse(400, -32700, 'Parse error: the request body is empty');
     }
     if (authInfo && options.authorize) {
       const refused = await options.authorize(request, authInfo, given);
@@ -227,15 +220,4 @@ function claimsModernEra(request: Request, body: unknown): boolean {
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-async function readJson(request: Request): Promise<unknown> {
-  const text = await request.text();
-  if (text === '') return undefined;
-  if (excessiveDepth(text) !== undefined) return jsonRpcErrorResponse(400, -32700, TOO_DEEP_MESSAGE);
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    return jsonRpcErrorResponse(400, -32700, `Parse error: ${(error as Error).message}`);
-  }
 }
