@@ -1,4 +1,4 @@
-import { type ToolContext, UpstreamSignIn } from '../../src/index.js';
+import { credentialVariable, type ToolContext, UpstreamSignIn } from '../../src/index.js';
 
 /** Upstream sign-in for a GraphQL endpoint: the same OAuth 2.1 authorization-code flow as OpenAPI's. */
 export interface GraphqlOAuth {
@@ -19,14 +19,6 @@ export interface EndpointAuth {
   rejected(context: ToolContext, headers: Record<string, string>): boolean;
 }
 
-/** `BRIDGE_<NAME>_<SUFFIX>`, spelled as the OpenAPI adapter spells scheme variables. */
-export function oauthVariable(name: string, suffix: string): string {
-  return `BRIDGE_${name
-    .toUpperCase()
-    .replace(/[^A-Z0-9]+/g, '_')
-    .replace(/^_|_$/g, '')}_${suffix}`;
-}
-
 /**
  * A ready token (`BRIDGE_<NAME>_TOKEN`) wins; otherwise, with a client id, each caller signs in
  * through URL elicitation on first use (see `UpstreamSignIn`). `undefined` when neither is set.
@@ -37,13 +29,13 @@ export function endpointAuth(
   timeoutMs: number,
 ): EndpointAuth | undefined {
   const name = oauth.name ?? 'graphql';
-  const token = env[oauthVariable(name, 'TOKEN')];
+  const token = env[credentialVariable(name, 'TOKEN')];
   if (token) {
     return { headers: async () => ({ authorization: `Bearer ${token}` }), rejected: () => false };
   }
-  const clientId = env[oauthVariable(name, 'CLIENT_ID')];
+  const clientId = env[credentialVariable(name, 'CLIENT_ID')];
   if (!clientId) return undefined;
-  const secret = env[oauthVariable(name, 'CLIENT_SECRET')];
+  const secret = env[credentialVariable(name, 'CLIENT_SECRET')];
   const signIn = new UpstreamSignIn({
     label: `the GraphQL API's sign-in "${name}"`,
     authorizationUrl: oauth.authorizationUrl,
@@ -52,7 +44,7 @@ export function endpointAuth(
     ...(secret ? { clientSecret: secret } : {}),
     scopes: oauth.scopes ?? [],
     timeoutMs,
-    alternative: oauthVariable(name, 'TOKEN'),
+    alternative: credentialVariable(name, 'TOKEN'),
   });
   return {
     headers: async (context) => ({ authorization: `Bearer ${await signIn.accessToken(context)}` }),

@@ -1,32 +1,32 @@
-import { BridgeError, describeError, type ToolContext, UpstreamSignIn } from '../../src/index.js';
+import {
+  BridgeError,
+  credentialVariable,
+  describeError,
+  type ToolContext,
+  UpstreamSignIn,
+} from '../../src/index.js';
 import type { HttpRequest } from './build-request.js';
 import { isObject, type Json } from './resolve-ref.js';
 
 /**
- * Credentials come from environment variables named after the security scheme:
- * `BRIDGE_<SCHEME>_…`, where `<SCHEME>` is the scheme's name in the spec upper-cased with every
- * run of other characters turned into `_` (`petstore_auth` → `BRIDGE_PETSTORE_AUTH_TOKEN`).
- * Secrets never appear in flags or config files.
+ * The environment variables a scheme reads (named after it: `credentialVariable`), for the docs
+ * and for error hints. Secrets never appear in flags or config files.
  */
-export function envName(scheme: string, suffix: string): string {
-  return `BRIDGE_${scheme
-    .toUpperCase()
-    .replace(/[^A-Z0-9]+/g, '_')
-    .replace(/^_|_$/g, '')}_${suffix}`;
-}
-
-/** The environment variables a scheme reads, for the docs and for error hints. */
 export function credentialVariables(scheme: string, definition: Json): string[] {
   const type = String(definition.type ?? '').toLowerCase();
-  if (type === 'apikey') return [envName(scheme, 'API_KEY')];
+  if (type === 'apikey') return [credentialVariable(scheme, 'API_KEY')];
   if (type === 'basic' || (type === 'http' && String(definition.scheme).toLowerCase() === 'basic')) {
-    return [envName(scheme, 'USERNAME'), envName(scheme, 'PASSWORD')];
+    return [credentialVariable(scheme, 'USERNAME'), credentialVariable(scheme, 'PASSWORD')];
   }
-  if (type === 'http') return [envName(scheme, 'TOKEN')];
+  if (type === 'http') return [credentialVariable(scheme, 'TOKEN')];
   if (type === 'oauth2' && (clientCredentialsUrl(definition) || authorizationCodeFlow(definition))) {
-    return [envName(scheme, 'CLIENT_ID'), envName(scheme, 'CLIENT_SECRET'), envName(scheme, 'TOKEN')];
+    return [
+      credentialVariable(scheme, 'CLIENT_ID'),
+      credentialVariable(scheme, 'CLIENT_SECRET'),
+      credentialVariable(scheme, 'TOKEN'),
+    ];
   }
-  return [envName(scheme, 'TOKEN')];
+  return [credentialVariable(scheme, 'TOKEN')];
 }
 
 /** What `apply` did: the variables missing when no alternative could be satisfied. */
@@ -120,7 +120,7 @@ export class Authenticator {
     const definition = this.#definition(name);
     if (!definition) return false;
     const type = String(definition.type ?? '').toLowerCase();
-    const env = (suffix: string) => this.#env[envName(name, suffix)] ?? '';
+    const env = (suffix: string) => this.#env[credentialVariable(name, suffix)] ?? '';
     if (type === 'apikey') {
       const key = env('API_KEY');
       const paramName = String(definition.name ?? 'api_key');
@@ -168,18 +168,18 @@ export class Authenticator {
   ) {
     let signIn = this.#signIns.get(name);
     if (!signIn) {
-      const secret = this.#env[envName(name, 'CLIENT_SECRET')];
-      const configured = this.#env[envName(name, 'SCOPES')];
+      const secret = this.#env[credentialVariable(name, 'CLIENT_SECRET')];
+      const configured = this.#env[credentialVariable(name, 'SCOPES')];
       signIn = new UpstreamSignIn({
         label: `security scheme "${name}"`,
         // Relative URLs are relative to the API's own base URL.
         authorizationUrl: new URL(flow.authorizationUrl, `${origin}/`).href,
         tokenUrl: new URL(flow.tokenUrl, `${origin}/`).href,
-        clientId: this.#env[envName(name, 'CLIENT_ID')] ?? '',
+        clientId: this.#env[credentialVariable(name, 'CLIENT_ID')] ?? '',
         ...(secret ? { clientSecret: secret } : {}),
         scopes: configured === undefined ? flow.scopes : configured.split(/\s+/).filter(Boolean),
         timeoutMs: this.#timeoutMs,
-        alternative: envName(name, 'TOKEN'),
+        alternative: credentialVariable(name, 'TOKEN'),
       });
       this.#signIns.set(name, signIn);
     }
@@ -215,9 +215,9 @@ export class Authenticator {
     scopes: string[],
     signal: AbortSignal,
   ): Promise<CachedToken> {
-    const id = this.#env[envName(name, 'CLIENT_ID')] ?? '';
-    const secret = this.#env[envName(name, 'CLIENT_SECRET')] ?? '';
-    const configured = this.#env[envName(name, 'SCOPES')];
+    const id = this.#env[credentialVariable(name, 'CLIENT_ID')] ?? '';
+    const secret = this.#env[credentialVariable(name, 'CLIENT_SECRET')] ?? '';
+    const configured = this.#env[credentialVariable(name, 'SCOPES')];
     const scope = configured ?? scopes.join(' ');
     const form = new URLSearchParams({ grant_type: 'client_credentials' });
     if (scope) form.set('scope', scope);
