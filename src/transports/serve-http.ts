@@ -5,7 +5,7 @@ import {
   type ServerResponse,
   STATUS_CODES,
 } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, isIP } from 'node:net';
 import type { Logger } from '../logger.js';
 import { CallLimits, requestsIn } from './call-limits.js';
 import type { HttpHandler } from './http-handler.js';
@@ -34,7 +34,9 @@ export function parseListenAddress(value: string): ListenAddress {
 
 /** Whether `host` only accepts connections from this machine. */
 export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\./.test(host);
+  // An address literal only: a name that merely starts with "127." (127.example.com) may resolve
+  // to any address, and a loopback bind is served without authentication.
+  return host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
 }
 
 /** A listening HTTP server and how to reach and stop it. */

@@ -29,6 +29,13 @@ describe('authentication flags', () => {
     expect(stderr).toContain('--auth none');
   });
 
+  it('takes only a 127.x address literal for loopback, not a host name that starts with 127.', async () => {
+    // Such a name may resolve to any address: it needs an --auth choice like any other bind.
+    const { code, stderr } = await run(['--http', '127.0.0.1.example.invalid:0']);
+    expect(code).toBe(2);
+    expect(stderr).toContain('--auth none');
+  });
+
   it('needs --resource for JWTs on a wildcard bind, and an issuer', async () => {
     const wildcard = await run([
       '--http',
