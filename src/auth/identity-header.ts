@@ -84,7 +84,7 @@ function checkHeaderName(name: string): string {
 }
 
 /** Parses `--trusted-proxy` values: an IPv4/IPv6 address or a network in CIDR notation. */
-export function trustedAddresses(values: readonly string[]): BlockList {
+function trustedAddresses(values: readonly string[]): BlockList {
   const list = new BlockList();
   for (const value of values) {
     const [address = '', prefix, ...rest] = value.trim().split('/');

@@ -11,10 +11,6 @@ export class CallLimits {
     this.#max = maxPerCaller;
   }
 
-  get max(): number {
-    return this.#max;
-  }
-
   /**
    * Takes `count` slots for `caller`; returns the release function, or `undefined` when that would
    * exceed the limit (nothing is taken then).

@@ -61,7 +61,7 @@ export interface HttpLimits {
   maxCallsPerCaller?: number;
 }
 
-export const HTTP_LIMIT_DEFAULTS: Required<HttpLimits> = {
+const HTTP_LIMIT_DEFAULTS: Required<HttpLimits> = {
   maxRequestBodySize: 4 * 1024 * 1024,
   headerTimeoutMs: 10_000,
   bodyTimeoutMs: 10_000,
