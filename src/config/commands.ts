@@ -6,7 +6,7 @@ import type { AdapterCommand, FlagValues } from '../command.js';
 import { BridgeError, describeError } from '../errors.js';
 import { createStderrLogger } from '../logger.js';
 import { buildSources, shorthandConfig } from './build-sources.js';
-import { configJsonSchema } from './config-schema.js';
+import { configJsonSchema, instanceNameSchema } from './config-schema.js';
 import { type AdapterLoaders, type BridgeConfig, loadConfigFile } from './load-config.js';
 import { serveConfig, transportFromSettings } from './serve-config.js';
 import { parseLogLevel, SERVER_OPTIONS, SERVER_USAGE, serverFrom } from './server-flags.js';
@@ -62,7 +62,7 @@ export async function runConfig(
   const server = serverFrom(flags, log, transportFromSettings(config.server));
   const instance = values.instance ?? config.server.instance;
   if (typeof instance === 'string' && server.transport.kind === 'http') {
-    if (!/^[A-Za-z0-9_-]{1,32}$/.test(instance)) {
+    if (!instanceNameSchema.safeParse(instance).success) {
       throw new BridgeError('invalid_input', `--instance expects 1-32 of A-Z a-z 0-9 _ -, got "${instance}"`);
     }
     server.transport = { ...server.transport, instance };

@@ -100,6 +100,11 @@ const httpLimitsSchema = z
   })
   .strict();
 
+/** An instance name (`--instance`, `server.instance`): it starts session ids, so no dots or spaces. */
+export const instanceNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,32}$/, 'must be 1-32 of A-Z a-z 0-9 _ -');
+
 export const serverSchema = z
   .object({
     transport: z.enum(['stdio', 'http']).optional().describe('stdio (default) or Streamable HTTP.'),
@@ -118,9 +123,7 @@ export const serverSchema = z
       .optional()
       .describe('Limits that keep one HTTP client from exhausting the server; flags win.'),
     logLevel: z.enum(['debug', 'info', 'warning', 'error']).optional(),
-    instance: z
-      .string()
-      .regex(/^[A-Za-z0-9_-]{1,32}$/, 'must be 1-32 of A-Z a-z 0-9 _ -')
+    instance: instanceNameSchema
       .optional()
       .describe(
         'This instance\'s name among several behind a load balancer: initialize-era session ids start with "NAME.", so the balancer can route each session back to it. --instance wins.',
