@@ -7,7 +7,7 @@ import { BRIDGE_BIN, type HttpBridge, startHttpBridge } from '../helpers/start-b
 import { FIXTURES } from '../openapi/helpers/in-process.js';
 import { startUpstream, type Upstream } from '../openapi/helpers/upstream.js';
 
-const KEY = 'k'.repeat(16) + 'shared-between-instances';
+const KEY = `${'k'.repeat(16)}shared-between-instances`;
 const forms = { elicitation: { form: {} } };
 
 // A 2026-07-28 question round may be answered through another instance behind a load balancer:
