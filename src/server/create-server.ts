@@ -1,15 +1,6 @@
-import {
-  type CallToolResult,
-  type McpRequestContext,
-  ProtocolError,
-  ProtocolErrorCode,
-  Server,
-  type ServerOptions,
-  type Tool,
-} from '@modelcontextprotocol/server';
-import { type AskSettings, prepareAsking } from '../ask/call-asking.js';
+import { type McpRequestContext, Server, type ServerOptions, type Tool } from '@modelcontextprotocol/server';
+import type { AskSettings } from '../ask/call-asking.js';
 import { RequestStateKeeper } from '../ask/request-state.js';
-import { callerOf } from '../caller.js';
 import type { Catalog } from '../catalog.js';
 import { trackClientRoots } from '../client-roots.js';
 import type { Logger } from '../logger.js';
@@ -19,8 +10,8 @@ import type { SignInCallbacks } from '../sign-in/sign-in-callbacks.js';
 import { createTaskSupport } from '../tasks/install-tasks.js';
 import type { TaskFeed } from '../tasks/task-listen.js';
 import type { TaskOptions } from '../tasks/task-runner.js';
-import { type ToolResult, textResult } from '../tool.js';
-import { createCallContext } from './call-context.js';
+import { answerToolsCall } from './answer-tools-call.js';
+import { createDirectCall, type DirectCall } from './direct-call.js';
 import { promptHandlers, registerCompletionHandler } from './handle-prompts.js';
 import { resourceHandlers } from './handle-resources.js';
 import { listEntry } from './list-entry.js';
@@ -73,7 +64,7 @@ export interface AskOptions {
  */
 export function createServerFactory(
   setup: ServerSetup,
-): ((context: McpRequestContext) => Server) & { taskFeed: TaskFeed } {
+): ((context: McpRequestContext) => Server) & { taskFeed: TaskFeed; direct: DirectCall } {
   const listCache = new WeakMap<ToolRegistry, Tool[]>();
   const describeTools = (registry: ToolRegistry) => {
     let tools = listCache.get(registry);
@@ -91,6 +82,9 @@ export function createServerFactory(
   };
 
   const registerCatalog = catalogHandlers(setup, askSettings);
+
+  // 2026-07-28 plain calls over HTTP, answered without a per-request SDK server (see `direct-call.ts`).
+  const direct = createDirectCall(setup, askSettings);
 
   // One task layer for every instance, so a task created on one request is found by the next.
   const tasks = createTaskSupport(setup, setup.tasks, askSettings);
@@ -118,46 +112,16 @@ export function createServerFactory(
       listPage('tools', describeTools(setup.registry()), request.params?.cursor),
     );
 
-    server.setRequestHandler('tools/call', async (request, ctx) => {
-      const registry = setup.registry();
-      const tool = registry.get(request.params.name);
-      if (!tool) {
-        // A tool refused by policy is the model's to hear about, with what it may use instead.
-        const reason = registry.explainMissing(request.params.name);
-        if (reason) return textResult(reason, true) as CallToolResult;
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: "${request.params.name}"`);
-      }
-      const args = request.params.arguments ?? {};
+    server.setRequestHandler('tools/call', (request, ctx) => {
       const modern = context.era === 'modern';
-      const asking = prepareAsking(ctx, {
+      if (modern) direct.accepted(ctx.mcpReq.envelope);
+      return answerToolsCall(request.params, ctx, setup, askSettings, {
         modern,
-        capabilities: server.getClientCapabilities(),
-        settings: askSettings,
-        caller: callerOf(ctx),
-        tool: tool.name,
-        args,
+        ...(modern
+          ? {}
+          : { capabilities: server.getClientCapabilities() ?? {}, roots: () => clientRoots(ctx) }),
+        project: (result, outputSchema) => server.projectCallToolResult(result, outputSchema),
       });
-      const call = createCallContext(ctx, {
-        ...setup,
-        toolName: tool.name,
-        roots: asking.roots ?? (() => clientRoots(ctx)),
-        ask: asking.ask,
-        ...(setup.progressKeepAliveMs === undefined ? {} : { keepAliveMs: setup.progressKeepAliveMs }),
-      });
-      let result: ToolResult;
-      try {
-        result = await registry.call(tool, args, call.context);
-      } catch (error) {
-        const answer = asking.settle({ error });
-        if (answer) return answer;
-        throw error;
-      } finally {
-        call.stop();
-      }
-      const pending = asking.settle({ result });
-      if (pending) return pending;
-      await call.settled();
-      return server.projectCallToolResult(result as CallToolResult, tool.definition.outputSchema);
     });
 
     registerCatalog(server, context);
@@ -165,7 +129,7 @@ export function createServerFactory(
     tasks.install(server, context);
     return server;
   };
-  return Object.assign(factory, { taskFeed: tasks.feed });
+  return Object.assign(factory, { taskFeed: tasks.feed, direct });
 }
 
 // Resources always (the store's outputs); prompts and completions only when there is something to serve.

@@ -11,6 +11,7 @@ import {
 import type { Peer } from '../auth/identity-header.js';
 import { callerOfAuth } from '../caller.js';
 import type { Logger } from '../logger.js';
+import type { DirectCall, JsonAnswer } from '../server/direct-call.js';
 import { asTaskListen, serveTaskListen, type TaskFeed } from '../tasks/task-listen.js';
 import { rejectParamHeaders } from './check-param-headers.js';
 import { jsonRpcErrorResponse } from './json-rpc-response.js';
@@ -55,6 +56,8 @@ export interface HttpHandlerOptions {
   resourceSubscriptions?: boolean;
   /** This instance's name behind a load balancer: session ids start with `NAME.`. */
   instance?: string;
+  /** Answers plain 2026-07-28 `tools/call` requests without the SDK's per-request server. */
+  direct?: Pick<DirectCall, 'answer'>;
 }
 
 /**
@@ -78,7 +81,10 @@ export interface HttpHandler {
    * Answers an admitted `request`: `admission` is what `admit` returned for it, `parsedBody` its
    * JSON body (the server read and parsed it once, within its limits; the request carries none).
    */
-  fetch(request: Request, options: { admission: Admission; parsedBody?: unknown }): Promise<Response>;
+  fetch(
+    request: Request,
+    options: { admission: Admission; parsedBody?: unknown },
+  ): Promise<Response | JsonAnswer>;
   close(): Promise<void>;
   /**
    * How each era's clients on this endpoint hear of changes: initialize-era sessions of tool list
@@ -150,7 +156,7 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
   const fetch = async (
     request: Request,
     fetchOptions: { admission: Admission; parsedBody?: unknown },
-  ): Promise<Response> => {
+  ): Promise<Response | JsonAnswer> => {
     const { admission, parsedBody: given } = fetchOptions;
     const { authInfo } = admission;
     if (given === undefined && request.method === 'POST') {
@@ -182,6 +188,8 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
         signal: request.signal,
       });
     }
+    const direct = options.direct?.answer({ body: given, request, ...(authInfo ? { authInfo } : {}) });
+    if (direct) return direct;
     return modern.fetch(request, {
       ...(authInfo ? { authInfo } : {}),
       ...(given === undefined ? {} : { parsedBody: given }),

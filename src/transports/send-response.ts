@@ -16,6 +16,16 @@ export function headRequest(req: IncomingMessage, host: string, signal: AbortSig
   return new Request(`http://${host}${req.url}`, { method: req.method ?? 'GET', headers, signal });
 }
 
+/** Writes a JSON answer in one write, with its length. */
+export function sendJson(res: ServerResponse, answer: { status: number; message: unknown }): void {
+  const body = JSON.stringify(answer.message);
+  res.writeHead(answer.status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+  });
+  res.end(body);
+}
+
 /**
  * Writes a web `Response` to a Node response. A JSON answer (most calls) is read whole and sent
  * in one write with its length; an SSE stream is copied chunk by chunk, honouring backpressure,

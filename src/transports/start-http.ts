@@ -22,6 +22,7 @@ export const startHttp: StartTransport<HttpTransportOptions> = async (options, s
     routes: async (request, url) => (await setup.routes?.(request, url)) ?? options.routes?.(request, url),
     ...(options.instance ? { instance: options.instance } : {}),
     taskFeed: setup.factory.taskFeed,
+    ...(setup.factory.direct ? { direct: setup.factory.direct } : {}),
     resourceSubscriptions: setup.resourceSubscriptions,
   });
   const running = await serveHttp(handler, options.address, {

@@ -1,5 +1,6 @@
 import type { McpRequestContext, Server } from '@modelcontextprotocol/server';
 import type { Logger } from '../logger.js';
+import type { DirectCall } from '../server/direct-call.js';
 import type { TaskFeed } from '../tasks/task-listen.js';
 import type { HttpHandlerOptions } from './http-handler.js';
 import type { HttpLimits, ListenAddress } from './serve-http.js';
@@ -68,7 +69,7 @@ export interface ServedTransport {
 /** What the bridge hands every transport, whatever its kind. */
 export interface TransportSetup {
   /** Makes the protocol server of a connection, session or request; `taskFeed` feeds task listeners. */
-  factory: ((context: McpRequestContext) => Server) & { taskFeed: TaskFeed };
+  factory: ((context: McpRequestContext) => Server) & { taskFeed: TaskFeed; direct?: DirectCall };
   log: Logger;
   /**
    * Tells initialize-era subscribers of `uri` (tracked per server instance by

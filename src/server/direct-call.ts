@@ -1,0 +1,192 @@
+import {
+  type AuthInfo,
+  type CallToolResult,
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolErrorCode,
+  SERVER_INFO_META_KEY,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import type { AskSettings } from '../ask/call-asking.js';
+import { answerToolsCall } from './answer-tools-call.js';
+import type { ServerSetup } from './create-server.js';
+
+/** The one 2026-07-28 revision the direct lane answers; anything else goes to the SDK. */
+const REVISION = '2026-07-28';
+const ENVELOPE_KEYS = new Set([
+  PROTOCOL_VERSION_META_KEY,
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+]);
+// Distinct envelopes remembered as accepted; a client sends the same one on every request.
+const MAX_ENVELOPES = 1_024;
+
+/**
+ * A JSON answer the HTTP server writes as it is, without a web `Response` around it: what the
+ * direct lane answers, where a `Response` and its body stream would cost a good part of the call.
+ */
+export interface JsonAnswer {
+  status: number;
+  message: Record<string, unknown>;
+}
+
+/** A 2026-07-28 HTTP request as the direct lane sees it: its parsed body and its headers. */
+export interface DirectCallRequest {
+  body: unknown;
+  request: Request;
+  authInfo?: AuthInfo;
+}
+
+/**
+ * The direct lane for 2026-07-28 `tools/call` over HTTP. The SDK's per-request path builds a
+ * server, a transport and a context per request and checks our own results with zod; profiles put
+ * the bridge's code under a tenth of a call's CPU on that path. The lane answers the plain call —
+ * one request, a known tool that never runs as a task, no progress token, no log level, no retry
+ * state, standard headers that match the body, and an envelope the SDK has already accepted once
+ * (the SDK's handler reports each envelope it served: `accepted`) — with the same handler body
+ * (`answerToolsCall`) and the SDK's 2026-07-28 result encoding. Everything else, including every
+ * error the SDK would answer before the handler, returns `undefined` and goes through the SDK.
+ * `test/core/direct-call.test.ts` compares the two paths response by response.
+ */
+export function createDirectCall(setup: ServerSetup, askSettings: AskSettings) {
+  const envelopes = new Set<string>();
+
+  const answer = (call: DirectCallRequest): Promise<JsonAnswer> | undefined => {
+    const message = plainCall(call.body);
+    if (!message) return undefined;
+    const { params } = message;
+    const headers = call.request.headers;
+    if (
+      headers.get('mcp-protocol-version') !== REVISION ||
+      headers.get('mcp-method') !== 'tools/call' ||
+      headers.get('mcp-name') !== params.name
+    ) {
+      return undefined;
+    }
+    const key = envelopeKey(params._meta);
+    if (key === undefined || !envelopes.has(key)) return undefined;
+    const tool = setup.registry().get(params.name);
+    if (!tool || (tool.definition.taskSupport ?? 'forbidden') !== 'forbidden') return undefined;
+
+    const ctx = directContext(message.id, params._meta, call);
+    return answerToolsCall(params, ctx, setup, askSettings, { modern: true, project: projectModern }).then(
+      (result) => ({
+        status: 200,
+        message: {
+          result: encodeModern(result as Record<string, unknown>, setup.info),
+          jsonrpc: '2.0',
+          id: message.id,
+        },
+      }),
+      (error: { code?: unknown; message?: string; data?: unknown }) => {
+        const thrown = Number.isSafeInteger(error.code) ? (error.code as number) : -32603;
+        const code = thrown === -32002 ? -32602 : thrown;
+        return {
+          // In-band errors are HTTP 200, except the one the spec gives its own 400.
+          status: code === ProtocolErrorCode.MissingRequiredClientCapability ? 400 : 200,
+          message: {
+            jsonrpc: '2.0',
+            id: message.id,
+            error: {
+              code,
+              message: error.message ?? 'Internal error',
+              ...(error.data === undefined ? {} : { data: error.data }),
+            },
+          },
+        };
+      },
+    );
+  };
+
+  return {
+    answer,
+    /** Called by the SDK's `tools/call` handler with each 2026-07-28 envelope it let through. */
+    accepted(envelope: Record<string, unknown> | undefined): void {
+      const key = envelopeKey(envelope);
+      if (key === undefined || envelopes.has(key)) return;
+      if (envelopes.size >= MAX_ENVELOPES) envelopes.clear();
+      envelopes.add(key);
+    },
+  };
+}
+
+export type DirectCall = ReturnType<typeof createDirectCall>;
+
+interface PlainCall {
+  id: string | number;
+  params: { name: string; arguments?: Record<string, unknown>; _meta: Record<string, unknown> };
+}
+
+// One JSON-RPC `tools/call` request whose params hold only a name, arguments and the envelope.
+function plainCall(body: unknown): PlainCall | undefined {
+  if (!isPlainObject(body) || body.jsonrpc !== '2.0' || body.method !== 'tools/call') return undefined;
+  const { id, params } = body;
+  if ((typeof id !== 'string' && !Number.isSafeInteger(id)) || !isPlainObject(params)) return undefined;
+  for (const key in params) if (key !== 'name' && key !== 'arguments' && key !== '_meta') return undefined;
+  if (typeof params.name !== 'string' || !isPlainObject(params._meta)) return undefined;
+  if (params.arguments !== undefined && !isPlainObject(params.arguments)) return undefined;
+  return { id: id as string | number, params: params as PlainCall['params'] };
+}
+
+// The envelope's identity when `_meta` holds nothing but a 2026-07-28 envelope (no progress token,
+// log level or trace context: those need the SDK's streaming and checks).
+function envelopeKey(meta: Record<string, unknown> | undefined): string | undefined {
+  if (!meta || meta[PROTOCOL_VERSION_META_KEY] !== REVISION) return undefined;
+  for (const key in meta) if (!ENVELOPE_KEYS.has(key)) return undefined;
+  return JSON.stringify([meta[CLIENT_CAPABILITIES_META_KEY], meta[CLIENT_INFO_META_KEY]]);
+}
+
+/**
+ * The request context the call path reads (see `answerToolsCall`), as the SDK builds it for a
+ * 2026-07-28 request whose `_meta` is only the envelope: no session, the request's own signal, and
+ * nothing to notify (no progress token; no log level, so the SDK forwards no log either).
+ */
+function directContext(
+  id: string | number,
+  envelope: Record<string, unknown>,
+  call: DirectCallRequest,
+): ServerContext {
+  const nothing = () => Promise.resolve();
+  const context = {
+    sessionId: undefined,
+    mcpReq: {
+      id,
+      method: 'tools/call',
+      _meta: undefined,
+      envelope,
+      requestState: () => undefined,
+      signal: call.request.signal,
+      notify: nothing,
+      log: nothing,
+      send: () => Promise.reject(new Error('2026-07-28 requests cannot send requests to the client')),
+    },
+    http: { ...(call.authInfo ? { authInfo: call.authInfo } : {}), req: call.request },
+  };
+  return context as unknown as ServerContext;
+}
+
+// The 2026-07-28 codec's projection: a non-object `structuredContent` also goes out as text.
+function projectModern(result: CallToolResult): CallToolResult {
+  const structured = result.structuredContent as unknown;
+  if (structured === undefined || isPlainObject(structured)) return result;
+  if (result.content?.some((block) => block.type === 'text')) return result;
+  return {
+    ...result,
+    content: [...(result.content ?? []), { type: 'text', text: JSON.stringify(structured) }],
+  };
+}
+
+// The SDK's 2026-07-28 result encoding for `tools/call`: a result type, and the server's identity
+// in `_meta` unless the result names one.
+function encodeModern(result: Record<string, unknown>, info: { name: string; version: string }) {
+  const typed = result.resultType === undefined ? { ...result, resultType: 'complete' } : result;
+  const meta = typed._meta;
+  if (meta === undefined) return { ...typed, _meta: { [SERVER_INFO_META_KEY]: info } };
+  if (!isPlainObject(meta) || meta[SERVER_INFO_META_KEY] !== undefined) return typed;
+  return { ...typed, _meta: { ...meta, [SERVER_INFO_META_KEY]: info } };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
