@@ -239,12 +239,19 @@ describe('which requests the lane takes', () => {
     const later = envelope({ roots: {} }, 'later');
     const body = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { ...params, _meta: later } };
     const ask = () =>
-      factory.direct.answer({ body, request: new Request('http://localhost/mcp', { method: 'POST', headers }) });
+      factory.direct.answer({
+        body,
+        request: new Request('http://localhost/mcp', { method: 'POST', headers }),
+      });
     expect(ask()).toBeUndefined();
     const handler = createHttpHandler(factory, { log: silentLogger });
     const request = new Request('http://localhost/mcp', {
       method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: {
+        ...headers,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
     });
     const answer = await handler.fetch(request, { admission: { quotaKey: 'test' }, parsedBody: body });
     expect(answer).toBeInstanceOf(Response);
