@@ -22,7 +22,8 @@ export class InputRound {
   readonly #capabilities: AskCapabilities | undefined;
   readonly #prior: RoundState | undefined;
   readonly #responses: Record<string, unknown>;
-  readonly #bind: string;
+  /** The call's binding digest (see `RequestStateKeeper.bind`), computed only when a state is sealed. */
+  readonly #bind: () => string;
   /** Every answer this round can hand on: earlier rounds' plus those used now. */
   readonly #answers: RoundState['answers'];
   readonly #pending = new Map<string, { request: InputRequest; digest: string }>();
@@ -37,7 +38,7 @@ export class InputRound {
     capabilities: AskCapabilities | undefined;
     prior?: RoundState;
     responses?: Record<string, unknown>;
-    bind: string;
+    bind: () => string;
   }) {
     this.#capabilities = options.capabilities;
     this.#prior = options.prior;
@@ -86,7 +87,7 @@ export class InputRound {
       inputRequests[key] = entry.request;
       pending[key] = entry.digest;
     }
-    const requestState = keeper.seal({ bind: this.#bind, answers: this.#answers, pending });
+    const requestState = keeper.seal({ bind: this.#bind(), answers: this.#answers, pending });
     return { resultType: 'input_required', inputRequests, requestState } as InputRequiredResult;
   }
 

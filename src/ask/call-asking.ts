@@ -65,12 +65,17 @@ export function prepareAsking(
     };
   }
   const { keeper } = options.settings;
-  const bind = RequestStateKeeper.bind(options.caller, options.tool, options.args);
+  // Most calls never ask: the digest of their arguments is taken only when a state is opened or sealed.
+  let bound: string | undefined;
+  const bind = () => {
+    bound ??= RequestStateKeeper.bind(options.caller, options.tool, options.args);
+    return bound;
+  };
   const wire = ctx.mcpReq.requestState();
   let prior: RoundState | undefined;
   if (wire !== undefined) {
     try {
-      prior = keeper.open(String(wire), bind);
+      prior = keeper.open(String(wire), bind());
     } catch (error) {
       throw modernError(error);
     }

@@ -35,6 +35,8 @@ export interface JsonAnswer {
 export interface DirectCallRequest {
   body: unknown;
   request: Request;
+  /** Aborts when the client goes away. */
+  signal: AbortSignal;
   authInfo?: AuthInfo;
 }
 
@@ -156,7 +158,7 @@ function directContext(
       _meta: undefined,
       envelope,
       requestState: () => undefined,
-      signal: call.request.signal,
+      signal: call.signal,
       notify: nothing,
       log: nothing,
       send: () => Promise.reject(new Error('2026-07-28 requests cannot send requests to the client')),

@@ -79,11 +79,13 @@ export interface HttpHandler {
   admit(request: Request, peer: Peer): Promise<Response | Admission>;
   /**
    * Answers an admitted `request`: `admission` is what `admit` returned for it, `parsedBody` its
-   * JSON body (the server read and parsed it once, within its limits; the request carries none).
+   * JSON body (the server read and parsed it once, within its limits; the request carries none),
+   * `signal` aborts when the client goes away (how a 2026-07-28 call is cancelled over HTTP); the
+   * request's own signal never aborts.
    */
   fetch(
     request: Request,
-    options: { admission: Admission; parsedBody?: unknown },
+    options: { admission: Admission; parsedBody?: unknown; signal?: AbortSignal },
   ): Promise<Response | JsonAnswer>;
   close(): Promise<void>;
   /**
@@ -155,9 +157,12 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
 
   const fetch = async (
     request: Request,
-    fetchOptions: { admission: Admission; parsedBody?: unknown },
+    fetchOptions: { admission: Admission; parsedBody?: unknown; signal?: AbortSignal },
   ): Promise<Response | JsonAnswer> => {
     const { admission, parsedBody: given } = fetchOptions;
+    const signal = fetchOptions.signal ?? new AbortController().signal;
+    // The SDK layers learn of a client gone away from their request's signal.
+    const signalled = () => new Request(request, { signal });
     const { authInfo } = admission;
     if (given === undefined && request.method === 'POST') {
       return jsonRpcErrorResponse(400, -32700, 'Parse error: the request body is empty');
@@ -167,7 +172,7 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
       if (refused) return refused;
     }
     if (!claimsModernEra(request, given) && (await isLegacyRequest(request, given, { maxRequestBodySize }))) {
-      return legacy.handle(request, given, admission);
+      return legacy.handle(signalled(), given, admission);
     }
     if (options.toolInputSchema) {
       const mismatch = await rejectParamHeaders(request, options.toolInputSchema, given);
@@ -185,12 +190,17 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
         bus,
         caller: callerOfAuth(authInfo),
         resourceSubscriptions: options.resourceSubscriptions ?? false,
-        signal: request.signal,
+        signal,
       });
     }
-    const direct = options.direct?.answer({ body: given, request, ...(authInfo ? { authInfo } : {}) });
+    const direct = options.direct?.answer({
+      body: given,
+      request,
+      signal,
+      ...(authInfo ? { authInfo } : {}),
+    });
     if (direct) return direct;
-    return modern.fetch(request, {
+    return modern.fetch(signalled(), {
       ...(authInfo ? { authInfo } : {}),
       ...(given === undefined ? {} : { parsedBody: given }),
     });

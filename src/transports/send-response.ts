@@ -3,17 +3,21 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 /**
  * The request line and headers as a bodiless `Request`, for the handler's header checks and for
  * the handler itself: the body was already read and parsed once, and travels beside it as a value
- * (the SDK layers read the parsed value and never the request body). `signal` aborts when the
- * client goes away (how a 2026-07-28 call is cancelled over HTTP).
+ * (the SDK layers read the parsed value and never the request body).
  */
-export function headRequest(req: IncomingMessage, host: string, signal: AbortSignal): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined || name.startsWith(':')) continue;
-    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-    else headers.set(name, value);
+export function headRequest(req: IncomingMessage, host: string): Request {
+  // Plain header values go in as they are; a repeated header (an array) one value at a time.
+  let headers: Record<string, string> | Array<[string, string]> = req.headers as Record<string, string>;
+  if (Object.values(req.headers).some((value) => typeof value !== 'string')) {
+    headers = [];
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value === undefined) continue;
+      for (const item of Array.isArray(value) ? value : [value]) headers.push([name, item]);
+    }
   }
-  return new Request(`http://${host}${req.url}`, { method: req.method ?? 'GET', headers, signal });
+  // No signal here: following one costs as much as the rest of the request. The handler gets the
+  // request's signal beside it, and gives it to the requests it passes on (see `HttpHandler.fetch`).
+  return new Request(`http://${host}${req.url}`, { method: req.method ?? 'GET', headers });
 }
 
 /** Writes a JSON answer in one write, with its length. */

@@ -103,7 +103,7 @@ export async function serveHttp(
     }
     // One `Request` per HTTP request, for the header checks and the handler alike.
     const abort = new AbortController();
-    const request = headRequest(req, host, abort.signal);
+    const request = headRequest(req, host);
     const admission = await handler.admit(request, peer);
     if (admission instanceof Response) {
       await refuse(req, res, admission, limits);
@@ -170,6 +170,7 @@ export async function serveHttp(
     try {
       response = await handler.fetch(request, {
         admission,
+        signal: abort.signal,
         ...(parsed === undefined ? {} : { parsedBody: parsed }),
       });
     } catch (error) {

@@ -196,6 +196,7 @@ describe('which requests the lane takes', () => {
     factory.direct.answer({
       body: { jsonrpc: '2.0', id: 1, method: 'tools/call', ...body },
       request: new Request('http://localhost/mcp', { method: 'POST', headers: { ...headers, ...extra } }),
+      signal: new AbortController().signal,
     }) !== undefined;
   const params = { name: 'get_item', arguments: { id: 1 }, _meta: known };
 
@@ -242,6 +243,7 @@ describe('which requests the lane takes', () => {
       factory.direct.answer({
         body,
         request: new Request('http://localhost/mcp', { method: 'POST', headers }),
+        signal: new AbortController().signal,
       });
     expect(ask()).toBeUndefined();
     const handler = createHttpHandler(factory, { log: silentLogger });
