@@ -65,7 +65,6 @@ export class SchemaConverter {
   readonly #version: SpecVersion;
   readonly #names = new Map<string, string>();
   readonly #pointers = new Map<string, string>();
-  readonly #sizes: Record<Direction, Map<string, number>> = { request: new Map(), response: new Map() };
   readonly #flags = new Map<string, { readOnly: boolean; writeOnly: boolean }>();
   readonly #taken = new Set<string>();
   readonly #cache: Record<Direction, Map<string, Converted>> = { request: new Map(), response: new Map() };
@@ -120,40 +119,6 @@ export class SchemaConverter {
     this.#names.set(pointer, name);
     this.#pointers.set(name, pointer);
     return name;
-  }
-
-  /** The converted component behind a `#/$defs/Name` reference made by this converter. */
-  lookup(name: string, direction: Direction): JsonSchema | undefined {
-    const pointer = this.#pointers.get(name);
-    return pointer === undefined ? undefined : this.#component(pointer, direction).schema;
-  }
-
-  /**
-   * Whether the `$defs` of `pointers` (and everything they refer to) stay within about `budget`
-   * characters of JSON. Stops at the first component past the budget, so a huge graph costs little.
-   */
-  definitionsFit(pointers: Iterable<string>, direction: Direction, budget: number): boolean {
-    let left = budget;
-    const queue = [...pointers];
-    const seen = new Set(queue);
-    while (queue.length > 0) {
-      const pointer = queue.shift() as string;
-      const entry = this.#component(pointer, direction);
-      let size = this.#sizes[direction].get(pointer);
-      if (size === undefined) {
-        size = JSON.stringify(entry.schema).length;
-        this.#sizes[direction].set(pointer, size);
-      }
-      left -= size;
-      if (left < 0) return false;
-      for (const dep of entry.deps) {
-        if (!seen.has(dep)) {
-          seen.add(dep);
-          queue.push(dep);
-        }
-      }
-    }
-    return true;
   }
 
   /**

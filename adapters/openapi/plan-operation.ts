@@ -116,7 +116,7 @@ export function planOperation(
 
   const planned: PlannedOperation = { plan, inputSchema };
   if (success.jsonSchema !== undefined) {
-    const outputSchema = planOutput(success.jsonSchema, converter);
+    const outputSchema = planOutput(success.jsonSchema, document, version);
     if (outputSchema) planned.outputSchema = outputSchema;
   }
   return planned;
