@@ -2,13 +2,10 @@ import type { JsonSchema } from '../../src/index.js';
 import type { SpecVersion } from './load-document.js';
 import { isObject, type Json, resolvePointer } from './resolve-ref.js';
 import { applyDialect, type DialectContext, noteDialect } from './schema-dialect.js';
-import { trimText } from './trim-text.js';
+import { propertyDescription } from './trim-text.js';
 
 /** Requests leave out `readOnly` properties; responses leave out `writeOnly` ones. */
 export type Direction = 'request' | 'response';
-
-/** Longest description kept inside a schema: long prose there costs tokens on every tools/list. */
-const MAX_SCHEMA_DESCRIPTION = 400;
 
 /** Keys that hold one subschema. */
 export const SCHEMA_KEYS = [
@@ -160,7 +157,8 @@ export class SchemaConverter {
       const ref = this.#ref(input.$ref, deps);
       // OpenAPI 3.0 and Swagger ignore siblings of `$ref`; 3.1 (JSON Schema 2020-12) keeps them.
       if (this.#version !== 'openapi31') {
-        return typeof input.description === 'string' ? { ...ref, description: trim(input.description) } : ref;
+        const description = propertyDescription(input.description);
+        return description ? { ...ref, description } : ref;
       }
       const rest = { ...input };
       delete rest.$ref;
@@ -190,8 +188,9 @@ export class SchemaConverter {
         } else {
           out[key] = this.#convert(value, direction, deps);
         }
-      } else if (key === 'description' && typeof value === 'string') {
-        out.description = trim(value);
+      } else if (key === 'description') {
+        const description = propertyDescription(value);
+        if (description) out.description = description;
       } else if (key === 'required' && Array.isArray(value)) {
         out.required = value;
       } else {
@@ -246,11 +245,6 @@ export class SchemaConverter {
     const properties = isObject(input.properties) ? input.properties : {};
     return name in properties && this.#hiddenIn(properties[name], direction);
   }
-}
-
-// Same rule as the tool descriptions, with a smaller budget.
-function trim(text: string): string {
-  return trimText(text, MAX_SCHEMA_DESCRIPTION);
 }
 
 function sortKeys<T>(record: Record<string, T>): Record<string, T> {

@@ -9,12 +9,9 @@ import { nameTools } from './name-tools.js';
 import { planOperation } from './plan-operation.js';
 import { isObject } from './resolve-ref.js';
 import { checkCompiles } from './schema-dialect.js';
-import { trimText } from './trim-text.js';
+import { TITLE_BUDGET, TOOL_DESCRIPTION_BUDGET, trimText } from './trim-text.js';
 
 export type { CallSettings, ServerFields, ToolData } from './data-to-tool.js';
-
-/** Longest tool description: summary, description and notes together. */
-const DESCRIPTION_BUDGET = 1_200;
 
 /** What every tool of one source shares at call time, and the document while converting. */
 export interface CallSetup extends CallSettings {
@@ -136,7 +133,7 @@ function convertOperation(
   const description =
     typeof extension.description === 'string' ? extension.description : describeOperation(operation);
   const data: ToolData = {
-    title: trimText(title, 120),
+    title: trimText(title, TITLE_BUDGET),
     description,
     inputSchema: inlineSingleUse(planned.inputSchema),
     annotations: inferAnnotations(operation),
@@ -158,7 +155,7 @@ function describeOperation(operation: OperationInfo): string {
   const deprecated = operation.deprecated
     ? 'Deprecated: the API may remove this operation; prefer an alternative.'
     : '';
-  const budget = DESCRIPTION_BUDGET - (deprecated ? deprecated.length + 2 : 0);
-  const text = trimText(parts.join('\n\n'), budget);
+  const budget = TOOL_DESCRIPTION_BUDGET - (deprecated ? deprecated.length + 2 : 0);
+  const text = trimText(parts.join('\n\n'), budget) || `${operation.method.toUpperCase()} ${operation.path}`;
   return deprecated ? `${text}\n\n${deprecated}` : text;
 }
