@@ -17,13 +17,17 @@ const LINK = /\[([^\]]+)\]\((?:https?:\/\/|\/)[^)\s]*\)/g;
  * Empty when nothing is left.
  */
 export function trimText(text: string, budget: number): string {
-  if (text.length <= budget && !text.includes('](') && !text.includes('For more ')) return text.trim();
-  const clean = text
-    .replace(LINK, '$1')
-    .replace(POINTER, '')
-    .replace(/[ \t]+\n/g, '\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
+  const links = text.includes('](');
+  const pointers = text.includes('For more ');
+  if (text.length <= budget && !links && !pointers) return text.trim();
+  let clean = links ? text.replace(LINK, '$1') : text;
+  // Only where a sentence was taken out: the blank lines and spaces it left behind.
+  if (pointers)
+    clean = clean
+      .replace(POINTER, '')
+      .replace(/[ \t]+\n/g, '\n')
+      .replace(/\n{3,}/g, '\n\n');
+  clean = clean.trim();
   return clean.length <= budget ? clean : `${clean.slice(0, budget - 1).trimEnd()}…`;
 }
 
