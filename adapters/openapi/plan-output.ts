@@ -46,7 +46,7 @@ export function planOutput(schema: unknown, document: Json, version: SpecVersion
       declared.set(name, list);
     }
   }
-  const properties: Json = {};
+  const kept: Array<[string, JsonSchema]> = [];
   let left = OUTPUT_BUDGET;
   for (const [name, schemas] of declared) {
     const propertyParts = schemas.flatMap((one) => conjuncts(one, spec));
@@ -55,10 +55,11 @@ export function planOutput(schema: unknown, document: Json, version: SpecVersion
     const summary = summarize(propertyParts, spec);
     left -= name.length + JSON.stringify(summary).length + 4;
     if (left < 0) break;
-    properties[name] = summary;
+    kept.push([name, summary]);
   }
   const out: JsonSchema = { type: 'object' };
-  if (Object.keys(properties).length > 0) out.properties = properties;
+  // fromEntries makes every name an own property, `__proto__` included.
+  if (kept.length > 0) out.properties = Object.fromEntries(kept);
   return out;
 }
 

@@ -117,6 +117,17 @@ describe('output schema outlines', () => {
     ).toEqual({ type: 'object', properties: { n: { type: ['integer', 'null'] } } });
   });
 
+  it('keep properties named like Object.prototype members as properties', () => {
+    const schema = JSON.parse(
+      '{"type":"object","properties":{"__proto__":{"type":"string"},"constructor":{"type":"integer"}}}',
+    );
+    const outline = planOutput(schema, {}, 'openapi31') as { properties: object };
+    expect(Object.keys(outline.properties)).toEqual(['__proto__', 'constructor']);
+    expect(Object.getPrototypeOf(outline.properties)).toBe(Object.prototype);
+    expect(JSON.parse(JSON.stringify(outline))).toEqual(outline);
+    expect(compileValidator(outline)(JSON.parse('{"__proto__": 3}')).length).toBeGreaterThan(0);
+  });
+
   it(`stop adding properties once ${OUTPUT_BUDGET} characters are spent; the rest stay allowed`, () => {
     const properties: Record<string, unknown> = {};
     for (let i = 0; i < 200; i++) properties[`field_${i}`] = { type: 'string' };
