@@ -6,7 +6,7 @@ import { cacheDir, type Logger } from '../../src/index.js';
 import type { OperationSummary, ServerFields, ToolData } from './operations-to-tools.js';
 
 /** Bumped whenever conversion changes what it produces, so that older cache files are ignored. */
-const CACHE_FORMAT = 3;
+const CACHE_FORMAT = 4;
 
 /** A file the tools came from: its SHA-256, and its size, mtime and inode when it was hashed. */
 export type CachedFile = [path: string, sha256: string, stat: string];

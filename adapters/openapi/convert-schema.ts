@@ -2,13 +2,10 @@ import type { JsonSchema } from '../../src/index.js';
 import type { SpecVersion } from './load-document.js';
 import { isObject, type Json, resolvePointer } from './resolve-ref.js';
 import { applyDialect, type DialectContext, noteDialect } from './schema-dialect.js';
-import { trimText } from './trim-text.js';
+import { propertyDescription } from './trim-text.js';
 
 /** Requests leave out `readOnly` properties; responses leave out `writeOnly` ones. */
 export type Direction = 'request' | 'response';
-
-/** Longest description kept inside a schema: long prose there costs tokens on every tools/list. */
-const MAX_SCHEMA_DESCRIPTION = 400;
 
 /** Keys that hold one subschema. */
 export const SCHEMA_KEYS = [
@@ -65,7 +62,6 @@ export class SchemaConverter {
   readonly #version: SpecVersion;
   readonly #names = new Map<string, string>();
   readonly #pointers = new Map<string, string>();
-  readonly #sizes: Record<Direction, Map<string, number>> = { request: new Map(), response: new Map() };
   readonly #flags = new Map<string, { readOnly: boolean; writeOnly: boolean }>();
   readonly #taken = new Set<string>();
   readonly #cache: Record<Direction, Map<string, Converted>> = { request: new Map(), response: new Map() };
@@ -122,40 +118,6 @@ export class SchemaConverter {
     return name;
   }
 
-  /** The converted component behind a `#/$defs/Name` reference made by this converter. */
-  lookup(name: string, direction: Direction): JsonSchema | undefined {
-    const pointer = this.#pointers.get(name);
-    return pointer === undefined ? undefined : this.#component(pointer, direction).schema;
-  }
-
-  /**
-   * Whether the `$defs` of `pointers` (and everything they refer to) stay within about `budget`
-   * characters of JSON. Stops at the first component past the budget, so a huge graph costs little.
-   */
-  definitionsFit(pointers: Iterable<string>, direction: Direction, budget: number): boolean {
-    let left = budget;
-    const queue = [...pointers];
-    const seen = new Set(queue);
-    while (queue.length > 0) {
-      const pointer = queue.shift() as string;
-      const entry = this.#component(pointer, direction);
-      let size = this.#sizes[direction].get(pointer);
-      if (size === undefined) {
-        size = JSON.stringify(entry.schema).length;
-        this.#sizes[direction].set(pointer, size);
-      }
-      left -= size;
-      if (left < 0) return false;
-      for (const dep of entry.deps) {
-        if (!seen.has(dep)) {
-          seen.add(dep);
-          queue.push(dep);
-        }
-      }
-    }
-    return true;
-  }
-
   /**
    * Converts one subschema, collecting the pointers it refers to into `deps`. The result is the
    * caller's to change at the top level: shared parameters (GitHub's `owner`, `repo`, `per_page`
@@ -195,7 +157,8 @@ export class SchemaConverter {
       const ref = this.#ref(input.$ref, deps);
       // OpenAPI 3.0 and Swagger ignore siblings of `$ref`; 3.1 (JSON Schema 2020-12) keeps them.
       if (this.#version !== 'openapi31') {
-        return typeof input.description === 'string' ? { ...ref, description: trim(input.description) } : ref;
+        const description = propertyDescription(input.description);
+        return description ? { ...ref, description } : ref;
       }
       const rest = { ...input };
       delete rest.$ref;
@@ -225,8 +188,9 @@ export class SchemaConverter {
         } else {
           out[key] = this.#convert(value, direction, deps);
         }
-      } else if (key === 'description' && typeof value === 'string') {
-        out.description = trim(value);
+      } else if (key === 'description') {
+        const description = propertyDescription(value);
+        if (description) out.description = description;
       } else if (key === 'required' && Array.isArray(value)) {
         out.required = value;
       } else {
@@ -281,11 +245,6 @@ export class SchemaConverter {
     const properties = isObject(input.properties) ? input.properties : {};
     return name in properties && this.#hiddenIn(properties[name], direction);
   }
-}
-
-// Same rule as the tool descriptions, with a smaller budget.
-function trim(text: string): string {
-  return trimText(text, MAX_SCHEMA_DESCRIPTION);
 }
 
 function sortKeys<T>(record: Record<string, T>): Record<string, T> {

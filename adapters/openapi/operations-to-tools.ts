@@ -9,12 +9,9 @@ import { nameTools } from './name-tools.js';
 import { planOperation } from './plan-operation.js';
 import { isObject } from './resolve-ref.js';
 import { checkCompiles } from './schema-dialect.js';
-import { trimText } from './trim-text.js';
+import { TITLE_BUDGET, TOOL_DESCRIPTION_BUDGET, trimText } from './trim-text.js';
 
 export type { CallSettings, ServerFields, ToolData } from './data-to-tool.js';
-
-/** Longest tool description: summary, description and notes together. */
-const DESCRIPTION_BUDGET = 1_200;
 
 /** What every tool of one source shares at call time, and the document while converting. */
 export interface CallSetup extends CallSettings {
@@ -42,22 +39,35 @@ export interface OperationTool {
   definition(): ToolDefinition;
 }
 
-/** Names every operation; conversion waits for `data()` or `definition()`. */
+/**
+ * Names every operation; conversion waits for `data()` or `definition()`. The parsed spec is held
+ * only while some operation is still unconverted: once the last one is (all at once for
+ * `--tools all`, in the background for dynamic mode), nothing here refers to it any more, so a
+ * long-running server does not keep the whole document (GitHub's: 13 MB of JSON) alive.
+ */
 export function operationsToTools(operations: OperationInfo[], setup: CallSetup): OperationTool[] {
   const { loaded, ...calls } = setup;
-  const converter = new SchemaConverter(loaded.document, loaded.version);
+  let spec: { converter: SchemaConverter; loaded: LoadedDocument } | undefined = {
+    converter: new SchemaConverter(loaded.document, loaded.version),
+    loaded,
+  };
+  let unconverted = operations.length;
   const names = nameTools(operations);
-  return operations.map((operation, index) => {
+  return operations.map((info, index) => {
     const name = names[index] as string;
+    let operation: OperationInfo | undefined = info;
     let converted: { data: ToolData } | { error: string } | undefined;
-    return operationTool(name, summarize(operation), inferAnnotations(operation).readOnlyHint, calls, () => {
-      if (!converted) {
-        try {
-          converted = { data: convertOperation(name, operation, converter, loaded) };
-        } catch (error) {
-          converted = { error: describeError(error) };
-        }
+    return operationTool(name, summarize(info), inferAnnotations(info).readOnlyHint, calls, () => {
+      if (converted) return converted;
+      try {
+        if (!spec || !operation) throw new Error('the spec was released before this operation was converted');
+        converted = { data: convertOperation(name, operation, spec.converter, spec.loaded) };
+      } catch (error) {
+        converted = { error: describeError(error) };
       }
+      operation = undefined;
+      unconverted--;
+      if (unconverted === 0) spec = undefined;
       return converted;
     });
   });
@@ -136,7 +146,7 @@ function convertOperation(
   const description =
     typeof extension.description === 'string' ? extension.description : describeOperation(operation);
   const data: ToolData = {
-    title: trimText(title, 120),
+    title: trimText(title, TITLE_BUDGET),
     description,
     inputSchema: inlineSingleUse(planned.inputSchema),
     annotations: inferAnnotations(operation),
@@ -158,7 +168,7 @@ function describeOperation(operation: OperationInfo): string {
   const deprecated = operation.deprecated
     ? 'Deprecated: the API may remove this operation; prefer an alternative.'
     : '';
-  const budget = DESCRIPTION_BUDGET - (deprecated ? deprecated.length + 2 : 0);
-  const text = trimText(parts.join('\n\n'), budget);
+  const budget = TOOL_DESCRIPTION_BUDGET - (deprecated ? deprecated.length + 2 : 0);
+  const text = trimText(parts.join('\n\n'), budget) || `${operation.method.toUpperCase()} ${operation.path}`;
   return deprecated ? `${text}\n\n${deprecated}` : text;
 }

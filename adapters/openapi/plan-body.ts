@@ -4,7 +4,7 @@ import type { OperationInfo } from './list-operations.js';
 import { type BodyKind, bodyKind, pickMediaType } from './media-types.js';
 import { parameterSchema } from './plan-parameters.js';
 import { deref, isObject, type Json, type Lookup, resolveLocal } from './resolve-ref.js';
-import { trimText } from './trim-text.js';
+import { propertyDescription } from './trim-text.js';
 
 /** How the request body travels. */
 export interface BodyPlan {
@@ -37,9 +37,8 @@ export function openApiBodyPlan(
   const media = isObject(content[mediaType]) ? (content[mediaType] as Json) : {};
   const kind = bodyKind(mediaType);
   const schema = bodySchema(kind, media.schema, converter, deps);
-  if (typeof requestBody.description === 'string' && schema.description === undefined) {
-    schema.description = trimText(requestBody.description, 400);
-  }
+  const description = propertyDescription(requestBody.description);
+  if (description && schema.description === undefined) schema.description = description;
   return {
     plan: {
       arg,
@@ -69,9 +68,8 @@ export function swaggerBodyPlan(
     const mediaType = pickMediaType(consumes ?? []) ?? 'application/json';
     const kind = bodyKind(mediaType);
     const schema = bodySchema(kind, bodyParameter.schema, converter, deps);
-    if (typeof bodyParameter.description === 'string' && schema.description === undefined) {
-      schema.description = trimText(bodyParameter.description, 400);
-    }
+    const description = propertyDescription(bodyParameter.description);
+    if (description && schema.description === undefined) schema.description = description;
     return {
       plan: { arg, mediaType, kind, required: bodyParameter.required === true, binaryFields: [] },
       schema,
@@ -85,7 +83,8 @@ export function swaggerBodyPlan(
   for (const field of fields) {
     const { schema } = parameterSchema(field, 'swagger2');
     const converted = converter.convertInline(schema, 'request', deps);
-    if (typeof field.description === 'string') converted.description = trimText(field.description, 400);
+    const description = propertyDescription(field.description);
+    if (description) converted.description = description;
     properties[field.name as string] = converted;
     if (field.required === true) required.push(field.name as string);
   }

@@ -12,7 +12,7 @@ import {
   serialization,
 } from './plan-parameters.js';
 import { isObject, type Json } from './resolve-ref.js';
-import { trimText } from './trim-text.js';
+import { propertyDescription } from './trim-text.js';
 
 export type { BodyPlan } from './plan-body.js';
 export type { ParamLocation, ParamPlan } from './plan-parameters.js';
@@ -66,9 +66,8 @@ export function planOperation(
       const arg = (nameCount.get(name) ?? 0) > 1 && location !== 'path' ? `${name}__${location}` : name;
       const { schema, json } = parameterSchema(parameter, version);
       const converted = converter.convertInline(schema, 'request', deps);
-      if (typeof parameter.description === 'string' && parameter.description.trim() !== '') {
-        converted.description = trimText(parameter.description, 400);
-      }
+      const description = propertyDescription(parameter.description);
+      if (description) converted.description = description;
       if (parameter.deprecated === true) converted.deprecated = true;
       properties[arg] = converted;
       const isRequired = location === 'path' || parameter.required === true;
@@ -116,7 +115,7 @@ export function planOperation(
 
   const planned: PlannedOperation = { plan, inputSchema };
   if (success.jsonSchema !== undefined) {
-    const outputSchema = planOutput(success.jsonSchema, converter);
+    const outputSchema = planOutput(success.jsonSchema, document, version);
     if (outputSchema) planned.outputSchema = outputSchema;
   }
   return planned;

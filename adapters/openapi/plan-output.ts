@@ -1,138 +1,136 @@
 import type { JsonSchema } from '../../src/index.js';
-import { SCHEMA_KEYS, SCHEMA_LIST_KEYS, SCHEMA_MAP_KEYS, type SchemaConverter } from './convert-schema.js';
 import type { OperationInfo } from './list-operations.js';
 import type { SpecVersion } from './load-document.js';
 import { isJson } from './media-types.js';
-import { deref, isObject, type Json, type Lookup, resolveLocal } from './resolve-ref.js';
+import { deref, isObject, type Json, resolvePointer } from './resolve-ref.js';
 
 /**
- * Characters of `$defs` an output schema may carry. Response schemas of big APIs pull in deep
- * component graphs (GitHub: 4 MB over 1,223 operations); past this budget the output schema keeps
- * the top level only, nested objects left open, so it stays true to the response and small.
+ * Characters of JSON the properties of an output schema may take. Response schemas of big APIs
+ * pull in deep component graphs (GitHub: 4 MB over 1,223 operations), which cost tokens on every
+ * tools/list and time at every start, while a client only needs the shape to check and use the
+ * result. So an output schema is an outline: the top-level properties, in the order the spec
+ * declares them, until this budget is spent.
  */
-const OUTPUT_DEFS_BUDGET = 2_000;
+export const OUTPUT_BUDGET = 1_000;
 
-/**
- * The output schema of an operation: its success response's JSON schema when that is an object,
- * with `$defs` when they fit the budget, else the top level only; without annotations (see
- * `withoutAnnotations`).
- */
-export function planOutput(schema: unknown, converter: SchemaConverter): JsonSchema | undefined {
-  const deps = new Set<string>();
-  const output = converter.convertInline(schema, 'response', deps);
-  const lookup: Lookup = (name) => converter.lookup(name, 'response');
-  if (!isObjectSchema(output, lookup)) return undefined;
-  // The shallow form keeps types, enums and formats only: it has no annotations to strip.
-  if (!converter.definitionsFit(deps, 'response', OUTPUT_DEFS_BUDGET)) return shallowOutput(output, lookup);
-  const full: JsonSchema = { type: 'object', ...output };
-  const defs = converter.definitions(deps, 'response');
-  if (Object.keys(defs).length > 0) full.$defs = defs;
-  return withoutAnnotations(full);
+/** How deep `$ref`/`allOf` chains are followed before a schema is taken as unknown (a loop). */
+const MAX_HOPS = 16;
+const JSON_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null']);
+
+/** A spec schema as the outline reads it: the document it lives in and its dialect. */
+interface Spec {
+  document: Json;
+  version: SpecVersion;
 }
 
 /**
- * Keywords that only annotate: JSON Schema 2020-12 never validates with them. An output schema is
- * read by the client to check and use results, never by the model to write arguments, so they
- * are left out (about 160 kB of GitHub's tools/list); validation is unchanged.
+ * The output schema of an operation, outlined from its success response's schema when that is an
+ * object: `type: object`, then each top-level property (within `OUTPUT_BUDGET`) reduced to its
+ * type. Deeper levels, formats, enums, patterns and `required` are left open, so the outline is
+ * never stricter than the spec's schema: a response the spec allows is never refused, nor one
+ * where the API adds an enum value or leaves out a field its spec calls required (GitHub's own
+ * response examples do both). The spec's schema is read only as deep as the outline needs;
+ * nothing of it is converted.
  */
-const ANNOTATIONS = new Set([
-  'description',
-  'title',
-  'examples',
-  '$comment',
-  'deprecated',
-  'readOnly',
-  'writeOnly',
-]);
-const SUBSCHEMA = new Set<string>(SCHEMA_KEYS);
-const SUBSCHEMA_LISTS = new Set<string>(SCHEMA_LIST_KEYS);
-const SUBSCHEMA_MAPS = new Set<string>(SCHEMA_MAP_KEYS);
-
-// Components are shared by many operations' output schemas: each is stripped once.
-const stripped = new WeakMap<JsonSchema, JsonSchema>();
-
-/** A copy of `schema` without annotation keywords; the converter's shared schemas are not touched. */
-export function withoutAnnotations(schema: JsonSchema): JsonSchema {
-  let out = stripped.get(schema);
-  if (!out) {
-    out = strip(schema);
-    stripped.set(schema, out);
-  }
-  return out;
-}
-
-function strip(schema: JsonSchema): JsonSchema {
-  const out: JsonSchema = {};
-  for (const [key, value] of Object.entries(schema)) {
-    if (ANNOTATIONS.has(key)) continue;
-    if (SUBSCHEMA.has(key) && isObject(value)) out[key] = withoutAnnotations(value as JsonSchema);
-    else if (SUBSCHEMA_LISTS.has(key) && Array.isArray(value)) {
-      out[key] = value.map((item) => (isObject(item) ? withoutAnnotations(item as JsonSchema) : item));
-    } else if (SUBSCHEMA_MAPS.has(key) && isObject(value)) {
-      const map: Json = {};
-      for (const [name, sub] of Object.entries(value)) {
-        map[name] = isObject(sub) ? withoutAnnotations(sub as JsonSchema) : sub;
-      }
-      out[key] = map;
-    } else out[key] = value;
-  }
-  return out;
-}
-
-function shallowOutput(schema: JsonSchema, defs: Lookup): JsonSchema {
-  const root = resolveLocal(schema, defs);
-  const out: JsonSchema = { type: 'object' };
-  const merged: Json = {};
-  const required = new Set<string>();
-  const parts = Array.isArray(root.allOf)
-    ? (root.allOf as JsonSchema[]).map((p) => resolveLocal(p, defs))
-    : [root];
+export function planOutput(schema: unknown, document: Json, version: SpecVersion): JsonSchema | undefined {
+  const spec: Spec = { document, version };
+  const parts = conjuncts(schema, spec);
+  const type = typeOf(parts, spec);
+  if (type?.length !== 1 || type[0] !== 'object') return undefined;
+  const declared = new Map<string, unknown[]>();
   for (const part of parts) {
-    if (isObject(part.properties)) Object.assign(merged, part.properties);
-    if (Array.isArray(part.required)) for (const name of part.required) required.add(String(name));
-  }
-  const properties: Json = {};
-  for (const [name, property] of Object.entries(merged))
-    properties[name] = summarize(property as JsonSchema, defs, 1);
-  out.properties = properties;
-  const present = [...required].filter((name) => name in properties);
-  if (present.length > 0) out.required = present;
-  return out;
-}
-
-// A schema reduced to its type (and, one level down, its items' type): true to the data, small.
-function summarize(schema: JsonSchema, defs: Lookup, depth: number): JsonSchema {
-  const resolved = resolveLocal(schema, defs);
-  const out: JsonSchema = {};
-  if (resolved.type !== undefined) out.type = resolved.type;
-  else if (Array.isArray(resolved.anyOf ?? resolved.oneOf)) {
-    const variants = (resolved.anyOf ?? resolved.oneOf) as JsonSchema[];
-    const types = new Set<unknown>();
-    for (const variant of variants) {
-      const type = resolveLocal(variant, defs).type;
-      if (type === undefined) return {};
-      for (const t of Array.isArray(type) ? type : [type]) types.add(t);
+    if (!isObject(part.properties)) continue;
+    for (const [name, property] of Object.entries(part.properties)) {
+      const list = declared.get(name) ?? [];
+      list.push(property);
+      declared.set(name, list);
     }
-    out.type = [...types];
-  } else if (resolved.allOf !== undefined || resolved.properties !== undefined) out.type = 'object';
-  if (resolved.enum !== undefined) out.enum = resolved.enum;
-  if (resolved.format !== undefined) out.format = resolved.format;
-  const isArray = out.type === 'array' || (Array.isArray(out.type) && out.type.includes('array'));
-  if (isArray)
-    out.items =
-      depth > 0 && isObject(resolved.items) ? summarize(resolved.items as JsonSchema, defs, depth - 1) : {};
+  }
+  const kept: Array<[string, JsonSchema]> = [];
+  let left = OUTPUT_BUDGET;
+  for (const [name, schemas] of declared) {
+    const propertyParts = schemas.flatMap((one) => conjuncts(one, spec));
+    // Responses leave out writeOnly properties (they are only ever sent).
+    if (propertyParts.some((part) => part.writeOnly === true)) continue;
+    const summary = summarize(propertyParts, spec);
+    left -= name.length + JSON.stringify(summary).length + 4;
+    if (left < 0) break;
+    kept.push([name, summary]);
+  }
+  const out: JsonSchema = { type: 'object' };
+  // fromEntries makes every name an own property, `__proto__` included.
+  if (kept.length > 0) out.properties = Object.fromEntries(kept);
   return out;
 }
 
-function isObjectSchema(schema: JsonSchema, defs: Lookup): boolean {
-  const root = resolveLocal(schema, defs);
-  if (root.type === 'object') return true;
-  if (root.type !== undefined) return false;
-  if (root.properties !== undefined) return true;
-  if (Array.isArray(root.allOf) && root.allOf.length > 0) {
-    return root.allOf.every((part) => isObject(part) && isObjectSchema(part as JsonSchema, defs));
+// A property reduced to its type: `{}` when the spec leaves it open or its type cannot be told.
+function summarize(parts: Json[], spec: Spec): JsonSchema {
+  const type = typeOf(parts, spec);
+  if (type === undefined) return {};
+  const out: JsonSchema = { type: type.length === 1 ? type[0] : type };
+  // Strict clients want `items` on every array; its items stay open.
+  if (type.includes('array')) out.items = {};
+  return out;
+}
+
+/**
+ * The schemas that all apply to a value: `schema`, its `$ref` target and its `allOf` members,
+ * flattened. OpenAPI 3.0 and Swagger ignore the siblings of a `$ref`; 3.1 applies them.
+ */
+function conjuncts(schema: unknown, spec: Spec, out: Json[] = [], hops = 0): Json[] {
+  if (!isObject(schema) || hops > MAX_HOPS) return out;
+  if (typeof schema.$ref === 'string') {
+    const target = schema.$ref.startsWith('#') ? resolvePointer(spec.document, schema.$ref) : undefined;
+    // An unresolvable or remote reference leaves the value open: nothing is added for it.
+    conjuncts(target, spec, out, hops + 1);
+    if (spec.version !== 'openapi31') return out;
   }
-  return false;
+  out.push(schema);
+  if (Array.isArray(schema.allOf)) for (const member of schema.allOf) conjuncts(member, spec, out, hops + 1);
+  return out;
+}
+
+/**
+ * The JSON types a value of all `parts` may have, or undefined when any is possible (or the parts
+ * disagree: the outline stays open rather than refusing what the spec may mean).
+ */
+function typeOf(parts: Json[], spec: Spec, hops = 0): string[] | undefined {
+  let types: string[] | undefined;
+  let nullable = false;
+  for (const part of parts) {
+    if (part.nullable === true || part['x-nullable'] === true) nullable = true;
+    const own = ownType(part, spec, hops);
+    if (own === undefined) continue;
+    if (types === undefined) types = own;
+    else {
+      const both = types.filter((type) => own.includes(type));
+      if (both.length === 0) return undefined;
+      types = both;
+    }
+  }
+  if (types && nullable && !types.includes('null')) types = [...types, 'null'];
+  return types;
+}
+
+function ownType(part: Json, spec: Spec, hops: number): string[] | undefined {
+  if (typeof part.type === 'string') return JSON_TYPES.has(part.type) ? [part.type] : undefined;
+  if (Array.isArray(part.type)) {
+    const types = part.type.filter((type): type is string => typeof type === 'string');
+    return types.every((type) => JSON_TYPES.has(type)) && types.length > 0 ? types : undefined;
+  }
+  const variants = part.oneOf ?? part.anyOf;
+  if (Array.isArray(variants) && variants.length > 0 && hops < MAX_HOPS) {
+    const union = new Set<string>();
+    for (const variant of variants) {
+      const type = typeOf(conjuncts(variant, spec), spec, hops + 1);
+      if (type === undefined) return undefined;
+      for (const one of type) union.add(one);
+    }
+    return [...union];
+  }
+  if (part.properties !== undefined || part.additionalProperties !== undefined) return ['object'];
+  if (part.items !== undefined) return ['array'];
+  return undefined;
 }
 
 export interface SuccessResponse {

@@ -1,9 +1,38 @@
+/** Longest tool description: summary, description and notes together (~200 tokens). */
+export const TOOL_DESCRIPTION_BUDGET = 800;
+/** Longest description of a parameter, a request body or a schema property. */
+export const PROPERTY_DESCRIPTION_BUDGET = 300;
+/** Longest tool title. */
+export const TITLE_BUDGET = 120;
+
+// A sentence that only points at documentation ("For more information, see "Using pagination in the
+// REST API.""): its link is dropped below, so what is left tells a model nothing it can act on.
+const POINTER = /[ \t]*For more (?:information|details)\b[^\n]*?(?:\.["”]?|["”]\.)(?=\s|$)/g;
+const LINK = /\[([^\]]+)\]\((?:https?:\/\/|\/)[^)\s]*\)/g;
+
 /**
  * `text` within `budget` characters. Markdown links keep their words and lose their URLs: API
  * docs link every other phrase, and the URLs cost tokens without helping a model call the API.
+ * Sentences that only refer the reader to other documentation are left out for the same reason.
+ * Empty when nothing is left.
  */
 export function trimText(text: string, budget: number): string {
-  if (text.length <= budget && !text.includes('](')) return text.trim();
-  const clean = text.replace(/\[([^\]]+)\]\((?:https?:\/\/|\/)[^)\s]*\)/g, '$1').trim();
+  const links = text.includes('](');
+  const pointers = text.includes('For more ');
+  if (text.length <= budget && !links && !pointers) return text.trim();
+  let clean = links ? text.replace(LINK, '$1') : text;
+  // Only where a sentence was taken out: the blank lines and spaces it left behind.
+  if (pointers)
+    clean = clean
+      .replace(POINTER, '')
+      .replace(/[ \t]+\n/g, '\n')
+      .replace(/\n{3,}/g, '\n\n');
+  clean = clean.trim();
   return clean.length <= budget ? clean : `${clean.slice(0, budget - 1).trimEnd()}…`;
+}
+
+/** A parameter's, body's or property's description within its budget; undefined when nothing is left. */
+export function propertyDescription(text: unknown): string | undefined {
+  if (typeof text !== 'string') return undefined;
+  return trimText(text, PROPERTY_DESCRIPTION_BUDGET) || undefined;
 }

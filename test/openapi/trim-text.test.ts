@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import {
+  PROPERTY_DESCRIPTION_BUDGET,
+  propertyDescription,
+  TOOL_DESCRIPTION_BUDGET,
+  trimText,
+} from '../../adapters/openapi/trim-text.js';
+
+describe('description budgets', () => {
+  it('keep the words of Markdown links and drop their URLs', () => {
+    expect(
+      trimText('Lists [repositories](https://docs.github.com/rest/repos) of a [user](/users).', 100),
+    ).toBe('Lists repositories of a user.');
+  });
+
+  it('leave out sentences that only point at other documentation, wherever they stand', () => {
+    const text = [
+      'Lists the issues.',
+      '',
+      'For more information, see "[Using pagination in the REST API](https://docs.github.com/rest/pagination)."',
+      '',
+      'Pull requests are issues too. For more information about pull requests, see [Pulls](https://x.test/p). Use `state` to filter.',
+      'For more details, see the GitHub Help documentation.',
+    ].join('\n');
+    expect(trimText(text, 500)).toBe(
+      'Lists the issues.\n\nPull requests are issues too. Use `state` to filter.',
+    );
+    // A description that is nothing else is left out altogether.
+    expect(propertyDescription('For more information, see "Media types."')).toBeUndefined();
+    // Not a pointer: kept.
+    expect(trimText('for more information, call `get_item`.', 500)).toBe(
+      'for more information, call `get_item`.',
+    );
+  });
+
+  it('cut at the budget with an ellipsis, counting the ellipsis', () => {
+    const long = 'word '.repeat(400);
+    const tool = trimText(long, TOOL_DESCRIPTION_BUDGET);
+    expect(tool.length).toBeLessThanOrEqual(TOOL_DESCRIPTION_BUDGET);
+    expect(tool.endsWith('…')).toBe(true);
+    expect(propertyDescription(long)?.length).toBeLessThanOrEqual(PROPERTY_DESCRIPTION_BUDGET);
+    expect(propertyDescription('  short  ')).toBe('short');
+    expect(propertyDescription(3)).toBeUndefined();
+  });
+});
