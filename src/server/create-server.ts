@@ -1,4 +1,10 @@
-import { type McpRequestContext, Server, type ServerOptions, type Tool } from '@modelcontextprotocol/server';
+import {
+  type JSONRPCMessage,
+  type McpRequestContext,
+  Server,
+  type ServerOptions,
+  type Tool,
+} from '@modelcontextprotocol/server';
 import type { AskSettings } from '../ask/call-asking.js';
 import { RequestStateKeeper } from '../ask/request-state.js';
 import type { Catalog } from '../catalog.js';
@@ -12,6 +18,7 @@ import type { TaskFeed } from '../tasks/task-listen.js';
 import type { TaskOptions } from '../tasks/task-runner.js';
 import { answerToolsCall } from './answer-tools-call.js';
 import { createDirectCall, type DirectCall } from './direct-call.js';
+import { createStdioLane, type StdioLane } from './direct-stdio-call.js';
 import { promptHandlers, registerCompletionHandler } from './handle-prompts.js';
 import { resourceHandlers } from './handle-resources.js';
 import { listEntry } from './list-entry.js';
@@ -62,9 +69,11 @@ export interface AskOptions {
  * Returns the SDK server factory: one low-level `Server` per stdio connection, initialize-era
  * HTTP session, or 2026-07-28 HTTP request, all answering from the same registry and store.
  */
-export function createServerFactory(
-  setup: ServerSetup,
-): ((context: McpRequestContext) => Server) & { taskFeed: TaskFeed; direct: DirectCall } {
+export function createServerFactory(setup: ServerSetup): ((context: McpRequestContext) => Server) & {
+  taskFeed: TaskFeed;
+  direct: DirectCall;
+  stdioLane: (send: (message: JSONRPCMessage) => Promise<void>) => StdioLane;
+} {
   const listCache = new WeakMap<ToolRegistry, Tool[]>();
   const describeTools = (registry: ToolRegistry) => {
     let tools = listCache.get(registry);
@@ -129,7 +138,10 @@ export function createServerFactory(
     tasks.install(server, context);
     return server;
   };
-  return Object.assign(factory, { taskFeed: tasks.feed, direct });
+  // One stdio lane per connection, made by the stdio transport with its way of sending.
+  const stdioLane = (send: (message: JSONRPCMessage) => Promise<void>) =>
+    createStdioLane(setup, askSettings, send);
+  return Object.assign(factory, { taskFeed: tasks.feed, direct, stdioLane });
 }
 
 // Resources always (the store's outputs); prompts and completions only when there is something to serve.

@@ -81,23 +81,7 @@ export function createDirectCall(setup: ServerSetup, askSettings: AskSettings) {
           id: message.id,
         },
       }),
-      (error: { code?: unknown; message?: string; data?: unknown }) => {
-        const thrown = Number.isSafeInteger(error.code) ? (error.code as number) : -32603;
-        const code = thrown === -32002 ? -32602 : thrown;
-        return {
-          // In-band errors are HTTP 200, except the one the spec gives its own 400.
-          status: code === ProtocolErrorCode.MissingRequiredClientCapability ? 400 : 200,
-          message: {
-            jsonrpc: '2.0',
-            id: message.id,
-            error: {
-              code,
-              message: error.message ?? 'Internal error',
-              ...(error.data === undefined ? {} : { data: error.data }),
-            },
-          },
-        };
-      },
+      (error) => errorAnswer(message.id, error),
     );
   };
 
@@ -189,6 +173,29 @@ function encodeModern(result: Record<string, unknown>, info: { name: string; ver
   return { ...typed, _meta: { ...meta, [SERVER_INFO_META_KEY]: info } };
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+/**
+ * A thrown error as the SDK answers it: its JSON-RPC code (-32603 when it has none; -32002, which
+ * no era sends, as -32602), message and data. In-band errors are HTTP 200, except -32021, to which
+ * the spec gives its own 400.
+ */
+export function errorAnswer(id: string | number, thrown: unknown): JsonAnswer {
+  const error = thrown as { code?: unknown; message?: string; data?: unknown };
+  const raw = Number.isSafeInteger(error.code) ? (error.code as number) : -32603;
+  const code = raw === -32002 ? -32602 : raw;
+  return {
+    status: code === ProtocolErrorCode.MissingRequiredClientCapability ? 400 : 200,
+    message: {
+      jsonrpc: '2.0',
+      id,
+      error: {
+        code,
+        message: error.message ?? 'Internal error',
+        ...(error.data === undefined ? {} : { data: error.data }),
+      },
+    },
+  };
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

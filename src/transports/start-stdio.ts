@@ -17,9 +17,18 @@ export const startStdio: StartTransport<StdioTransportOptions> = async (_options
     pinned = { server, era: context.era };
     return server;
   };
+  const transport = new StdioLineTransport();
+  // Plain initialize-era calls skip the SDK's per-message checks (see `createStdioLane`).
+  const lane = setup.factory.stdioLane?.((message) => transport.send(message));
+  if (lane) {
+    transport.interceptor = {
+      take: (message) => pinned?.era === 'legacy' && lane.take(pinned.server, message),
+      closed: () => lane.closed(),
+    };
+  }
   const handle = serveStdio(pin, {
     onerror: (error) => setup.log.debug(`stdio: ${error.message}`),
-    transport: new StdioLineTransport(),
+    transport,
   });
   const closed = new Promise<void>((resolve) => {
     process.stdin.once('end', resolve);

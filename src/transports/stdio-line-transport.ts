@@ -19,6 +19,8 @@ export class StdioLineTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /** Sees each message first: `take` returning `true` keeps it from `onmessage` (see `StdioLane`). */
+  interceptor?: { take(message: JSONRPCMessage): boolean; closed(): void };
 
   readonly #stdin: NodeJS.ReadableStream;
   readonly #stdout: NodeJS.WritableStream;
@@ -56,6 +58,7 @@ export class StdioLineTransport implements Transport {
     this.#stdin.off('error', this.#onError);
     this.#stdin.pause();
     this.#chunks = [];
+    this.interceptor?.closed();
     this.onclose?.();
   }
 
@@ -102,6 +105,7 @@ export class StdioLineTransport implements Transport {
       isJSONRPCResultResponse(parsed) ||
       isJSONRPCErrorResponse(parsed)
     ) {
+      if (this.interceptor?.take(parsed)) return;
       this.onmessage?.(parsed);
       return;
     }

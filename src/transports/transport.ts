@@ -1,6 +1,7 @@
-import type { McpRequestContext, Server } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, McpRequestContext, Server } from '@modelcontextprotocol/server';
 import type { Logger } from '../logger.js';
 import type { DirectCall } from '../server/direct-call.js';
+import type { StdioLane } from '../server/direct-stdio-call.js';
 import type { TaskFeed } from '../tasks/task-listen.js';
 import type { HttpHandlerOptions } from './http-handler.js';
 import type { HttpLimits, ListenAddress } from './serve-http.js';
@@ -69,7 +70,11 @@ export interface ServedTransport {
 /** What the bridge hands every transport, whatever its kind. */
 export interface TransportSetup {
   /** Makes the protocol server of a connection, session or request; `taskFeed` feeds task listeners. */
-  factory: ((context: McpRequestContext) => Server) & { taskFeed: TaskFeed; direct?: DirectCall };
+  factory: ((context: McpRequestContext) => Server) & {
+    taskFeed: TaskFeed;
+    direct?: DirectCall;
+    stdioLane?: (send: (message: JSONRPCMessage) => Promise<void>) => StdioLane;
+  };
   log: Logger;
   /**
    * Tells initialize-era subscribers of `uri` (tracked per server instance by
