@@ -1,0 +1,84 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+// The V8 code cache of the bundled command line: the bytecode V8 compiled for it in an earlier
+// start, so that a start deserializes instead of parsing and compiling ~3 MB of JavaScript
+// (Node 20 has no module compile cache of its own). Nothing here is trusted: the file carries the
+// key it was made for and a checksum of its payload, both checked before V8 sees a byte, and V8
+// itself rejects data made for another source or V8 build (`cachedDataRejected`).
+
+/** File layout: magic, SHA-256 of the key, SHA-256 of the payload, then V8's cached data. */
+const MAGIC = Buffer.from('bridge-code-cache-1\n');
+const HEADER = MAGIC.length + 64;
+
+/** What the cached data is only valid for. */
+export interface CodeCacheKey {
+  /** SHA-256 of the bundle's source, computed at build time. */
+  bundle: string;
+  /** Node's version and architecture: V8's bytecode is specific to both. */
+  node: string;
+  /** The flags Node runs with (execArgv, NODE_OPTIONS): V8 rejects data made under other flags. */
+  flags: string;
+  /** The first argument (`openapi`, `cli`…): each command compiles other functions, so each keeps its own. */
+  command: string;
+}
+
+/** The key of this process, running the bundle whose build-time SHA-256 is `bundle`. */
+export function currentKey(bundle: string, argv: string[] = process.argv.slice(2)): CodeCacheKey {
+  const first = argv[0] ?? '';
+  return {
+    bundle,
+    node: `${process.version} ${process.arch} ${process.platform}`,
+    flags: JSON.stringify([process.execArgv, process.env.NODE_OPTIONS ?? '']),
+    command: /^[a-z]{1,16}$/.test(first) ? first : 'other',
+  };
+}
+
+const digest = (data: string | Buffer) => createHash('sha256').update(data).digest();
+
+/** Where the cached data for `key` lives: `<cache dir>/code/<command>-<hash of the key>.bin`. */
+export function codeCacheFile(dir: string, key: CodeCacheKey): string {
+  const name = `${key.command}-${digest(JSON.stringify(key)).toString('hex').slice(0, 20)}.bin`;
+  return join(dir, 'code', name);
+}
+
+/**
+ * The cached data stored for `key` when the file is whole and was written for exactly this key;
+ * otherwise undefined (missing, truncated, corrupt or foreign files are all simply not used).
+ */
+export function readCodeCache(file: string, key: CodeCacheKey): Buffer | undefined {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch {
+    return undefined;
+  }
+  if (bytes.length <= HEADER || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
+  const keyHash = bytes.subarray(MAGIC.length, MAGIC.length + 32);
+  const payloadHash = bytes.subarray(MAGIC.length + 32, HEADER);
+  if (!keyHash.equals(digest(JSON.stringify(key)))) return undefined;
+  const payload = bytes.subarray(HEADER);
+  // V8 checks little of the payload itself in release builds: a flipped byte must never reach it.
+  return payloadHash.equals(digest(payload)) ? payload : undefined;
+}
+
+/**
+ * Stores `data` for `key`, atomically: a temp file of this process renamed into place, so that two
+ * bridges starting at once never leave (or read) half a file. Failures are ignored: the cache only
+ * saves time, and an unwritable cache directory must not stop the bridge.
+ */
+export function writeCodeCache(file: string, key: CodeCacheKey, data: Buffer): boolean {
+  const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(temp, Buffer.concat([MAGIC, digest(JSON.stringify(key)), digest(data), data]));
+    renameSync(temp, file);
+    return true;
+  } catch {
+    try {
+      rmSync(temp, { force: true });
+    } catch {}
+    return false;
+  }
+}
