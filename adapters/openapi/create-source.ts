@@ -190,9 +190,15 @@ function fromCache(
 ): Converted {
   for (const warning of cached.warnings) log.warn(warning);
   const setup = settings(cached.servers, cached.schemes);
-  const tools = cached.tools.map(({ name, operation, readOnly, data, error }) => {
-    const converted = data ? { data } : { error: error ?? 'not converted' };
-    return operationTool(name, operation, readOnly, setup, () => converted);
+  // The cached parts are parsed when first read (see cache-layout.ts): nothing here reads them yet.
+  const tools = cached.tools.map((tool) => {
+    let converted: ReturnType<OperationTool['data']> | undefined;
+    const data = () => {
+      const { data: read, error } = tool;
+      converted ??= read ? { data: read } : { error: error ?? 'not converted' };
+      return converted;
+    };
+    return operationTool(tool.name, () => tool.operation, tool.readOnly, setup, data);
   });
   return { tools, title: cached.title, files: cached.files.map(([file]) => file) };
 }

@@ -50,7 +50,9 @@ export function operationsToTools(operations: OperationInfo[], setup: CallSetup)
   return operations.map((operation, index) => {
     const name = names[index] as string;
     let converted: { data: ToolData } | { error: string } | undefined;
-    return operationTool(name, summarize(operation), inferAnnotations(operation).readOnlyHint, calls, () => {
+    const summary = summarize(operation);
+    const summarized = () => summary;
+    return operationTool(name, summarized, inferAnnotations(operation).readOnlyHint, calls, () => {
       if (!converted) {
         try {
           converted = { data: convertOperation(name, operation, converter, loaded) };
@@ -63,10 +65,13 @@ export function operationsToTools(operations: OperationInfo[], setup: CallSetup)
   });
 }
 
-/** An operation tool from what `data()` returned before (the conversion cache). */
+/**
+ * An operation tool from what `data()` returned before (the conversion cache). `operation` is read
+ * only when needed (dynamic mode's search, an error naming the operation): the cache parses it then.
+ */
 export function operationTool(
   name: string,
-  operation: OperationSummary,
+  operation: () => OperationSummary,
   readOnly: boolean,
   setup: CallSettings,
   data: OperationTool['data'],
@@ -74,7 +79,9 @@ export function operationTool(
   let built: ToolDefinition | undefined;
   return {
     name,
-    operation,
+    get operation() {
+      return operation();
+    },
     readOnly,
     data,
     definition() {
@@ -84,7 +91,8 @@ export function operationTool(
         built = dataToTool(name, converted.data, setup);
         return built;
       }
-      const where = `${operation.method.toUpperCase()} ${operation.path} (${name})`;
+      const { method, path } = operation();
+      const where = `${method.toUpperCase()} ${path} (${name})`;
       throw new BridgeError('invalid_input', `operation ${where} cannot be served: ${converted.error}`);
     },
   };
