@@ -64,6 +64,15 @@ export function hashFile(path: string): { sha256: string; stat: string } | undef
   }
 }
 
+/** `statOf`, or undefined when the file cannot be read. */
+export function statFile(path: string): string | undefined {
+  try {
+    return statOf(path);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Size, modification time (sub-millisecond) and inode: what changes when a file is written. */
 function statOf(path: string): string {
   const stat = statSync(path, { bigint: true });

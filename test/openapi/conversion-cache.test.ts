@@ -126,6 +126,17 @@ describe('openapi conversion cache', () => {
     expect(upstream.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /v1/items/7']);
   });
 
+  it('is written a second after start-up, or as the bridge closes when the session is shorter', async () => {
+    {
+      await using client = await start();
+      expect((await client.listTools()).tools).toHaveLength(2);
+    }
+    // The client's close waits for the process to exit, so the cache is there now, whether the
+    // session outlived the delay or (as usual here) the source wrote it as it closed.
+    expect(hasCache()).toBe(true);
+    expect(head().tools).toHaveLength(2);
+  });
+
   it('dynamic mode fills the cache in the background, and a later start serves from it', async () => {
     {
       await using client = await start('--tools', 'dynamic');
