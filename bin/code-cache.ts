@@ -1,12 +1,22 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 
 // The V8 code cache of the bundled command line: the bytecode V8 compiled for it in an earlier
 // start, so that a start deserializes instead of parsing and compiling ~3 MB of JavaScript
 // (Node 20 has no module compile cache of its own). Nothing here is trusted: the file carries the
 // key it was made for and a checksum of its payload, both checked before V8 sees a byte, and V8
-// itself rejects data made for another source or V8 build (`cachedDataRejected`).
+// itself rejects data made for another source or V8 build (`cachedDataRejected`). Cached bytecode
+// runs as the bridge's own code, so a file someone else could have written is never used either.
 
 /** File layout: magic, SHA-256 of the key, SHA-256 of the payload, then V8's cached data. */
 const MAGIC = Buffer.from('bridge-code-cache-1\n');
@@ -49,10 +59,16 @@ export function codeCacheFile(dir: string, key: CodeCacheKey): string {
  */
 export function readCodeCache(file: string, key: CodeCacheKey): Buffer | undefined {
   let bytes: Buffer;
+  let fd: number | undefined;
   try {
-    bytes = readFileSync(file);
+    fd = openSync(file, 'r');
+    // Checked on the open file, so a file swapped in after the check is not the one read.
+    if (!ownFile(fstatSync(fd))) return undefined;
+    bytes = readFileSync(fd);
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
   if (bytes.length <= HEADER || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
   const keyHash = bytes.subarray(MAGIC.length, MAGIC.length + 32);
@@ -63,6 +79,13 @@ export function readCodeCache(file: string, key: CodeCacheKey): Buffer | undefin
   return payloadHash.equals(digest(payload)) ? payload : undefined;
 }
 
+// Owned by this user and writable by no one else (a shared or world-writable BRIDGE_CACHE_DIR must
+// not let another user plant code). Where there are no user ids (Windows), the directory's ACL rules.
+function ownFile(stat: { uid: number; mode: number }): boolean {
+  if (typeof process.getuid !== 'function') return true;
+  return stat.uid === process.getuid() && (stat.mode & 0o022) === 0;
+}
+
 /**
  * Stores `data` for `key`, atomically: a temp file of this process renamed into place, so that two
  * bridges starting at once never leave (or read) half a file. Failures are ignored: the cache only
@@ -71,8 +94,9 @@ export function readCodeCache(file: string, key: CodeCacheKey): Buffer | undefin
 export function writeCodeCache(file: string, key: CodeCacheKey, data: Buffer): boolean {
   const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(temp, Buffer.concat([MAGIC, digest(JSON.stringify(key)), digest(data), data]));
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    const bytes = Buffer.concat([MAGIC, digest(JSON.stringify(key)), digest(data), data]);
+    writeFileSync(temp, bytes, { mode: 0o600 });
     renameSync(temp, file);
     return true;
   } catch {

@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import {
+  chmodSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -75,6 +76,19 @@ describe('code cache file', () => {
     rmSync(file);
     mkdirSync(file);
     expect(readCodeCache(file, key)).toBeUndefined();
+  });
+
+  it('is written for this user only, and a whole file others could have written is not used', () => {
+    const file = codeCacheFile(dir, key);
+    writeCodeCache(file, key, payload);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, 'code')).mode & 0o077).toBe(0);
+    for (const mode of [0o666, 0o620, 0o602]) {
+      chmodSync(file, mode);
+      expect(readCodeCache(file, key), mode.toString(8)).toBeUndefined();
+    }
+    chmodSync(file, 0o644);
+    expect(readCodeCache(file, key)).toEqual(payload);
   });
 
   it('a cache directory that cannot be written is not an error', () => {
