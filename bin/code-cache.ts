@@ -1,15 +1,6 @@
 import { createHash } from 'node:crypto';
-import {
-  closeSync,
-  fstatSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { readOwnFile, writeOwnFile } from '../src/cache-dir.js';
 
 // The V8 code cache of the bundled command line: the bytecode V8 compiled for it in an earlier
 // start, so that a start deserializes instead of parsing and compiling ~3 MB of JavaScript
@@ -59,16 +50,11 @@ export function codeCacheFile(dir: string, key: CodeCacheKey): string {
  */
 export function readCodeCache(file: string, key: CodeCacheKey): Buffer | undefined {
   let bytes: Buffer;
-  let fd: number | undefined;
   try {
-    fd = openSync(file, 'r');
-    // Checked on the open file, so a file swapped in after the check is not the one read.
-    if (!ownFile(fstatSync(fd))) return undefined;
-    bytes = readFileSync(fd);
+    // Only a file this user owns and no one else can write (`readOwnFile`): bytecode runs as ours.
+    bytes = readOwnFile(file);
   } catch {
     return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
   if (bytes.length <= HEADER || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
   const keyHash = bytes.subarray(MAGIC.length, MAGIC.length + 32);
@@ -79,30 +65,16 @@ export function readCodeCache(file: string, key: CodeCacheKey): Buffer | undefin
   return payloadHash.equals(digest(payload)) ? payload : undefined;
 }
 
-// Owned by this user and writable by no one else (a shared or world-writable BRIDGE_CACHE_DIR must
-// not let another user plant code). Where there are no user ids (Windows), the directory's ACL rules.
-function ownFile(stat: { uid: number; mode: number }): boolean {
-  if (typeof process.getuid !== 'function') return true;
-  return stat.uid === process.getuid() && (stat.mode & 0o022) === 0;
-}
-
 /**
- * Stores `data` for `key`, atomically: a temp file of this process renamed into place, so that two
- * bridges starting at once never leave (or read) half a file. Failures are ignored: the cache only
- * saves time, and an unwritable cache directory must not stop the bridge.
+ * Stores `data` for `key` through `writeOwnFile` (this user only; a temp file renamed into place, so
+ * that two bridges starting at once never leave or read half a file). Failures are ignored: the
+ * cache only saves time, and an unwritable cache directory must not stop the bridge.
  */
 export function writeCodeCache(file: string, key: CodeCacheKey, data: Buffer): boolean {
-  const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
-    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-    const bytes = Buffer.concat([MAGIC, digest(JSON.stringify(key)), digest(data), data]);
-    writeFileSync(temp, bytes, { mode: 0o600 });
-    renameSync(temp, file);
+    writeOwnFile(file, Buffer.concat([MAGIC, digest(JSON.stringify(key)), digest(data), data]));
     return true;
   } catch {
-    try {
-      rmSync(temp, { force: true });
-    } catch {}
     return false;
   }
 }

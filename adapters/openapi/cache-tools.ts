@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cacheDir, type Logger } from '../../src/index.js';
+import { cacheDir, type Logger, readOwnFile, writeOwnFile } from '../../src/index.js';
 import {
   type CachedTool,
   encode,
@@ -99,7 +99,8 @@ export function readCache(file: string, specPath: string, log: Logger): CachedCo
   let head: Record<string, unknown>;
   let body: Buffer;
   try {
-    ({ head, body } = split(readFileSync(file)));
+    // Only a file this user owns and no one else can write: it says where requests go.
+    ({ head, body } = split(readOwnFile(file)));
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
     if (!missing)
@@ -131,20 +132,19 @@ export function readCache(file: string, specPath: string, log: Logger): CachedCo
   return { format, bridge, files, servers, schemes, title, warnings, tools: lazyTools(cached, body) };
 }
 
-/** Writes atomically (a temp file of this process, then rename): concurrent starts never read half a file. */
+/**
+ * Writes through `writeOwnFile`: for this user only, and atomically (a temp file of this process,
+ * then rename), so concurrent starts never read half a file.
+ */
 export function writeCache(
   file: string,
   conversion: Omit<CachedConversion, 'format' | 'bridge'>,
   log: Logger,
 ): void {
-  const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
-    mkdirSync(dirname(file), { recursive: true });
     const { tools, ...meta } = conversion;
-    writeFileSync(temp, encode({ format: CACHE_FORMAT, bridge: bridgeVersion(), ...meta }, tools));
-    renameSync(temp, file);
+    writeOwnFile(file, encode({ format: CACHE_FORMAT, bridge: bridgeVersion(), ...meta }, tools));
   } catch (error) {
-    rmSync(temp, { force: true });
     log.debug('openapi: conversion cache not written', { file, error: String(error) });
   }
 }

@@ -1,4 +1,13 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -276,6 +285,17 @@ describe('openapi conversion cache', () => {
     expect(again.log).toMatch(why);
     await until(() => readFileSync(file, 'utf8') !== damaged);
     expect(head().tools).toHaveLength(2);
+  });
+
+  it('ignores a whole cache file that others could have written, and rewrites it for this user only', async () => {
+    await descriptions();
+    markCache('PLANTED');
+    chmodSync(theCacheFile(), 0o666);
+    const again = await descriptions();
+    expect(again.described).toEqual(['POST /items', 'Get one item']);
+    expect(again.log).toMatch(/conversion cache unreadable.*others can write it/);
+    await until(() => (statSync(theCacheFile()).mode & 0o777) === 0o600);
+    expect(statSync(theCacheFile()).mode & 0o777).toBe(0o600);
   });
 
   it("ignores another spec's cache file put in place of this one's (its files unchanged)", async () => {
