@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import {
   BridgeError,
+  describeError,
   emptyCredentialWarnings,
   expandHeaders,
   type LoadContext,
@@ -102,7 +103,7 @@ export function createOpenApiSource(options: OpenApiOptions, baseDir: string): S
       const dynamic = mode === 'dynamic' || (mode === 'auto' && tools.length > AUTO_DYNAMIC_THRESHOLD);
       if (!dynamic) {
         const all = buildAll(tools, context.log);
-        if (converted.save) pendingSave = afterStartUp(converted.save);
+        if (converted.save) pendingSave = afterStartUp(converted.save, context.log);
         return all;
       }
       // Dynamic mode converts on demand; the cache is filled in the background, a slice at a time.
@@ -120,13 +121,18 @@ export function createOpenApiSource(options: OpenApiOptions, baseDir: string): S
   };
 }
 
-// Runs `save` once: after start-up, or when the source closes sooner (a short session).
-function afterStartUp(save: () => void): () => void {
+// Runs `save` once: after start-up, or when the source closes sooner (a short session). Never
+// throws: a cache that cannot be written must not stop the bridge from closing.
+function afterStartUp(save: () => void, log: Logger): () => void {
   let saved = false;
   const once = () => {
     if (saved) return;
     saved = true;
-    save();
+    try {
+      save();
+    } catch (error) {
+      log.debug(`openapi: conversion cache not written: ${describeError(error)}`);
+    }
   };
   setTimeout(once, AFTER_START_UP_MS).unref();
   return once;
