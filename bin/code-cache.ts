@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
+import { readdirSync, rmSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { readOwnFile, writeOwnFile } from '../src/cache-dir.js';
 
 // The V8 code cache of the bundled command line: the bytecode V8 compiled for it in an earlier
@@ -73,8 +74,28 @@ export function readCodeCache(file: string, key: CodeCacheKey): Buffer | undefin
 export function writeCodeCache(file: string, key: CodeCacheKey, data: Buffer): boolean {
   try {
     writeOwnFile(file, Buffer.concat([MAGIC, digest(JSON.stringify(key)), digest(data), data]));
-    return true;
   } catch {
     return false;
+  }
+  removeStale(dirname(file), file);
+  return true;
+}
+
+/** Files not written for this long are removed when another is written (see `removeStale`). */
+export const STALE_AFTER_MS = 7 * 24 * 3600 * 1000;
+
+// Every build, Node upgrade or flag set writes files of its own, and a file in use is only read,
+// never rewritten: so the files of the directory not written for a week go when a new one is (a
+// start that still uses one writes it again, once). Only the cache's own names are touched.
+function removeStale(dir: string, kept: string): void {
+  try {
+    const now = Date.now();
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (path === kept || !/^[a-z]{1,16}-[0-9a-f]{20}\.bin(\.\d+\.[0-9a-z]+\.tmp)?$/.test(name)) continue;
+      if (now - statSync(path).mtimeMs > STALE_AFTER_MS) rmSync(path, { force: true });
+    }
+  } catch {
+    // Tidying only: a directory that cannot be listed, or a file gone meanwhile, changes nothing.
   }
 }

@@ -13,12 +13,19 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type CodeCacheKey, codeCacheFile, readCodeCache, writeCodeCache } from '../../bin/code-cache.js';
+import {
+  type CodeCacheKey,
+  codeCacheFile,
+  readCodeCache,
+  STALE_AFTER_MS,
+  writeCodeCache,
+} from '../../bin/code-cache.js';
 import { connect } from '../helpers/connect.js';
 import { BRIDGE_BIN, distPath } from '../helpers/start-bridge.js';
 
@@ -89,6 +96,22 @@ describe('code cache file', () => {
     }
     chmodSync(file, 0o644);
     expect(readCodeCache(file, key)).toEqual(payload);
+  });
+
+  it('writing one removes the files of the directory not written for a week, and nothing else', () => {
+    const codeDir = join(dir, 'code');
+    mkdirSync(codeDir);
+    const old = new Date(Date.now() - STALE_AFTER_MS - 60_000);
+    const stale = join(codeDir, `cli-${'1'.repeat(20)}.bin`);
+    const staleTemp = `${stale}.123.abc.tmp`;
+    const recent = join(codeDir, `graphql-${'2'.repeat(20)}.bin`);
+    const foreign = join(codeDir, 'notes.txt');
+    for (const path of [stale, staleTemp, recent, foreign]) writeFileSync(path, 'x');
+    for (const path of [stale, staleTemp, foreign]) utimesSync(path, old, old);
+    writeCodeCache(codeCacheFile(dir, key), key, payload);
+    expect(readdirSync(codeDir).sort()).toEqual(
+      [codeCacheFile(dir, key).split('/').pop(), 'graphql-22222222222222222222.bin', 'notes.txt'].sort(),
+    );
   });
 
   it('a cache directory that cannot be written is not an error', () => {
