@@ -1,7 +1,7 @@
-#!/usr/bin/env node
 // The composition root: the command-line entry, the one place that names the built-in adapters.
 // It sits outside src/ because it points down into both the core and the adapters, which the core
-// never does (see test/core/layers.test.ts).
+// never does (see test/core/layers.test.ts). The build bundles it as CommonJS, which has no
+// top-level await; start.ts (the executable) runs the bundle.
 import type { AdapterCommand } from '../src/command.js';
 import { runCli } from '../src/run-cli.js';
 
@@ -12,4 +12,6 @@ const adapters: Record<string, () => Promise<AdapterCommand>> = {
   cli: () => import('../adapters/cli/index.js').then((m) => m.cliCommand),
 };
 
-process.exitCode = await runCli(process.argv.slice(2), adapters);
+void runCli(process.argv.slice(2), adapters).then((code) => {
+  process.exitCode = code;
+});

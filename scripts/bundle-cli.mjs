@@ -1,34 +1,65 @@
-// Build step after `tsc`: bundles the command-line entry (dist/bin/bridge.js) and everything it
-// imports into a few files, so that a start loads a handful of modules instead of hundreds (the MCP SDK,
-// zod and the bridge's own). Each adapter stays a chunk of its own, loaded only by its command.
-// The sources, the tests and the rest of dist/ are untouched; `node dist/bin/bridge.js` is the
-// same program either way.
+// Build step after `tsc`: bundles the command-line entry (tsc's dist/bin/bridge.js) and everything
+// it imports into one file, dist/bin/bridge-bundle.js, so that a start loads one script instead of
+// hundreds of modules (the MCP SDK, zod and the bridge's own). The executable, dist/bin/bridge.js,
+// is then replaced by the small loader of bin/start.ts, which compiles the bundle through V8's code
+// cache (Node 20 caches no compiled ES modules; a script's cache is ours to keep): see
+// bin/run-bundle.ts. The sources, the tests and the rest of dist/ are untouched;
+// `node dist/bin/bridge.js` is the same program either way.
+//
+// The bundle is CommonJS written as one function expression `(function (exports, require, module,
+// __filename, __dirname) {…})`, which the loader compiles with `vm.Script` and calls. Adapters
+// are still evaluated only when their command runs (esbuild wraps lazily imported modules).
+import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 import { parse } from 'yaml';
 
 const dir = 'dist/bin';
+const entry = `${dir}/bridge.js`;
+const bundle = `${dir}/bridge-bundle.js`;
+// Left by earlier builds (the ES module chunks of the previous layout).
 for (const file of readdirSync(dir)) if (/^chunk-.*\.js$|\.map$/.test(file)) rmSync(`${dir}/${file}`);
+if (readFileSync(entry, 'utf8').includes('BRIDGE_BUNDLE_SHA256')) {
+  throw new Error(`${entry} is already the loader: run tsc (npm run build) before this script`);
+}
 
 await build({
-  entryPoints: [`${dir}/bridge.js`],
-  outdir: dir,
+  entryPoints: [entry],
+  outfile: bundle,
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  // Loaded by Node from node_modules when first needed (they are dependencies, always installed).
+  external: ['undici', 'yaml', '@apidevtools/swagger-parser'],
+  // `import()` of those becomes `require`: the loader's script has no ES module loader behind it.
+  supported: { 'dynamic-import': false },
+  // Modules find files beside themselves (the CLI overlays, package.json) through import.meta.url.
+  inject: ['scripts/import-meta-url.mjs'],
+  define: { 'import.meta.url': '__bridgeImportMetaUrl' },
+  banner: { js: '(function (exports, require, module, __filename, __dirname) {' },
+  footer: { js: '})' },
+  charset: 'ascii',
+  legalComments: 'none',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  logLevel: 'warning',
+});
+
+const source = readFileSync(bundle);
+// The loader reads the bundle as latin1, which decodes only ASCII exactly.
+if (source.some((byte) => byte > 0x7f)) throw new Error(`${bundle} is not ASCII`);
+const sha256 = createHash('sha256').update(source).digest('hex');
+
+await build({
+  entryPoints: [`${dir}/start.js`],
+  outfile: entry,
   allowOverwrite: true,
   bundle: true,
-  splitting: true,
-  chunkNames: 'chunk-[hash]',
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  // CommonJS packages the bridge imports dynamically: a split chunk would expose only their
-  // `default`, so Node loads them itself (they are dependencies, always installed).
-  external: ['undici', 'yaml', '@apidevtools/swagger-parser'],
-  // Bundled CommonJS code may `require` Node built-ins; an ES module has no `require` of its own.
-  banner: {
-    js: "import { createRequire as __bridgeCreateRequire } from 'node:module'; const require = __bridgeCreateRequire(import.meta.url);",
-  },
-  minifyWhitespace: true,
-  minifySyntax: true,
+  define: { BRIDGE_BUNDLE_SHA256: JSON.stringify(sha256) },
   logLevel: 'warning',
 });
 

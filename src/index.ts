@@ -16,7 +16,7 @@ export {
   type UrlAnswer,
   type UrlQuestion,
 } from './ask/client-ask.js';
-export { cacheDir } from './cache-dir.js';
+export { cacheDir, readOwnFile, writeOwnFile } from './cache-dir.js';
 export type {
   Catalog,
   CatalogContext,

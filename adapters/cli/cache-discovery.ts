@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { cacheDir } from '../../src/index.js';
+import { cacheDir, readOwnFile, writeOwnFile } from '../../src/index.js';
 import type { CliSpec } from './cli-spec.js';
 import type { Overlay } from './load-overlay.js';
 
@@ -41,7 +41,8 @@ export function cacheFile(
  */
 export function readCachedSpec(file: string, binary: string): CliSpec | undefined {
   try {
-    const spec = JSON.parse(readFileSync(file, 'utf8')) as CliSpec;
+    // Only a file this user owns and no one else can write: it says which commands tools run.
+    const spec = JSON.parse(readOwnFile(file).toString('utf8')) as CliSpec;
     const wellFormed =
       spec?.binary === binary &&
       Array.isArray(spec.skipped) &&
@@ -58,10 +59,7 @@ export function readCachedSpec(file: string, binary: string): CliSpec | undefine
   }
 }
 
-/** Writes atomically (temp file + rename), so a concurrent start never reads half a file. */
+/** Writes for this user only and atomically (temp file + rename): see `writeOwnFile`. */
 export function writeCachedSpec(file: string, spec: CliSpec): void {
-  mkdirSync(join(file, '..'), { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, JSON.stringify(spec));
-  renameSync(temp, file);
+  writeOwnFile(file, JSON.stringify(spec));
 }

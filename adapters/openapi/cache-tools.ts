@@ -1,24 +1,28 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cacheDir, type Logger } from '../../src/index.js';
-import type { OperationSummary, ServerFields, ToolData } from './operations-to-tools.js';
+import { cacheDir, type Logger, readOwnFile, writeOwnFile } from '../../src/index.js';
+import {
+  type CachedTool,
+  encode,
+  type Head,
+  problem as layoutProblem,
+  lazyTools,
+  split,
+} from './cache-layout.js';
+import type { ServerFields } from './operations-to-tools.js';
 
-/** Bumped whenever conversion changes what it produces, so that older cache files are ignored. */
-const CACHE_FORMAT = 4;
+export type { CachedTool } from './cache-layout.js';
+
+/**
+ * Bumped whenever conversion changes what it produces, or the file's layout (cache-layout.ts)
+ * changes, so that older cache files are ignored.
+ */
+const CACHE_FORMAT = 5;
 
 /** A file the tools came from: its SHA-256, and its size, mtime and inode when it was hashed. */
 export type CachedFile = [path: string, sha256: string, stat: string];
-
-/** One operation in the cache: converted, or why it cannot be. */
-export interface CachedTool {
-  name: string;
-  operation: OperationSummary;
-  readOnly: boolean;
-  data?: ToolData;
-  error?: string;
-}
 
 /** Everything `load` needs to serve a spec again without reading it as OpenAPI. */
 export interface CachedConversion {
@@ -60,6 +64,15 @@ export function hashFile(path: string): { sha256: string; stat: string } | undef
   }
 }
 
+/** `statOf`, or undefined when the file cannot be read. */
+export function statFile(path: string): string | undefined {
+  try {
+    return statOf(path);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Size, modification time (sub-millisecond) and inode: what changes when a file is written. */
 function statOf(path: string): string {
   const stat = statSync(path, { bigint: true });
@@ -83,20 +96,29 @@ function unchanged([path, sha256, stat]: CachedFile): boolean {
  * truncated or foreign file is simply rebuilt).
  */
 export function readCache(file: string, specPath: string, log: Logger): CachedConversion | undefined {
-  let cached: CachedConversion;
+  let head: Record<string, unknown>;
+  let body: Buffer;
   try {
-    cached = JSON.parse(readFileSync(file, 'utf8')) as CachedConversion;
+    // Only a file this user owns and no one else can write: it says where requests go.
+    ({ head, body } = split(readOwnFile(file)));
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
     if (!missing)
       log.debug('openapi: conversion cache unreadable, converting again', { file, error: String(error) });
     return undefined;
   }
-  const why = problem(cached, specPath);
+  const why = problem(head, specPath) ?? layoutProblem(head as unknown as Head, body);
   if (why) {
-    log.debug(`openapi: conversion cache ignored (${why}), converting again`, { file });
+    const unreadable = why.startsWith('truncated') || why.startsWith('corrupt');
+    log.debug(
+      `openapi: conversion cache ${unreadable ? 'unreadable' : 'ignored'} (${why}), converting again`,
+      {
+        file,
+      },
+    );
     return undefined;
   }
+  const cached = head as unknown as CachedConversion & Head;
   for (const entry of cached.files) {
     if (!unchanged(entry)) {
       log.debug('openapi: the spec changed since it was cached, converting again', {
@@ -106,41 +128,38 @@ export function readCache(file: string, specPath: string, log: Logger): CachedCo
       return undefined;
     }
   }
-  return cached;
+  const { format, bridge, files, servers, schemes, title, warnings } = cached;
+  return { format, bridge, files, servers, schemes, title, warnings, tools: lazyTools(cached, body) };
 }
 
-/** Writes atomically (a temp file of this process, then rename): concurrent starts never read half a file. */
+/**
+ * Writes through `writeOwnFile`: for this user only, and atomically (a temp file of this process,
+ * then rename), so concurrent starts never read half a file.
+ */
 export function writeCache(
   file: string,
   conversion: Omit<CachedConversion, 'format' | 'bridge'>,
   log: Logger,
 ): void {
-  const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(temp, JSON.stringify({ format: CACHE_FORMAT, bridge: bridgeVersion(), ...conversion }));
-    renameSync(temp, file);
+    const { tools, ...meta } = conversion;
+    writeOwnFile(file, encode({ format: CACHE_FORMAT, bridge: bridgeVersion(), ...meta }, tools));
   } catch (error) {
-    rmSync(temp, { force: true });
     log.debug('openapi: conversion cache not written', { file, error: String(error) });
   }
 }
 
-function problem(cached: CachedConversion, specPath: string): string | undefined {
-  if (cached === null || typeof cached !== 'object') return 'not an object';
+// What the head says about where the tools came from; the tool entries are checked by the layout.
+function problem(cached: Record<string, unknown>, specPath: string): string | undefined {
+  if (cached === null || typeof cached !== 'object' || Array.isArray(cached)) return 'not an object';
   if (cached.format !== CACHE_FORMAT) return `format ${String(cached.format)}, expected ${CACHE_FORMAT}`;
   if (cached.bridge !== bridgeVersion()) return `written by bridge ${String(cached.bridge)}`;
-  if (!Array.isArray(cached.files) || cached.files.length === 0) return 'no files';
+  const files = cached.files;
+  if (!Array.isArray(files) || files.length === 0) return 'no files';
   // The files' hashes only say that what it was built from is unchanged: it must be this spec.
-  if (!Array.isArray(cached.files[0]) || cached.files[0][0] !== specPath) return 'built from another spec';
+  if (!Array.isArray(files[0]) || files[0][0] !== specPath) return 'built from another spec';
   if (!Array.isArray(cached.tools) || !cached.servers || !Array.isArray(cached.warnings)) return 'incomplete';
-  const bad = cached.tools.find(
-    (tool) =>
-      typeof tool?.name !== 'string' ||
-      typeof tool.operation?.path !== 'string' ||
-      !(tool.data || tool.error),
-  );
-  return bad ? 'incomplete tool entry' : undefined;
+  return undefined;
 }
 
 let version: string | undefined;

@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import {
   BridgeError,
+  describeError,
   emptyCredentialWarnings,
   expandHeaders,
   type LoadContext,
@@ -16,6 +17,7 @@ import {
   cacheFile,
   hashFile,
   readCache,
+  statFile,
   writeCache,
 } from './cache-tools.js';
 import { AUTO_DYNAMIC_THRESHOLD, dynamicTools } from './dynamic-tools.js';
@@ -36,6 +38,13 @@ import { HttpSender } from './send-request.js';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_RETRIES = 2;
+
+/**
+ * How long after start-up the cache is written (dynamic mode: its background conversion begins).
+ * A client sends initialize and tools/list as soon as it spawns the bridge, and on one thread
+ * encoding GitHub's 3.7 MB cache (~50 ms) would run before both.
+ */
+const AFTER_START_UP_MS = 1_000;
 
 /** What `load` found: the operation tools and what the dynamic tools and the cache need. */
 interface Converted {
@@ -67,6 +76,8 @@ export function createOpenApiSource(options: OpenApiOptions, baseDir: string): S
     !remote && options.cache !== false && !options.allowRemoteRefs
       ? cacheFile(specPath, [options.include, options.exclude, options.overrides, options.validate])
       : undefined;
+  // The cache write still to come in --tools all, run early if the source closes first.
+  let pendingSave: (() => void) | undefined;
   return {
     label: `openapi ${options.spec}`,
     async load(context: LoadContext): Promise<ToolDefinition[]> {
@@ -92,7 +103,7 @@ export function createOpenApiSource(options: OpenApiOptions, baseDir: string): S
       const dynamic = mode === 'dynamic' || (mode === 'auto' && tools.length > AUTO_DYNAMIC_THRESHOLD);
       if (!dynamic) {
         const all = buildAll(tools, context.log);
-        if (converted.save) setImmediate(converted.save);
+        if (converted.save) pendingSave = afterStartUp(converted.save, context.log);
         return all;
       }
       // Dynamic mode converts on demand; the cache is filled in the background, a slice at a time.
@@ -103,8 +114,28 @@ export function createOpenApiSource(options: OpenApiOptions, baseDir: string): S
       return dynamicTools(tools, converted.title);
     },
     watchedFiles: () => files,
-    close: () => sender.close(),
+    close: () => {
+      pendingSave?.();
+      return sender.close();
+    },
   };
+}
+
+// Runs `save` once: after start-up, or when the source closes sooner (a short session). Never
+// throws: a cache that cannot be written must not stop the bridge from closing.
+function afterStartUp(save: () => void, log: Logger): () => void {
+  let saved = false;
+  const once = () => {
+    if (saved) return;
+    saved = true;
+    try {
+      save();
+    } catch (error) {
+      log.debug(`openapi: conversion cache not written: ${describeError(error)}`);
+    }
+  };
+  setTimeout(once, AFTER_START_UP_MS).unref();
+  return once;
 }
 
 // Headers as sent, after a warning for each credential left empty (see `emptyCredentialWarnings`).
@@ -122,13 +153,16 @@ async function convert(
   settings: (servers: CallSettings['servers'], schemes: unknown) => CallSettings,
   context: LoadContext,
 ): Promise<Converted> {
-  // Hashed before reading: an edit made while converting makes the next start convert again.
-  const specHash = cache ? hashFile(specPath) : undefined;
+  // Stat before reading, hash of the very bytes parsed (read once): an edit made while converting
+  // makes the next start convert again.
+  const specStat = cache ? statFile(specPath) : undefined;
   const loaded = await loadDocument(options.spec, baseDir, {
     ...(options.validate ? { validate: true } : {}),
     ...(options.allowRemoteRefs ? { allowRemoteRefs: true } : {}),
+    ...(specStat ? { hash: true } : {}),
     signal: context.signal,
   });
+  const specHash = specStat && loaded.sha256 ? { sha256: loaded.sha256, stat: specStat } : undefined;
   // The files it references are hashed now, not when the cache is written (in dynamic mode, after
   // the background conversion): an edit in between must not be recorded as already converted.
   const hashes: CachedFile[] | undefined = specHash ? [] : undefined;
@@ -190,9 +224,15 @@ function fromCache(
 ): Converted {
   for (const warning of cached.warnings) log.warn(warning);
   const setup = settings(cached.servers, cached.schemes);
-  const tools = cached.tools.map(({ name, operation, readOnly, data, error }) => {
-    const converted = data ? { data } : { error: error ?? 'not converted' };
-    return operationTool(name, operation, readOnly, setup, () => converted);
+  // The cached parts are parsed when first read (see cache-layout.ts): nothing here reads them yet.
+  const tools = cached.tools.map((tool) => {
+    let converted: ReturnType<OperationTool['data']> | undefined;
+    const data = () => {
+      const { data: read, error } = tool;
+      converted ??= read ? { data: read } : { error: error ?? 'not converted' };
+      return converted;
+    };
+    return operationTool(tool.name, () => tool.operation, tool.readOnly, setup, data);
   });
   return { tools, title: cached.title, files: cached.files.map(([file]) => file) };
 }
@@ -206,5 +246,5 @@ function convertInBackground(tools: OperationTool[], save: () => void): void {
     if (next < tools.length) setTimeout(slice, 0).unref();
     else save();
   };
-  setTimeout(slice, 50).unref();
+  setTimeout(slice, AFTER_START_UP_MS).unref();
 }

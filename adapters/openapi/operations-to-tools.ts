@@ -57,26 +57,37 @@ export function operationsToTools(operations: OperationInfo[], setup: CallSetup)
     const name = names[index] as string;
     let operation: OperationInfo | undefined = info;
     let converted: { data: ToolData } | { error: string } | undefined;
-    return operationTool(name, summarize(info), inferAnnotations(info).readOnlyHint, calls, () => {
-      if (converted) return converted;
-      try {
-        if (!spec || !operation) throw new Error('the spec was released before this operation was converted');
-        converted = { data: convertOperation(name, operation, spec.converter, spec.loaded) };
-      } catch (error) {
-        converted = { error: describeError(error) };
-      }
-      operation = undefined;
-      unconverted--;
-      if (unconverted === 0) spec = undefined;
-      return converted;
-    });
+    const summary = summarize(info);
+    return operationTool(
+      name,
+      () => summary,
+      inferAnnotations(info).readOnlyHint,
+      calls,
+      () => {
+        if (converted) return converted;
+        try {
+          if (!spec || !operation)
+            throw new Error('the spec was released before this operation was converted');
+          converted = { data: convertOperation(name, operation, spec.converter, spec.loaded) };
+        } catch (error) {
+          converted = { error: describeError(error) };
+        }
+        operation = undefined;
+        unconverted--;
+        if (unconverted === 0) spec = undefined;
+        return converted;
+      },
+    );
   });
 }
 
-/** An operation tool from what `data()` returned before (the conversion cache). */
+/**
+ * An operation tool from what `data()` returned before (the conversion cache). `operation` is read
+ * only when needed (dynamic mode's search, an error naming the operation): the cache parses it then.
+ */
 export function operationTool(
   name: string,
-  operation: OperationSummary,
+  operation: () => OperationSummary,
   readOnly: boolean,
   setup: CallSettings,
   data: OperationTool['data'],
@@ -84,7 +95,9 @@ export function operationTool(
   let built: ToolDefinition | undefined;
   return {
     name,
-    operation,
+    get operation() {
+      return operation();
+    },
     readOnly,
     data,
     definition() {
@@ -94,7 +107,8 @@ export function operationTool(
         built = dataToTool(name, converted.data, setup);
         return built;
       }
-      const where = `${operation.method.toUpperCase()} ${operation.path} (${name})`;
+      const { method, path } = operation();
+      const where = `${method.toUpperCase()} ${path} (${name})`;
       throw new BridgeError('invalid_input', `operation ${where} cannot be served: ${converted.error}`);
     },
   };

@@ -7,7 +7,7 @@ export const TITLE_BUDGET = 120;
 
 // A sentence that only points at documentation ("For more information, see "Using pagination in the
 // REST API.""): its link is dropped below, so what is left tells a model nothing it can act on.
-const POINTER = /[ \t]*For more (?:information|details)\b[^\n]*?(?:\.["”]?|["”]\.)(?=\s|$)/g;
+const POINTER = /[ \t]*For more (?:information|details)\b[^\n]*?(?:\.["\u201d]?|["\u201d]\.)(?=\s|$)/g;
 const LINK = /\[([^\]]+)\]\((?:https?:\/\/|\/)[^)\s]*\)/g;
 
 /**

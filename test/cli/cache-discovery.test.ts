@@ -1,8 +1,8 @@
 // A discovery cache file is trusted only when it is a spec of the program being started.
-import { writeFileSync } from 'node:fs';
+import { chmodSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readCachedSpec } from '../../adapters/cli/cache-discovery.js';
+import { readCachedSpec, writeCachedSpec } from '../../adapters/cli/cache-discovery.js';
 import { tempDir } from './helpers.js';
 
 const dir = tempDir('bridge-cache-read-');
@@ -38,5 +38,15 @@ describe('readCachedSpec', () => {
     ['no skipped list', { ...spec, skipped: undefined }],
   ])('misses on %s', (_label, content) => {
     expect(read(content)).toBeUndefined();
+  });
+
+  it('is written for this user only, and misses on a file others could have written', () => {
+    const file = join(dir.path, 'cli', 'own.json');
+    writeCachedSpec(file, spec as never);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readCachedSpec(file, '/usr/bin/tool')).toEqual(spec);
+    // In a shared cache directory another user could have planted the commands the tools run.
+    chmodSync(file, 0o666);
+    expect(readCachedSpec(file, '/usr/bin/tool')).toBeUndefined();
   });
 });

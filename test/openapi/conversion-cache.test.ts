@@ -1,7 +1,18 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readCache, writeCache } from '../../adapters/openapi/cache-tools.js';
+import { silentLogger } from '../../src/index.js';
 import { connect } from '../helpers/connect.js';
 import { BRIDGE_BIN } from '../helpers/start-bridge.js';
 import { startUpstream } from './helpers/upstream.js';
@@ -74,10 +85,21 @@ async function descriptions(...flags: string[]): Promise<{ described: string[]; 
 
 // Rewrites the cache file in place, keeping it valid: what a start then serves came from the cache.
 function markCache(marker: string): void {
-  const cached = JSON.parse(readFileSync(theCacheFile(), 'utf8'));
-  for (const tool of cached.tools) tool.data.description = marker;
-  writeFileSync(theCacheFile(), JSON.stringify(cached));
+  const cached = readCache(theCacheFile(), spec, silentLogger);
+  if (!cached) throw new Error('no valid cache file to mark');
+  for (const tool of cached.tools) if (tool.data) tool.data.description = marker;
+  writeCache(theCacheFile(), cached, silentLogger);
 }
+
+// The file's first line: the head, with the format, version, files and where each tool is.
+const headOf = (text: string) => JSON.parse(text.slice(0, text.indexOf('\n')));
+const head = () => headOf(readFileSync(theCacheFile(), 'utf8'));
+// Rewrites the head line, keeping the body.
+const editHead = (text: string, edit: (head: Record<string, unknown[] | undefined>) => void) => {
+  const parsed = headOf(text);
+  edit(parsed);
+  return `${JSON.stringify(parsed)}${text.slice(text.indexOf('\n'))}`;
+};
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'bridge-cache-'));
@@ -94,7 +116,7 @@ describe('openapi conversion cache', () => {
     expect(hasCache()).toBe(true);
     // Stamped with this bridge's version, so an upgrade converts again.
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
-    expect(JSON.parse(readFileSync(theCacheFile(), 'utf8')).bridge).toBe(pkg.version);
+    expect(head().bridge).toBe(pkg.version);
     markCache('FROM CACHE');
     await using upstream = await startUpstream();
     await using client = await connect('v1', 'stdio', {
@@ -113,6 +135,17 @@ describe('openapi conversion cache', () => {
     expect(upstream.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /v1/items/7']);
   });
 
+  it('is written a second after start-up, or as the bridge closes when the session is shorter', async () => {
+    {
+      await using client = await start();
+      expect((await client.listTools()).tools).toHaveLength(2);
+    }
+    // The client's close waits for the process to exit, so the cache is there now, whether the
+    // session outlived the delay or (as usual here) the source wrote it as it closed.
+    expect(hasCache()).toBe(true);
+    expect(head().tools).toHaveLength(2);
+  });
+
   it('dynamic mode fills the cache in the background, and a later start serves from it', async () => {
     {
       await using client = await start('--tools', 'dynamic');
@@ -120,9 +153,34 @@ describe('openapi conversion cache', () => {
       expect(tools.map((tool) => tool.name)).toContain('search_operations');
       await until(hasCache);
     }
-    expect(JSON.parse(readFileSync(theCacheFile(), 'utf8')).tools).toHaveLength(2);
+    expect(head().tools).toHaveLength(2);
     markCache('FROM CACHE');
     expect((await descriptions()).described).toEqual(['FROM CACHE', 'FROM CACHE']);
+  });
+
+  it('dynamic mode from the cache: searches, describes and calls what the cache holds', async () => {
+    await descriptions();
+    markCache('FROM CACHE');
+    await using upstream = await startUpstream();
+    await using client = await connect('v1', 'stdio', {
+      script: BRIDGE_BIN,
+      args: ['openapi', spec, '--tools', 'dynamic', '--base-url', upstream.url, '--log-level', 'debug'],
+      env: { BRIDGE_CACHE_DIR: cacheDir },
+    });
+    const text = (result: { content: Array<Record<string, unknown>> }) => String(result.content[0]?.text);
+    // The operation summaries (the search index), the list fields and the request plan are each
+    // read from the cache file only when first needed.
+    const found = await client.callTool('search_operations', { query: 'one item' });
+    expect(text(found)).toContain('getItem: GET /items/{id} — Get one item (read-only)');
+    const described = await client.callTool('describe_operation', { operation: 'getItem' });
+    expect(text(described)).toContain('FROM CACHE');
+    const called = await client.callTool('call_read_operation', {
+      operation: 'getItem',
+      arguments: { id: 3 },
+    });
+    expect(called.isError).toBeFalsy();
+    expect(upstream.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /v1/items/3']);
+    expect(client.stderr()).not.toMatch(/conversion cache (unreadable|ignored)/);
   });
 
   it('--no-cache converts the spec again and leaves the cache alone', async () => {
@@ -172,7 +230,7 @@ describe('openapi conversion cache', () => {
       return `${tools[0]?.description} ${JSON.stringify(tools[0]?.inputSchema)}`;
     };
     expect(await body()).toContain('first');
-    const cached = JSON.parse(readFileSync(theCacheFile(), 'utf8')) as { files: string[][] };
+    const cached = head() as { files: string[][] };
     expect(cached.files.map(([file]) => file?.endsWith('item.json'))).toEqual([false, true]);
     markCache('FROM CACHE');
     expect(await body()).toMatch(/^FROM CACHE .*first/);
@@ -203,8 +261,19 @@ describe('openapi conversion cache', () => {
     ],
     [
       'an entry without its tool',
-      (text: string) => text.replace(/"data":\{/, '"nodata":{'),
+      (text: string) => editHead(text, (head) => head.tools?.splice(0, 1, ['addItem', false])),
       /incomplete tool entry/,
+    ],
+    [
+      'an entry pointing past the end',
+      (text: string) =>
+        editHead(text, (head) => (head.tools?.[1] as unknown[] | undefined)?.splice(4, 1, 1e9)),
+      /incomplete tool entry/,
+    ],
+    [
+      'damaged in a part read only later',
+      (text: string) => text.replace(/"Get one item"/, '"Get one iTem"'),
+      /conversion cache unreadable \(corrupt/,
     ],
   ])('ignores a cache file that is %s, with a debug log, and rebuilds it', async (_, damage, why) => {
     await descriptions();
@@ -215,7 +284,18 @@ describe('openapi conversion cache', () => {
     expect(again.described).toEqual(['POST /items', 'Get one item']);
     expect(again.log).toMatch(why);
     await until(() => readFileSync(file, 'utf8') !== damaged);
-    expect(JSON.parse(readFileSync(file, 'utf8')).tools).toHaveLength(2);
+    expect(head().tools).toHaveLength(2);
+  });
+
+  it('ignores a whole cache file that others could have written, and rewrites it for this user only', async () => {
+    await descriptions();
+    markCache('PLANTED');
+    chmodSync(theCacheFile(), 0o666);
+    const again = await descriptions();
+    expect(again.described).toEqual(['POST /items', 'Get one item']);
+    expect(again.log).toMatch(/conversion cache unreadable.*others can write it/);
+    await until(() => (statSync(theCacheFile()).mode & 0o777) === 0o600);
+    expect(statSync(theCacheFile()).mode & 0o777).toBe(0o600);
   });
 
   it("ignores another spec's cache file put in place of this one's (its files unchanged)", async () => {
@@ -251,6 +331,6 @@ describe('openapi conversion cache', () => {
     for (const run of runs) expect(run.described).toEqual(['POST /items', 'Get one item']);
     await until(() => cacheFiles().every((file) => !file.endsWith('.tmp')));
     expect(cacheFiles()).toHaveLength(1);
-    expect(JSON.parse(readFileSync(theCacheFile(), 'utf8')).tools).toHaveLength(2);
+    expect(head().tools).toHaveLength(2);
   });
 });

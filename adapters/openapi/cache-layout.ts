@@ -1,0 +1,146 @@
+import { createHash } from 'node:crypto';
+import type { OperationSummary, ToolData } from './operations-to-tools.js';
+
+// The conversion cache file's layout: one line of JSON (the head: what every start needs, and where
+// each tool's parts are) followed by the body (the JSON of each part, back to back). A start parses
+// the head and then only what it serves: `--tools all` each tool's list fields; dynamic mode
+// nothing more until a model searches, describes or calls. Request plans are parsed on a tool's
+// first call. GitHub's spec: 3.7 MB, of which a `--tools all` start parses 2.2 MB and dynamic 50 kB.
+
+/** One operation in the cache: converted, or why it cannot be. */
+export interface CachedTool {
+  name: string;
+  /** Read from a cache file: parsed on first access (all operations at once). */
+  operation: OperationSummary;
+  readOnly: boolean;
+  /** Read from a cache file: parsed on first access, and its `plan` on the first access of that. */
+  data?: ToolData;
+  error?: string;
+}
+
+/** A tool in the head: why it cannot be converted, or where its list fields and its plan are. */
+type HeadTool = [name: string, readOnly: boolean, error: string] | [string, boolean, number, number, number];
+
+/** The head line, around the fields of the conversion itself. */
+export interface Head {
+  body: { bytes: number; sha256: string };
+  /** The body range of the JSON array of every tool's `operation`, in tool order. */
+  operations: [number, number];
+  tools: HeadTool[];
+}
+
+/** The file's bytes for `meta` (the head's other fields) and `tools`. */
+export function encode(meta: Record<string, unknown>, tools: CachedTool[]): Buffer {
+  const parts: Buffer[] = [];
+  let offset = 0;
+  const add = (value: unknown): number => {
+    const bytes = Buffer.from(JSON.stringify(value));
+    parts.push(bytes);
+    offset += bytes.length;
+    return offset;
+  };
+  const operations: [number, number] = [0, add(tools.map((tool) => tool.operation))];
+  const entries = tools.map((tool): HeadTool => {
+    if (!tool.data) return [tool.name, tool.readOnly, tool.error ?? 'not converted'];
+    const { plan, ...listed } = tool.data;
+    const start = offset;
+    return [tool.name, tool.readOnly, start, add(listed), add(plan)];
+  });
+  const body = Buffer.concat(parts);
+  const head: Head = {
+    ...meta,
+    body: { bytes: body.length, sha256: sha256(body) },
+    operations,
+    tools: entries,
+  };
+  return Buffer.concat([Buffer.from(`${JSON.stringify(head)}\n`), body]);
+}
+
+/**
+ * Splits a cache file into its head (parsed, not yet checked: see `problem`) and body. Throws when
+ * the head is not JSON.
+ */
+export function split(bytes: Buffer): { head: Record<string, unknown>; body: Buffer } {
+  const newline = bytes.indexOf(10);
+  const end = newline < 0 ? bytes.length : newline;
+  return { head: JSON.parse(bytes.toString('utf8', 0, end)), body: bytes.subarray(end + 1) };
+}
+
+/** Why the body does not belong to the head, or a tool entry is malformed; undefined when whole. */
+export function problem(head: Head, body: Buffer): string | undefined {
+  const declared = head.body;
+  if (!declared || typeof declared.bytes !== 'number') return 'incomplete';
+  if (body.length !== declared.bytes) return `truncated: ${body.length} of ${declared.bytes} bytes`;
+  // The body is parsed piecemeal, long after start-up: a damaged byte must be found now.
+  if (sha256(body) !== declared.sha256) return 'corrupt: its content does not match its checksum';
+  const inBody = (n: unknown, from: number): n is number =>
+    Number.isInteger(n) && (n as number) >= from && (n as number) <= body.length;
+  if (
+    !Array.isArray(head.operations) ||
+    !inBody(head.operations[0], 0) ||
+    !inBody(head.operations[1], head.operations[0])
+  )
+    return 'incomplete';
+  const bad = head.tools.find(
+    (tool) =>
+      !Array.isArray(tool) ||
+      typeof tool[0] !== 'string' ||
+      typeof tool[1] !== 'boolean' ||
+      (tool.length === 3
+        ? typeof tool[2] !== 'string'
+        : tool.length !== 5 || !inBody(tool[2], 0) || !inBody(tool[3], tool[2]) || !inBody(tool[4], tool[3])),
+  );
+  return bad ? 'incomplete tool entry' : undefined;
+}
+
+/** The tools of a checked head, each part parsed from `body` when first read. */
+export function lazyTools(head: Head, body: Buffer): CachedTool[] {
+  let operations: OperationSummary[] | undefined;
+  const operationAt = (index: number): OperationSummary => {
+    operations ??= parse(body, head.operations[0], head.operations[1]) as OperationSummary[];
+    return operations[index] as OperationSummary;
+  };
+  return head.tools.map((entry, index): CachedTool => {
+    const [name, readOnly] = entry;
+    if (entry.length === 3) {
+      return {
+        name,
+        readOnly,
+        error: entry[2],
+        get operation() {
+          return operationAt(index);
+        },
+      };
+    }
+    const [, , start, planAt, end] = entry;
+    let data: ToolData | undefined;
+    return {
+      name,
+      readOnly,
+      get operation() {
+        return operationAt(index);
+      },
+      get data() {
+        data ??= withLazyPlan(parse(body, start, planAt) as Omit<ToolData, 'plan'>, body, planAt, end);
+        return data;
+      },
+    };
+  });
+}
+
+// The plan as an enumerable getter: a tool is listed without it, and JSON.stringify still sees it.
+function withLazyPlan(listed: Omit<ToolData, 'plan'>, body: Buffer, start: number, end: number): ToolData {
+  let plan: ToolData['plan'] | undefined;
+  return Object.defineProperty(listed, 'plan', {
+    enumerable: true,
+    get: () => {
+      plan ??= parse(body, start, end) as ToolData['plan'];
+      return plan;
+    },
+  }) as ToolData;
+}
+
+const parse = (body: Buffer, start: number, end: number): unknown =>
+  JSON.parse(body.toString('utf8', start, end));
+
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
