@@ -9,6 +9,27 @@ import type { Server, ServerContext } from '@modelcontextprotocol/server';
  * requests.
  */
 export function trackClientRoots(server: Server): (ctx: ServerContext) => Promise<string[] | undefined> {
+  return trackerOf(server).get;
+}
+
+/**
+ * Forgets the roots kept for `server`'s connection, at once: for a reader that takes messages
+ * before the SDK dispatches them (the stdio lane), so that a call read after the client's
+ * `notifications/roots/list_changed` never runs with the roots that notification replaced.
+ */
+export function forgetClientRoots(server: Server): void {
+  trackers.get(server)?.forget();
+}
+
+interface Tracker {
+  get: (ctx: ServerContext) => Promise<string[] | undefined>;
+  forget: () => void;
+}
+
+// One tracker per server instance, whoever asks first (plain calls and task calls share it).
+const trackers = new WeakMap<Server, Tracker>();
+
+function trackerOf(server: Server): Tracker {
   let tracker = trackers.get(server);
   if (!tracker) {
     tracker = newTracker(server);
@@ -17,15 +38,13 @@ export function trackClientRoots(server: Server): (ctx: ServerContext) => Promis
   return tracker;
 }
 
-// One tracker per server instance, whoever asks first (plain calls and task calls share it).
-const trackers = new WeakMap<Server, (ctx: ServerContext) => Promise<string[] | undefined>>();
-
-function newTracker(server: Server): (ctx: ServerContext) => Promise<string[] | undefined> {
+function newTracker(server: Server): Tracker {
   let cached: Promise<string[] | undefined> | undefined;
-  server.setNotificationHandler('notifications/roots/list_changed', () => {
+  const forget = () => {
     cached = undefined;
-  });
-  return (ctx) => {
+  };
+  server.setNotificationHandler('notifications/roots/list_changed', forget);
+  const get = (ctx: ServerContext) => {
     if (!server.getClientCapabilities()?.roots) return Promise.resolve(undefined);
     cached ??= ctx.mcpReq
       .send({ method: 'roots/list' })
@@ -38,4 +57,5 @@ function newTracker(server: Server): (ctx: ServerContext) => Promise<string[] | 
       });
     return cached;
   };
+  return { get, forget };
 }

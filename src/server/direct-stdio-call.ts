@@ -1,6 +1,6 @@
 import type { JSONRPCMessage, Server, ServerContext } from '@modelcontextprotocol/server';
 import type { AskSettings } from '../ask/call-asking.js';
-import { trackClientRoots } from '../client-roots.js';
+import { forgetClientRoots, trackClientRoots } from '../client-roots.js';
 import { answerToolsCall } from './answer-tools-call.js';
 import type { ServerSetup } from './create-server.js';
 import { errorAnswer, isPlainObject } from './direct-call.js';
@@ -33,6 +33,12 @@ export function createStdioLane(
     take(server, message) {
       if (isCancellation(message)) {
         running.get(message.params.requestId)?.abort(message.params.reason);
+        return false;
+      }
+      // Calls taken here overtake what the SDK has yet to dispatch: the one notification that
+      // changes what a call reads takes effect before any later call, as in the SDK's order.
+      if ((message as { method?: unknown }).method === 'notifications/roots/list_changed') {
+        forgetClientRoots(server);
         return false;
       }
       const call = plainLegacyCall(message);

@@ -161,7 +161,7 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
   ): Promise<Response | JsonAnswer> => {
     const { admission, parsedBody: given } = fetchOptions;
     const signal = fetchOptions.signal ?? new AbortController().signal;
-    // The SDK layers learn of a client gone away from their request's signal.
+    // The SDK's per-request 2026-07-28 path learns of a client gone away from its request's signal.
     const signalled = () => new Request(request, { signal });
     const { authInfo } = admission;
     if (given === undefined && request.method === 'POST') {
@@ -171,8 +171,15 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
       const refused = await options.authorize(request, authInfo, given);
       if (refused) return refused;
     }
-    if (!claimsModernEra(request, given) && (await isLegacyRequest(request, given, { maxRequestBodySize }))) {
-      return legacy.handle(signalled(), given, admission);
+    // A session id without the 2026-07-28 envelope can only be the initialize era's: the SDK's
+    // classification would read the body again to say so.
+    if (
+      !claimsModernEra(request, given) &&
+      (request.headers.has('mcp-session-id') ||
+        (await isLegacyRequest(request, given, { maxRequestBodySize })))
+    ) {
+      // The SDK's session transport reads no request signal: the request goes as it is.
+      return legacy.handle(request, given, admission);
     }
     if (options.toolInputSchema) {
       const mismatch = await rejectParamHeaders(request, options.toolInputSchema, given);

@@ -68,7 +68,12 @@ export async function sendResponse(
   try {
     for await (const chunk of response.body) {
       if (signal.aborted) break;
-      if (!res.write(chunk)) await Promise.race([new Promise<void>((resolve) => (drained = resolve)), left]);
+      // Held until the next tick: an event and the stream's end that follows at once (a call's
+      // result) leave in one write, while an event alone still goes out without waiting.
+      res.cork();
+      const flowing = res.write(chunk);
+      process.nextTick(() => res.uncork());
+      if (!flowing) await Promise.race([new Promise<void>((resolve) => (drained = resolve)), left]);
     }
   } catch {
     // A stream that fails mid-way ends the response; the handler has reported the cause.
