@@ -2,7 +2,8 @@
 // beside the best no-code peer (@ivotoby/openapi-mcp-server, pinned) and the floors, in one run:
 // start-up to the complete tools/list against a fresh process that only reads and parses the spec
 // (cold, and repeated from the conversion cache), peak memory against the same floor, the size of
-// tools/list, and the overhead of a tools/call over stdio against the same GET sent with undici.
+// tools/list, and the overhead of a tools/call over stdio against the same GET sent with undici
+// (and, for scale, through a bare JSON-lines loop: the floor of any stdio server, _bare-stdio.ts).
 // Clients: every MCP figure is taken with a hand-written JSON-lines stdio client (_stdio-client.ts);
 // the call floor with an undici Pool of one connection.
 import { spawn } from 'node:child_process';
@@ -21,6 +22,7 @@ const require = createRequire(import.meta.url);
 const GITHUB_SPEC = require.resolve('@octokit/openapi/generated/api.github.com.json');
 const BRIDGE = fileURLToPath(new URL('../bin/bridge.js', import.meta.url));
 const PEER = require.resolve('@ivotoby/openapi-mcp-server/bin/mcp-server.js');
+const BARE = fileURLToPath(new URL('_bare-stdio.js', import.meta.url));
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const CALLS = 2_000;
 const work = mkdtempSync(join(tmpdir(), 'bridge-bench-'));
@@ -166,6 +168,7 @@ const peered = await callLatencies(PEER, [
   '--verbose',
   'false',
 ]);
+const bare = await callLatencies(BARE, [`${origin}/v1`]);
 upstream.close();
 rmSync(work, { recursive: true, force: true });
 
@@ -232,6 +235,11 @@ const measurements: Measurement[] = [
     max: 16_000,
   },
   { name: 'GET to the upstream with undici directly, p50 (floor)', value: directP50, unit: 'ms' },
+  {
+    name: 'the same GET through a bare JSON-lines loop over stdio (no MCP library, no checks), p50',
+    value: p50(bare),
+    unit: 'ms',
+  },
   {
     name: 'tools/call of the same GET over stdio, p50',
     value: p50(bridged),
