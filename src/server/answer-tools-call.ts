@@ -8,8 +8,7 @@ import {
 import type { AskCapabilities } from '../ask/ask-params.js';
 import { type AskSettings, prepareAsking } from '../ask/call-asking.js';
 import { callerOf } from '../caller.js';
-import type { ToolResult } from '../tool.js';
-import { textResult } from '../tool.js';
+import { type ToolResult, textResult } from '../tool.js';
 import { createCallContext } from './call-context.js';
 import type { ServerSetup } from './create-server.js';
 
