@@ -88,6 +88,11 @@ export class TaskQuestions {
     },
   };
 
+  /** Whether some question is waiting for its answer (the task is `input_required`). */
+  get waiting(): boolean {
+    return this.#pending.size > 0;
+  }
+
   /** The pending questions, as 2026-07-28 `tasks/get` shows them. */
   inputRequests(): Record<string, InputRequest> {
     return Object.fromEntries([...this.#pending].map(([key, pending]) => [key, pending.request]));

@@ -343,6 +343,8 @@ export class TaskRunner {
     return (update) => {
       const now = Date.now();
       if (now - last < PROGRESS_INTERVAL_MS) return;
+      // A task waiting for input stays so: going back to `working` would hide its questions.
+      if (this.#questions.get(taskId)?.waiting) return;
       last = now;
       const amount = update.total === undefined ? `${update.progress}` : `${update.progress}/${update.total}`;
       const statusMessage = update.message === undefined ? amount : `${update.message} (${amount})`;

@@ -100,6 +100,26 @@ describe('a 2026-07-28 task that asks, raw HTTP', () => {
     expect(readFileSync(marker, 'utf8')).toBe('hello Uma\n');
   });
 
+  it('progress reported while a question waits leaves the task input_required, its question shown', async () => {
+    const marker = join(dir, 'busy');
+    const created = await request('tools/call', { name: 'ask_while_busy', arguments: { marker } });
+    const taskId = String(created.json?.result?.taskId);
+    await eventually(async () => existsSync(`${marker}.progressed`) || undefined);
+    // The store is updated before the tool goes on to write its marker, so no wait is needed here.
+    const task = (await request('tasks/get', { taskId })).json?.result;
+    expect(task?.status).toBe('input_required');
+    expect(Object.keys((task?.inputRequests as object | undefined) ?? {})).toEqual(['who']);
+    await request('tasks/update', {
+      taskId,
+      inputResponses: { who: { action: 'accept', content: { name: 'Ida' } } },
+    });
+    const done = await eventually(async () => {
+      const current = (await request('tasks/get', { taskId })).json?.result;
+      return current?.status === 'completed' ? current : undefined;
+    });
+    expect(done.result).toMatchObject({ content: [{ type: 'text', text: 'Counted for Ida.' }] });
+  });
+
   it('asks for missing arguments on tools/call first, and creates the task with the answers', async () => {
     const marker = join(dir, 'composed');
     const first = await request('tools/call', { name: 'note_task', arguments: { marker } });

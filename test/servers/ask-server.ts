@@ -1,6 +1,6 @@
 // A bridge whose tools ask the client (elicitation, sampling, roots), started by the tests as a
 // real process. Tools that act write MARKER files, so tests can check what ran and how often.
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Source, type ToolDefinition, textResult } from '../../src/index.js';
 import { isEntryPoint, serveFromArgv } from './serve-from-argv.js';
@@ -137,6 +137,22 @@ export const askTools: ToolDefinition[] = [
       if (answer.action !== 'accept') return textResult(`The user chose to ${answer.action}.`, true);
       if (answer.elicitationId) await context.ask.urlCompleted(answer.elicitationId);
       return textResult(`signed in${answer.elicitationId ? ` (${answer.elicitationId})` : ''}`);
+    },
+  },
+  {
+    name: 'ask_while_busy',
+    description: 'Asks a name and, while the question waits, reports progress and writes MARKER.progressed.',
+    inputSchema: { type: 'object', properties: { marker: { type: 'string' } }, required: ['marker'] },
+    annotations,
+    taskSupport: 'optional',
+    async invoke(args, context) {
+      if (!context.ask) return textResult('no ask', true);
+      const answer = context.ask.elicit({ key: 'who', message: 'Who is asking?', requestedSchema: nameForm });
+      await sleep(20);
+      context.progress({ progress: 1, message: 'still counting' });
+      writeFileSync(`${String(args.marker)}.progressed`, 'yes');
+      const given = await answer;
+      return textResult(given.action === 'accept' ? `Counted for ${given.content.name}.` : 'declined');
     },
   },
   {
