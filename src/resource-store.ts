@@ -39,6 +39,8 @@ export interface NewResource {
  * `BridgeError` coded `unavailable` when a shared store cannot be reached.
  */
 export interface ResourceStore {
+  /** How long an entry lives, in milliseconds, for telling callers why a page has gone. */
+  readonly ttlMs?: number;
   /** Keeps `resource` for the store's TTL and returns how it is listed. */
   put(resource: NewResource, caller: string): Promise<StoredResource>;
   /** The contents behind `uri`, or `undefined` when unknown, expired, evicted or another caller's. */
@@ -105,14 +107,14 @@ export class MemoryResourceStore implements ResourceStore {
   readonly #byCaller = new Map<string, Holding>();
   readonly #maxBytes: number;
   readonly #maxBytesPerCaller: number;
-  readonly #ttlMs: number;
+  readonly ttlMs: number;
   readonly #now: () => number;
   #bytes = 0;
 
   constructor(options: MemoryResourceStoreOptions = {}) {
     this.#maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
     this.#maxBytesPerCaller = options.maxBytesPerCaller ?? Math.floor(this.#maxBytes / 4);
-    this.#ttlMs = options.ttlMs ?? 30 * 60 * 1000;
+    this.ttlMs = options.ttlMs ?? 30 * 60 * 1000;
     this.#now = options.now ?? Date.now;
   }
 
@@ -134,7 +136,7 @@ export class MemoryResourceStore implements ResourceStore {
       const largest = [...this.#byCaller.values()].reduce((a, b) => (b.bytes > a.bytes ? b : a));
       this.#delete(largest.entries.keys().next().value as string);
     }
-    const entry: Entry = { resource: stored, caller, expiresAt: this.#now() + this.#ttlMs };
+    const entry: Entry = { resource: stored, caller, expiresAt: this.#now() + this.ttlMs };
     if (resource.bytes) entry.bytes = resource.bytes;
     else entry.text = resource.text ?? '';
     this.#entries.set(uri, entry);

@@ -96,7 +96,7 @@ export function resourceHandlers(sources: ResourceSources): ResourceHandlers {
         );
         return { contents: await template.read(uri, flat, catalogContext(ctx, sources.shutdown)) };
       }
-      throw notFound(uri);
+      throw notFound(uri, sources.store.ttlMs);
     });
   };
   return { register, exists };
@@ -104,10 +104,21 @@ export function resourceHandlers(sources: ResourceSources): ResourceHandlers {
 
 // A page another session made (or one that expired) looks like any unknown URI to the store; say
 // why pages go missing, so a model or user retries the call instead of retrying the read.
-function notFound(uri: string): ResourceNotFoundError {
+function notFound(uri: string, ttlMs: number | undefined): ResourceNotFoundError {
   if (!uri.startsWith(RESOURCE_URI_PREFIX)) return new ResourceNotFoundError(uri);
   return new ResourceNotFoundError(
     uri,
-    `Resource not found: ${uri}. Pages of a long output belong to the session that created them (with authentication, to its user) and expire 30 minutes after they were written (or earlier when memory runs short); call the tool again in this session for fresh pages.`,
+    `Resource not found: ${uri}. Pages of a long output belong to the session that created them (with authentication, to its user) and expire ${ttlMs === undefined ? 'some time' : duration(ttlMs)} after they were written (or earlier when memory runs short); call the tool again in this session for fresh pages.`,
   );
+}
+
+// "30 minutes", "90 seconds", "2 hours": the store's lifetime as a person would say it.
+function duration(ms: number): string {
+  const [amount, unit] =
+    ms % 3_600_000 === 0
+      ? [ms / 3_600_000, 'hour']
+      : ms % 60_000 === 0
+        ? [ms / 60_000, 'minute']
+        : [Math.round(ms / 1000), 'second'];
+  return `${amount} ${unit}${amount === 1 ? '' : 's'}`;
 }

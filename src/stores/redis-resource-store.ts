@@ -78,14 +78,14 @@ export class RedisResourceStore implements ResourceStore {
   readonly #redis: RedisConnection;
   readonly #log: Logger;
   readonly #prefix: string;
-  readonly #ttlMs: number;
+  readonly ttlMs: number;
   readonly #quota: number;
 
   constructor(redis: RedisConnection, log: Logger, options: RedisResourceStoreOptions = {}) {
     this.#redis = redis;
     this.#log = log;
     this.#prefix = `${redis.address.namespace}:res:`;
-    this.#ttlMs = options.ttlMs ?? 30 * 60_000;
+    this.ttlMs = options.ttlMs ?? 30 * 60_000;
     this.#quota = options.maxBytesPerCaller ?? 16 * 1024 * 1024;
   }
 
@@ -108,7 +108,7 @@ export class RedisResourceStore implements ResourceStore {
         `${this.#prefix}sizes:${caller}`,
         stored.uri,
         String(Date.now()),
-        String(this.#ttlMs),
+        String(this.ttlMs),
         String(stored.size),
         String(this.#quota),
         caller,
@@ -144,7 +144,7 @@ export class RedisResourceStore implements ResourceStore {
       client.sendCommand([
         'ZRANGEBYSCORE',
         `${this.#prefix}of:${caller}`,
-        String(Date.now() - this.#ttlMs),
+        String(Date.now() - this.ttlMs),
         '+inf',
       ]),
     )) as string[] | undefined;

@@ -7,8 +7,11 @@ import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseListenAddress, serve } from '../../src/embed.js';
+import { MemoryResourceStore, silentLogger } from '../../src/index.js';
 import { connect } from '../helpers/connect.js';
 import { BRIDGE_BIN, distPath, startHttpBridge } from '../helpers/start-bridge.js';
+import { echoTools } from '../servers/echo-server.js';
 import { tempDir, writeYaml } from './helpers.js';
 
 const PETSTORE = resolve('fixtures/config/inspect/petstore.yaml');
@@ -200,6 +203,27 @@ describe('pages of a long output', () => {
     } finally {
       await first.close();
       await second.close();
+    }
+  });
+
+  it('say how long the store keeps them when it keeps them for another time', async () => {
+    let now = 0;
+    const bridge = await serve({
+      log: silentLogger,
+      transport: { kind: 'http', address: parseListenAddress('127.0.0.1:0') },
+      sources: [{ label: 'echo', load: async () => echoTools }],
+      resourceStore: new MemoryResourceStore({ ttlMs: 90_000, now: () => now }),
+    });
+    const client = new Client({ name: 'ttl', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(bridge.url as string)));
+    try {
+      const result = await client.callTool({ name: 'long', arguments: {} });
+      const uri = String((result.content as Array<{ uri?: string }>).find((block) => block.uri)?.uri);
+      now += 91_000; // past the page's lifetime: the store has dropped it
+      await expect(client.readResource({ uri })).rejects.toThrow('expire 90 seconds after they were written');
+    } finally {
+      await client.close();
+      await bridge.close();
     }
   });
 });
