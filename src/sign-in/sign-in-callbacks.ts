@@ -1,15 +1,35 @@
-import { timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** The path of the OAuth redirect endpoint, on the bridge's HTTP server or its loopback listener. */
 export const CALLBACK_PATH = '/oauth/callback';
+/** The start page, beside the callback (`/oauth/start`, or beside a configured redirect URI). */
+const START = 'start';
 
 /** What a sign-in does with the redirect it was waiting for; a throw shows on the page as a failure. */
 export type RedirectHandler = (outcome: RedirectOutcome) => Promise<void>;
 
 /** The redirect, judged: a code to exchange, or why the sign-in failed. */
 export type RedirectOutcome = { code: string } | { error: string };
+
+/** What the start page tells the person who opens a sign-in link. */
+export interface SignInPage {
+  /** The authorization server's page the browser goes on to. */
+  authorizationUrl: string;
+  /** The upstream, e.g. `security scheme "oidc" of items.json`. */
+  label: string;
+  /** Who asked for the sign-in, as the bridge knows the caller. */
+  who: string;
+}
+
+interface Pending extends SignInPage {
+  /** The secret half of the OAuth `state`. */
+  secret: string;
+  handle: RedirectHandler;
+  /** The browser that opened the link first: its cookie, and the token of its confirmation link. */
+  browser?: { cookie: string; token: string };
+}
 
 /**
  * Receives OAuth redirects (`/oauth/callback?code=…&state=…`) for the upstream sign-ins in progress
@@ -20,9 +40,16 @@ export type RedirectOutcome = { code: string } | { error: string };
  *
  * A state is `<id>.<secret>`: a redirect naming a known id with the wrong secret is a forged or
  * mixed-up redirect, and aborts that sign-in rather than leaving it waiting.
+ *
+ * The client is sent the bridge's own start page (`/oauth/start?flow=<id>`, beside the callback),
+ * not the authorization server's: the first browser to open it holds the sign-in (a cookie), is
+ * told which upstream and which caller it is for, and goes on only by its confirmation link. The
+ * redirect is accepted only in that browser. So a sign-in link passed to someone else (to have
+ * their upstream account land on the sender's caller) either was opened by the sender already and
+ * is refused, or shows its recipient whose sign-in it is before anything happens.
  */
 export class SignInCallbacks {
-  readonly #pending = new Map<string, { secret: string; handle: RedirectHandler }>();
+  readonly #pending = new Map<string, Pending>();
   #base: string | undefined;
   readonly #configured: string | undefined;
   #loopback: Promise<{ server: Server; uri: string }> | undefined;
@@ -48,23 +75,97 @@ export class SignInCallbacks {
     return (await this.#loopback).uri;
   }
 
-  /** Waits for the redirect carrying `state` (`<id>.<secret>`); returns a function that stops waiting. */
-  expect(state: string, handle: RedirectHandler): () => void {
+  /**
+   * Waits for the redirect carrying `state` (`<id>.<secret>`). Returns the start page's URL (what
+   * the client is sent) and a function that stops waiting.
+   */
+  expect(
+    state: string,
+    handle: RedirectHandler,
+    start: SignInPage & { redirectUri: string },
+  ): { url: string; stop: () => void } {
     const [id, secret] = splitState(state);
-    this.#pending.set(id, { secret, handle });
-    return () => {
-      if (this.#pending.get(id)?.handle === handle) this.#pending.delete(id);
+    const { redirectUri, ...shown } = start;
+    this.#pending.set(id, { ...shown, secret, handle });
+    const url = new URL(START, redirectUri);
+    url.search = '';
+    url.searchParams.set('flow', id);
+    return {
+      url: url.href,
+      stop: () => {
+        if (this.#pending.get(id)?.handle === handle) this.#pending.delete(id);
+      },
     };
   }
 
-  /** The `routes` hook of the HTTP handler: answers the callback path, passes everything else. */
+  /** The `routes` hook of the HTTP handler: answers the start and callback paths, passes everything else. */
   route = async (request: Request, url: URL): Promise<Response | undefined> => {
-    if (url.pathname !== this.#path() || request.method !== 'GET') return undefined;
-    return this.handle(url.searchParams);
+    if (request.method !== 'GET') return undefined;
+    return this.#answer(url, request.headers.get('cookie') ?? '');
   };
 
+  #answer(url: URL, cookies: string): Promise<Response> | undefined {
+    const callback = this.#path();
+    if (url.pathname === callback) return this.handle(url.searchParams, cookies);
+    if (url.pathname === new URL(START, `http://x${callback}`).pathname) {
+      return Promise.resolve(this.#start(url, cookies));
+    }
+    return undefined;
+  }
+
+  // The start page: the first browser holds the sign-in; its confirmation link goes on.
+  #start(url: URL, cookies: string): Response {
+    const id = url.searchParams.get('flow') ?? '';
+    const entry = this.#pending.get(id);
+    if (!entry) {
+      return page(
+        400,
+        'Sign-in failed',
+        'This link matches no sign-in in progress (unknown or expired). Start again from your MCP client.',
+      );
+    }
+    const held = cookieOf(cookies, cookieName(id));
+    if (entry.browser && !(held !== undefined && sameSecret(held, entry.browser.cookie))) {
+      return page(
+        409,
+        'Sign-in link already opened',
+        'This sign-in link was already opened in another browser, and only that browser can complete it. If you did not open it yourself, someone else may have: start again from your MCP client.',
+      );
+    }
+    const go = url.searchParams.get('go');
+    if (go !== null) {
+      if (!entry.browser || !sameSecret(go, entry.browser.token)) {
+        return page(
+          403,
+          'Sign-in refused',
+          'This confirmation link is not valid. Start again from your MCP client.',
+        );
+      }
+      return new Response(null, {
+        status: 303,
+        headers: { ...PAGE_HEADERS, location: entry.authorizationUrl },
+      });
+    }
+    entry.browser ??= { cookie: token(), token: token() };
+    const next = new URL(url);
+    next.search = '';
+    next.searchParams.set('flow', id);
+    next.searchParams.set('go', entry.browser.token);
+    const secure = url.protocol === 'https:' ? '; Secure' : '';
+    const cookie = `${cookieName(id)}=${entry.browser.cookie}; Path=${new URL('.', url).pathname}; Max-Age=1800; HttpOnly; SameSite=Lax${secure}`;
+    return page(
+      200,
+      `Sign in to ${entry.label}`,
+      `This connects your account at ${entry.label} to the MCP bridge at ${url.host}, for ${entry.who}. Go on only if you asked your AI assistant for this sign-in yourself, just now; if someone sent you this link, close this page.`,
+      {
+        link: { href: next.pathname + next.search, text: 'Continue to sign in' },
+        headers: { 'set-cookie': cookie },
+      },
+    );
+  }
+
   /** Answers one redirect with a page for the user's browser. */
-  async handle(query: URLSearchParams): Promise<Response> {
+  async handle(query: URLSearchParams, cookies = ''): Promise<Response> {
     const [id, secret] = splitState(query.get('state') ?? '');
     const entry = this.#pending.get(id);
     if (!entry) {
@@ -76,10 +177,16 @@ export class SignInCallbacks {
     }
     this.#pending.delete(id);
     let outcome: RedirectOutcome;
+    const held = cookieOf(cookies, cookieName(id));
     if (!sameSecret(secret, entry.secret)) {
       outcome = {
         error:
           'the redirect carried a state that does not match the one the bridge sent (a forged or mixed-up redirect); the sign-in was aborted and its code not used',
+      };
+    } else if (!entry.browser || held === undefined || !sameSecret(held, entry.browser.cookie)) {
+      outcome = {
+        error:
+          "the redirect came to a browser that did not open this sign-in's link (the link may have been passed on); the sign-in was aborted and its code not used",
       };
     } else if (query.get('error')) {
       const description = query.get('error_description');
@@ -119,11 +226,10 @@ export class SignInCallbacks {
     const server = createServer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       const answer =
-        url.pathname === this.#path() && req.method === 'GET'
-          ? this.handle(url.searchParams)
-          : Promise.resolve(page(404, 'Not found', 'This listener only receives sign-in redirects.'));
+        (req.method === 'GET' ? this.#answer(url, req.headers.cookie ?? '') : undefined) ??
+        Promise.resolve(page(404, 'Not found', 'This listener only serves sign-ins.'));
       void answer.then(async (response) => {
-        res.writeHead(response.status, Object.fromEntries(response.headers));
+        res.writeHead(response.status, [...response.headers].flat());
         res.end(await response.text());
       });
     });
@@ -149,15 +255,44 @@ function sameSecret(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-function page(status: number, title: string, text: string): Response {
+function cookieName(id: string): string {
+  return `bridge_sign_in_${id}`;
+}
+
+function cookieOf(header: string, name: string): string | undefined {
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+function token(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+// No caching, no referrer (the pages' URLs carry secrets), and never inside another site's frame
+// (a confirmation button must not be clicked through an overlay).
+const PAGE_HEADERS = {
+  'cache-control': 'no-store',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+};
+
+function page(
+  status: number,
+  title: string,
+  text: string,
+  extra: { link?: { href: string; text: string }; headers?: Record<string, string> } = {},
+): Response {
   const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-  const html = `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></body></html>`;
+  const link = extra.link
+    ? `<p><a href="${escapeHtml(extra.link.href)}">${escapeHtml(extra.link.text)}</a></p>`
+    : '';
+  const html = `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>${link}</body></html>`;
   return new Response(html, {
     status,
-    headers: {
-      'content-type': 'text/html; charset=utf-8',
-      'cache-control': 'no-store',
-      'referrer-policy': 'no-referrer',
-    },
+    headers: { 'content-type': 'text/html; charset=utf-8', ...PAGE_HEADERS, ...extra.headers },
   });
 }

@@ -177,7 +177,7 @@ export class UpstreamSignIn {
     url.searchParams.set('code_challenge', pkce.challenge);
     url.searchParams.set('code_challenge_method', 'S256');
 
-    const flow: Flow = { id, url: url.href, done: Promise.resolve() as never, stop: () => {} };
+    const flow: Flow = { id, url: '', done: Promise.resolve() as never, stop: () => {} };
     let settle!: { resolve: (tokens: TokenSet) => void; reject: (error: Error) => void };
     let settled = false;
     flow.done = new Promise<TokenSet>((resolve, reject) => {
@@ -203,25 +203,31 @@ export class UpstreamSignIn {
       settle.reject(new Error('nobody completed the sign-in page in time'));
     }, settings.signInTimeoutMs ?? DEFAULT_SIGN_IN_TIMEOUT_MS);
     timer.unref();
-    const unregister = callbacks.expect(state, async (outcome: RedirectOutcome) => {
-      clearTimeout(timer);
-      if ('error' in outcome) {
-        settle.reject(new Error(outcome.error));
-        throw new Error(`Signing in to ${settings.label} failed: ${outcome.error}.`);
-      }
-      try {
-        const tokens = await exchangeCode(settings, outcome.code, redirectUri, pkce.verifier);
-        this.#hold(caller, tokens);
-        settle.resolve(tokens);
-      } catch (error) {
-        const failure = new Error(`exchanging the code failed: ${describeError(error)}`);
-        settle.reject(failure);
-        throw failure;
-      }
-    });
+    const waiting = callbacks.expect(
+      state,
+      async (outcome: RedirectOutcome) => {
+        clearTimeout(timer);
+        if ('error' in outcome) {
+          settle.reject(new Error(outcome.error));
+          throw new Error(`Signing in to ${settings.label} failed: ${outcome.error}.`);
+        }
+        try {
+          const tokens = await exchangeCode(settings, outcome.code, redirectUri, pkce.verifier);
+          this.#hold(caller, tokens);
+          settle.resolve(tokens);
+        } catch (error) {
+          const failure = new Error(`exchanging the code failed: ${describeError(error)}`);
+          settle.reject(failure);
+          throw failure;
+        }
+      },
+      { redirectUri, authorizationUrl: url.href, label: settings.label, who: describeCaller(caller) },
+    );
+    // The client is sent the bridge's start page, which binds the sign-in to one browser.
+    flow.url = waiting.url;
     const stop = (reason?: Error) => {
       clearTimeout(timer);
-      unregister();
+      waiting.stop();
       if (reason) settle.reject(reason);
     };
     flow.stop = stop;
@@ -268,4 +274,12 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
       },
     );
   });
+}
+
+// The caller as the person opening the sign-in page can recognise it.
+function describeCaller(caller: string): string {
+  if (caller === 'local') return 'the assistant running the bridge on this computer';
+  if (caller.startsWith('auth:')) return `the signed-in user "${caller.slice('auth:'.length)}"`;
+  if (caller.startsWith('session:')) return 'an MCP session without authentication';
+  return caller;
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browseSignIn } from '../helpers/browse-sign-in.js';
+import { browseSignIn, type CookieJar, openStartPage } from '../helpers/browse-sign-in.js';
 import { type ClientOffer, connect, MATRIX } from '../helpers/connect.js';
 import { BRIDGE_BIN, type ServerCommand } from '../helpers/start-bridge.js';
 import {
@@ -43,7 +43,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-type Page = { status: number; url: string; text: string };
+type Page = { status: number; url: string; text: string; visited: string[] };
 
 /** A client that answers the bridge's URL elicitation as a user would, in a browser, as `login`. */
 function user(
@@ -91,12 +91,15 @@ describe.each(SIGNED_IN)('upstream sign-in, $kind client over $wire', ({ kind, w
     expect(alice.asked).toHaveLength(1);
     const question = alice.asked[0] ?? {};
     expect(question.mode).toBe('url');
-    const url = new URL(String(question.url));
-    expect(`${url.origin}${url.pathname}`).toBe(`${authorization.issuer}/auth`);
+    // The client is sent the bridge's start page; its confirmation link leads to the authorization server.
+    expect(String(question.url)).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/oauth\/start\?flow=[\w-]+$/);
+    const landed = await alice.pages[0];
+    const url = new URL(
+      String(landed?.visited.find((href) => href.startsWith(`${authorization.issuer}/auth?`))),
+    );
     expect(url.searchParams.get('code_challenge_method')).toBe('S256');
     expect(url.searchParams.get('scope')).toBe('openid items:read');
-    expect(url.searchParams.get('redirect_uri')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/oauth\/callback$/);
-    const landed = await alice.pages[0];
+    expect(url.searchParams.get('redirect_uri')).toBe(new URL('callback', String(question.url)).href);
     expect(landed?.status).toBe(200);
     expect(landed?.text).toContain('You are signed in');
 
@@ -167,7 +170,8 @@ describe.each(SIGNED_IN)('upstream sign-in, $kind client over $wire', ({ kind, w
     expect(page?.status).toBe(400);
     expect(page?.text).toContain('does not match');
     // A redirect for no sign-in at all is refused too, and the server goes on.
-    const redirectUri = new URL(String(forged.asked[0]?.url)).searchParams.get('redirect_uri') as string;
+    // The callback is beside the start page the client was sent.
+    const redirectUri = new URL('callback', String(forged.asked[0]?.url)).href;
     const stray = await fetch(`${redirectUri}?state=nobody.knows&code=stolen`);
     expect(stray.status).toBe(400);
     expect(await stray.text()).toContain('matches no sign-in in progress');
@@ -175,6 +179,99 @@ describe.each(SIGNED_IN)('upstream sign-in, $kind client over $wire', ({ kind, w
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('listMyItems');
   });
 });
+
+// The attack: a caller of the bridge has someone else complete its sign-in, so that their upstream
+// account serves the caller. The client is sent the bridge's start page, which the first browser
+// holds; the redirect is accepted only in that browser.
+describe.each(['stdio', 'http'] as const)(
+  'a sign-in link passed on to someone else, v1 client over %s',
+  (wire) => {
+    /** A client whose answer hands the sign-in URL to `pass` (what mallory does with it). */
+    function passing(pass: (startUrl: string) => Promise<Page | undefined>) {
+      const pages: Array<Promise<Page | undefined>> = [];
+      const offer: ClientOffer = {
+        capabilities: { elicitation: { form: {}, url: {} } },
+        async answer(_method, params) {
+          const page = pass(String(params.url));
+          page.catch(() => {});
+          pages.push(page);
+          return { action: 'accept' };
+        },
+      };
+      return { offer, pages };
+    }
+
+    it('is refused when the sender opened it first: the redirect in another browser is not used', async () => {
+      const mallory: CookieJar = new Map();
+      let asked = 0;
+      const { offer, pages } = passing(async (startUrl) => {
+        // Only the first question is passed on; a later one is left unanswered.
+        if (++asked > 1) return undefined;
+        const authorizeUrl = await openStartPage(startUrl, mallory);
+        // Victor, in his own browser, signs in at the authorization server's page mallory sent him.
+        return browseSignIn(authorizeUrl, { login: 'victor' });
+      });
+      await using client = await connect('v1', wire, bridge, offer);
+      const before = api.requests.length;
+      const result = await client.callTool('listMyItems');
+      expect(result.isError).toBe(true);
+      expect(text(result)).toContain("did not open this sign-in's link");
+      const page = await pages[0];
+      expect(page?.status).toBe(400);
+      expect(page?.text).toContain('code not used');
+      expect(api.requests.length).toBe(before);
+      // Victor's account never landed on mallory's caller: her next call asks her to sign in again.
+      await client.callTool('listMyItems', {}, { timeout: 1_000 }).catch(() => {});
+      expect(asked).toBe(2);
+      expect(api.requests.length).toBe(before);
+    });
+
+    it('opened in a second browser, says it was opened elsewhere; the first browser still completes it', async () => {
+      const mallory: CookieJar = new Map();
+      const refused: Page[] = [];
+      const { offer } = passing(async (startUrl) => {
+        await openStartPage(startUrl, mallory);
+        const victor = await fetch(startUrl);
+        refused.push({
+          status: victor.status,
+          url: startUrl,
+          text: await victor.text(),
+          visited: [startUrl],
+        });
+        // A confirmation link without the browser's cookie is refused too.
+        const guessed = await fetch(`${startUrl}&go=guessed`, { redirect: 'manual' });
+        refused.push({ status: guessed.status, url: startUrl, text: await guessed.text(), visited: [] });
+        return browseSignIn(startUrl, { login: 'mallory', jar: mallory });
+      });
+      await using client = await connect('v1', wire, bridge, offer);
+      const result = await client.callTool('listMyItems');
+      expect(text(result)).toContain('"owner":"mallory"');
+      expect(refused.map((page) => page.status)).toEqual([409, 409]);
+      expect(refused[0]?.text).toContain('already opened in another browser');
+    });
+
+    it('shows whoever opens it first which upstream and which caller it is for, in a page no site can frame', async () => {
+      let shown: Response | undefined;
+      let body = '';
+      const { offer } = passing(async (startUrl) => {
+        shown = await fetch(startUrl);
+        body = await shown.text();
+        return undefined;
+      });
+      await using client = await connect('v1', wire, bridge, offer);
+      await client.callTool('listMyItems', {}, { timeout: 1_000 }).catch(() => {});
+      expect(shown?.status).toBe(200);
+      expect(body).toContain('security scheme');
+      expect(body).toMatch(
+        /for (the assistant running the bridge on this computer|an MCP session without authentication)/,
+      );
+      expect(body).toContain('if someone sent you this link, close this page');
+      expect(shown?.headers.get('x-frame-options')).toBe('DENY');
+      expect(shown?.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      expect(shown?.headers.get('set-cookie')).toMatch(/HttpOnly; SameSite=Lax/);
+    });
+  },
+);
 
 describe('upstream sign-in with BRIDGE_OAUTH_REDIRECT_URI', () => {
   it('sends that redirect URI and receives the redirect there', async () => {
@@ -188,7 +285,9 @@ describe('upstream sign-in with BRIDGE_OAUTH_REDIRECT_URI', () => {
     const command = { ...bridge, env: { ...bridge.env, BRIDGE_OAUTH_REDIRECT_URI: fixed } };
     await using client = await connect('v1', 'stdio', command, erin);
     expect(text(await client.callTool('listMyItems'))).toContain('"owner":"erin"');
-    expect(new URL(String(erin.asked[0]?.url)).searchParams.get('redirect_uri')).toBe(fixed);
+    expect(String(erin.asked[0]?.url)).toMatch(
+      new RegExp(`^http://127\\.0\\.0\\.1:${port}/oauth/start\\?flow=`),
+    );
     expect((await erin.pages[0])?.url).toMatch(new RegExp(`^${fixed}\\?`));
   });
 
