@@ -46,9 +46,10 @@ export async function pageOutput(text: string, options: PageOutputOptions): Prom
   const mimeType = options.mimeType ?? 'text/plain';
   const maxLinks = options.maxLinks ?? 10;
   const links: ContentBlock[] = [];
+  const kept = pagesThatFit(pages, options.store.maxBytesPerCaller);
   // Stored in parallel: with a shared store each put is a round trip.
   const stored = await Promise.all(
-    pages.slice(1).map((page, index) => {
+    pages.slice(1, kept).map((page, index) => {
       const uri = `${RESOURCE_URI_PREFIX}${id}/page/${index + 2}`;
       const name = `${label} (page ${index + 2} of ${pages.length})`;
       return options.store.put({ uri, name, mimeType, text: page }, options.caller);
@@ -57,15 +58,37 @@ export async function pageOutput(text: string, options: PageOutputOptions): Prom
   for (const { uri, name, size } of stored.slice(0, maxLinks)) {
     links.push({ type: 'resource_link', uri, name, mimeType, size });
   }
-  const note =
-    `[${label} continues: page 1 of ${pages.length} shown (${text.length} characters in all). ` +
-    `Read the rest with resources/read on ${RESOURCE_URI_PREFIX}${id}/page/N for N = 2…${pages.length}.]`;
+  const dropped =
+    kept < pages.length
+      ? ` Pages ${kept + 1}…${pages.length} were not kept: one caller's outputs may hold ${mebibytes(options.store.maxBytesPerCaller ?? 0)} at once; narrow the command or query to see them.`
+      : '';
+  const readable =
+    kept > 1
+      ? `Read the rest with resources/read on ${RESOURCE_URI_PREFIX}${id}/page/N for N = 2…${kept}.`
+      : 'No further page was kept.';
+  const note = `[${label} continues: page 1 of ${pages.length} shown (${text.length} characters in all). ${readable}${dropped}]`;
   return {
     firstPage: pages[0] ?? '',
     links: [{ type: 'text', text: note }, ...links],
     pages: pages.length,
     truncated: true,
   };
+}
+
+// How many leading pages (the first one included, which is not stored) the store keeps together:
+// pages 2…N up to what one caller may hold, so that none pushes out an earlier page of its own.
+function pagesThatFit(pages: string[], maxBytes: number | undefined): number {
+  if (maxBytes === undefined) return pages.length;
+  let bytes = 0;
+  for (let index = 1; index < pages.length; index++) {
+    bytes += Buffer.byteLength(pages[index] as string);
+    if (bytes > maxBytes) return index;
+  }
+  return pages.length;
+}
+
+function mebibytes(bytes: number): string {
+  return `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
 }
 
 function splitPages(text: string, pageSize: number): string[] {

@@ -41,6 +41,11 @@ export interface NewResource {
 export interface ResourceStore {
   /** How long an entry lives, in milliseconds, for telling callers why a page has gone. */
   readonly ttlMs?: number;
+  /**
+   * Bytes one caller may hold at once (its oldest entries go first past it). An output larger than
+   * this is kept only up to it, so that it cannot push out its own first pages.
+   */
+  readonly maxBytesPerCaller?: number;
   /** Keeps `resource` for the store's TTL and returns how it is listed. */
   put(resource: NewResource, caller: string): Promise<StoredResource>;
   /** The contents behind `uri`, or `undefined` when unknown, expired, evicted or another caller's. */
@@ -106,14 +111,14 @@ export class MemoryResourceStore implements ResourceStore {
   readonly #entries = new Map<string, Entry>();
   readonly #byCaller = new Map<string, Holding>();
   readonly #maxBytes: number;
-  readonly #maxBytesPerCaller: number;
+  readonly maxBytesPerCaller: number;
   readonly ttlMs: number;
   readonly #now: () => number;
   #bytes = 0;
 
   constructor(options: MemoryResourceStoreOptions = {}) {
     this.#maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
-    this.#maxBytesPerCaller = options.maxBytesPerCaller ?? Math.floor(this.#maxBytes / 4);
+    this.maxBytesPerCaller = options.maxBytesPerCaller ?? Math.floor(this.#maxBytes / 4);
     this.ttlMs = options.ttlMs ?? 30 * 60 * 1000;
     this.#now = options.now ?? Date.now;
   }
@@ -129,7 +134,7 @@ export class MemoryResourceStore implements ResourceStore {
     this.#sweep();
     // The caller's own oldest go first; only then, when the total is full, the largest holder's.
     const own = this.#byCaller.get(caller);
-    while (own && own.bytes + size > this.#maxBytesPerCaller && own.entries.size > 0) {
+    while (own && own.bytes + size > this.maxBytesPerCaller && own.entries.size > 0) {
       this.#delete(own.entries.keys().next().value as string);
     }
     while (this.#bytes + size > this.#maxBytes && this.#entries.size > 0) {

@@ -79,14 +79,14 @@ export class RedisResourceStore implements ResourceStore {
   readonly #log: Logger;
   readonly #prefix: string;
   readonly ttlMs: number;
-  readonly #quota: number;
+  readonly maxBytesPerCaller: number;
 
   constructor(redis: RedisConnection, log: Logger, options: RedisResourceStoreOptions = {}) {
     this.#redis = redis;
     this.#log = log;
     this.#prefix = `${redis.address.namespace}:res:`;
     this.ttlMs = options.ttlMs ?? 30 * 60_000;
-    this.#quota = options.maxBytesPerCaller ?? 16 * 1024 * 1024;
+    this.maxBytesPerCaller = options.maxBytesPerCaller ?? 16 * 1024 * 1024;
   }
 
   newId(): string {
@@ -110,7 +110,7 @@ export class RedisResourceStore implements ResourceStore {
         String(Date.now()),
         String(this.ttlMs),
         String(stored.size),
-        String(this.#quota),
+        String(this.maxBytesPerCaller),
         caller,
         JSON.stringify(stored),
         kind,

@@ -101,6 +101,34 @@ describe('pageOutput', () => {
     expect(rebuilt).toBe(text);
   });
 
+  it('keeps no more pages than one caller may hold, so none pushes out an earlier page of its own', async () => {
+    const store = new MemoryResourceStore({ maxBytesPerCaller: 100_000 });
+    const older = await store.put(
+      {
+        uri: 'bridge://output/older/page/2',
+        name: 'older',
+        mimeType: 'text/plain',
+        text: 'x'.repeat(50_000),
+      },
+      'me',
+    );
+    const text = `${'y'.repeat(99)}\n`.repeat(3_000); // 300,000 characters: 15 pages of 20,000
+    const paged = await pageOutput(text, { store, caller: 'me', pageSize: 20_000, label: 'big' });
+    expect(paged.pages).toBe(15);
+    const links = paged.links.filter((block) => block.type === 'resource_link');
+    expect(links).toHaveLength(5);
+    for (const link of links) {
+      if (link.type !== 'resource_link') continue;
+      expect(await store.has(link.uri, 'me')).toBe(true);
+    }
+    const note = paged.links[0]?.type === 'text' ? paged.links[0].text : '';
+    expect(note).toContain('N = 2…6.');
+    expect(note).toContain('Pages 7…15 were not kept');
+    expect(note).toContain('0.1 MiB');
+    // The caller's older output made room, as the store's eviction order says.
+    expect(await store.has(older.uri, 'me')).toBe(false);
+  });
+
   it('leaves a short text alone', async () => {
     const store = new MemoryResourceStore();
     expect(await pageOutput('short', { store, caller: 'me' })).toEqual({
