@@ -88,7 +88,13 @@ describe('kill -9 of the bridge with --sandbox', () => {
     const call = client
       .callTool({ name: 'spawner', arguments: { args: ['setsid-then-hang'] } })
       .catch(() => {});
-    await expect.poll(() => processesUnder(work.path).length, { timeout: 10_000 }).toBeGreaterThan(1);
+    // The command's own child running means bwrap is set up (its parent-death signal set): a kill
+    // while bwrap is still starting is a window no sandbox can close, and not what this checks.
+    await expect
+      .poll(() => processesUnder(work.path).some((line) => line.endsWith(': sleep 1000 ')), {
+        timeout: 10_000,
+      })
+      .toBe(true);
     process.kill(transport.pid as number, 'SIGKILL');
     await nothingLeft();
     await call;
