@@ -1,12 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { BridgeError } from '../errors.js';
-import { unmapIPv4 } from '../transports/peer-quota-key.js';
-
-/** Where a request came from: the TCP peer address, as the socket reports it. */
-export interface Peer {
-  address?: string;
-}
+import { type Peer, unmapIPv4 } from '../transports/peer-quota-key.js';
 
 export interface IdentityHeaderOptions {
   /** The header an authenticating reverse proxy sets to the user's name, e.g. `X-Forwarded-User`. */

@@ -8,7 +8,6 @@ import {
   type McpServerFactory,
   originValidationResponse,
 } from '@modelcontextprotocol/server';
-import type { Peer } from '../auth/identity-header.js';
 import { callerOfAuth } from '../caller.js';
 import type { Logger } from '../logger.js';
 import type { DirectCall, JsonAnswer } from '../server/direct-call.js';
@@ -16,7 +15,7 @@ import { asTaskListen, serveTaskListen, type TaskFeed } from '../tasks/task-list
 import { rejectParamHeaders } from './check-param-headers.js';
 import { jsonRpcErrorResponse } from './json-rpc-response.js';
 import { LegacySessions } from './legacy-sessions.js';
-import { peerQuotaKey } from './peer-quota-key.js';
+import { type Peer, peerQuotaKey } from './peer-quota-key.js';
 import type { EraDelivery } from './transport.js';
 
 export interface HttpHandlerOptions {

@@ -1,3 +1,8 @@
+/** Where a request came from: the TCP peer address, as the socket reports it. */
+export interface Peer {
+  address?: string;
+}
+
 import { isIP } from 'node:net';
 
 /**

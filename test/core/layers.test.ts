@@ -45,11 +45,12 @@ describe('layers', () => {
     expect(bad).toEqual([]);
   });
 
-  it('inside the core, tasks/ does not reach up into server/, nor config/ into run-cli.ts', async () => {
+  it('inside the core, tasks/ does not reach up into server/, transports/ into auth/, nor config/ into run-cli.ts', async () => {
     const edges = await importsUnder('src');
     const bad = edges.filter(
       ([from, to]) =>
         (within('src/tasks')(from) && within('src/server')(to)) ||
+        (within('src/transports')(from) && within('src/auth')(to)) ||
         (within('src/config')(from) && to === 'src/run-cli.ts'),
     );
     expect(bad).toEqual([]);
