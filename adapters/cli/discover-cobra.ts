@@ -143,7 +143,7 @@ function runsOnItsOwn(text: string, label: string): boolean {
 }
 
 /** `name\tdescription` lines up to the `:<directive>` line. */
-export function parseCompletions(text: string): Array<{ name: string; description: string }> {
+function parseCompletions(text: string): Array<{ name: string; description: string }> {
   const entries: Array<{ name: string; description: string }> = [];
   for (const line of text.split('\n')) {
     if (/^:\d+/.test(line) || line.startsWith('Completion ended')) break;

@@ -172,7 +172,7 @@ function mergeCompletion(options: OptionSpec[], text: string): OptionSpec[] {
  * lines leave them out (`git config [<options>]`), and paths (after `--`) when the usage shows
  * `[--]` or `--`.
  */
-export function positionalsFromUsage(usage: string): PositionalSpec[] {
+function positionalsFromUsage(usage: string): PositionalSpec[] {
   const positionals: PositionalSpec[] = [
     {
       name: 'args',

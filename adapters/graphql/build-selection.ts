@@ -204,7 +204,7 @@ export function connectionShape(type: GraphQLNamedType): ConnectionShape | undef
 }
 
 /** `pageInfo { … }` for a connection type, with the fields the type has. */
-export function pageInfoSelection(type: GraphQLNamedType): string {
+function pageInfoSelection(type: GraphQLNamedType): string {
   if (!isObjectType(type)) return '';
   const pageInfo = type.getFields().pageInfo;
   const info = pageInfo ? getNamedType(pageInfo.type) : undefined;
@@ -214,7 +214,7 @@ export function pageInfoSelection(type: GraphQLNamedType): string {
 }
 
 /** The body of a connection selection: counts, page info and the nodes (at `depth` - 1). */
-export function connectionBody(
+function connectionBody(
   schema: GraphQLSchema,
   type: GraphQLNamedType,
   shape: ConnectionShape,

@@ -69,7 +69,7 @@ export function inferAnnotations(kind: 'query' | 'mutation', names: readonly str
 }
 
 /** `deleteIssueComment` → `['delete', 'issue', 'comment']`; `remove_user` → `['remove', 'user']`. */
-export function splitWords(name: string): string[] {
+function splitWords(name: string): string[] {
   return name
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')

@@ -48,7 +48,7 @@ export const DEFAULT_BREADTH = 15;
 export const DEFAULT_TIMEOUT = 30_000;
 
 /** The longest time limit of a request, flag or config alike: one hour. */
-export const MAX_TIMEOUT = 3_600_000;
+const MAX_TIMEOUT = 3_600_000;
 
 export const graphqlConfigSchema = z
   .object({

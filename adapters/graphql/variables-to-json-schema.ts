@@ -142,7 +142,7 @@ function enumSchema(type: GraphQLEnumType): JsonSchema {
 }
 
 /** `--scalar` values: a JSON type, `any`, a string format, or a JSON Schema object. */
-export function scalarSchema(name: string, mapping: ScalarMapping): JsonSchema {
+function scalarSchema(name: string, mapping: ScalarMapping): JsonSchema {
   if (typeof mapping === 'object') return mapping;
   const description = `A ${name} (custom scalar).`;
   if (mapping === 'any') return { description: `${description} Any JSON value.` };

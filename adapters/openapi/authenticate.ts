@@ -12,7 +12,7 @@ import { isObject, type Json } from './resolve-ref.js';
  * The environment variables a scheme reads (named after it: `credentialVariable`), for the docs
  * and for error hints. Secrets never appear in flags or config files.
  */
-export function credentialVariables(scheme: string, definition: Json): string[] {
+function credentialVariables(scheme: string, definition: Json): string[] {
   const type = String(definition.type ?? '').toLowerCase();
   if (type === 'apikey') return [credentialVariable(scheme, 'API_KEY')];
   if (type === 'basic' || (type === 'http' && String(definition.scheme).toLowerCase() === 'basic')) {
