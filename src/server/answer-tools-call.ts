@@ -12,6 +12,32 @@ import { type ToolResult, textResult } from '../tool.js';
 import { createCallContext } from './call-context.js';
 import type { ServerSetup } from './create-server.js';
 
+/** The params of a `tools/call` as the handler reads them. */
+export interface ToolsCallParams {
+  name: string;
+  arguments?: Record<string, unknown>;
+}
+
+/**
+ * `params` when they are those of a plain call, of the shapes the SDK's schema checks would let
+ * through: a name, arguments that are an object, a `_meta` object (a progress token a string or
+ * number), nothing else (no `task`).
+ */
+export function plainToolsCallParams(params: unknown): ToolsCallParams | undefined {
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) return undefined;
+  const { name, arguments: args, _meta: meta } = params as Record<string, unknown>;
+  for (const key in params) if (key !== 'name' && key !== 'arguments' && key !== '_meta') return undefined;
+  if (typeof name !== 'string') return undefined;
+  if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
+    return undefined;
+  if (meta !== undefined) {
+    if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) return undefined;
+    const token = (meta as Record<string, unknown>).progressToken;
+    if (token !== undefined && typeof token !== 'string' && typeof token !== 'number') return undefined;
+  }
+  return params as ToolsCallParams;
+}
+
 /** What differs between the eras and paths that answer a `tools/call`. */
 export interface ToolsCallSite {
   modern: boolean;
@@ -28,7 +54,7 @@ export interface ToolsCallSite {
  * the direct lane (`direct-call.ts`), so the two cannot drift. Throws the era's JSON-RPC errors.
  */
 export async function answerToolsCall(
-  params: { name: string; arguments?: Record<string, unknown> },
+  params: ToolsCallParams,
   ctx: ServerContext,
   setup: ServerSetup,
   askSettings: AskSettings,

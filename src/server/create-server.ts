@@ -2,6 +2,7 @@ import {
   type JSONRPCMessage,
   type McpRequestContext,
   Server,
+  type ServerContext,
   type ServerOptions,
   type Tool,
 } from '@modelcontextprotocol/server';
@@ -14,9 +15,10 @@ import type { ToolRegistry } from '../registry.js';
 import type { ResourceStore } from '../resource-store.js';
 import type { SignInCallbacks } from '../sign-in/sign-in-callbacks.js';
 import { createTaskSupport } from '../tasks/install-tasks.js';
+import { interceptToolsCall } from '../tasks/intercept-tools-call.js';
 import type { TaskFeed } from '../tasks/task-listen.js';
 import type { TaskOptions } from '../tasks/task-runner.js';
-import { answerToolsCall } from './answer-tools-call.js';
+import { answerToolsCall, plainToolsCallParams, type ToolsCallParams } from './answer-tools-call.js';
 import { createDirectCall, type DirectCall } from './direct-call.js';
 import { createStdioLane, type StdioLane } from './direct-stdio-call.js';
 import { promptHandlers, registerCompletionHandler } from './handle-prompts.js';
@@ -121,16 +123,23 @@ export function createServerFactory(setup: ServerSetup): ((context: McpRequestCo
       listPage('tools', describeTools(setup.registry()), request.params?.cursor),
     );
 
-    server.setRequestHandler('tools/call', (request, ctx) => {
-      const modern = context.era === 'modern';
+    const modern = context.era === 'modern';
+    const answer = (params: ToolsCallParams, ctx: ServerContext) => {
       if (modern) direct.accepted(ctx.mcpReq.envelope);
-      return answerToolsCall(request.params, ctx, setup, askSettings, {
+      return answerToolsCall(params, ctx, setup, askSettings, {
         modern,
         ...(modern
           ? {}
           : { capabilities: server.getClientCapabilities() ?? {}, roots: () => clientRoots(ctx) }),
         project: (result, outputSchema) => server.projectCallToolResult(result, outputSchema),
       });
+    };
+    server.setRequestHandler('tools/call', (request, ctx) => answer(request.params, ctx));
+    // A plain call skips the SDK's wrapper around that handler, whose zod checks re-read the request
+    // and the result the bridge itself built; anything else (and every task) still goes through it.
+    interceptToolsCall(server, (request, ctx) => {
+      const params = plainToolsCallParams(request.params);
+      return params ? answer(params, ctx) : undefined;
     });
 
     registerCatalog(server, context);

@@ -31,6 +31,9 @@ type Handler = (request: unknown, ctx: unknown) => unknown;
  * response still goes through the SDK's era codec, which passes both shapes (the 2026-07-28
  * encoder lets `tools/call` carry any `resultType`).
  *
+ * The server uses the same seam once more (`create-server.ts`): a plain call is answered by the
+ * handler body itself, skipping the wrapper's zod checks of the request and of our own result.
+ *
  * Must run after the server's `tools/call` handler is registered. Throws, so that every
  * connection fails loudly, when an SDK upgrade moves the table; `test/tasks/sdk-workaround.test.ts`
  * pins the behaviour end to end.
