@@ -16,6 +16,7 @@ import type { ServerSetup } from './create-server.js';
 export interface ToolsCallParams {
   name: string;
   arguments?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
 }
 
 /**
@@ -24,18 +25,33 @@ export interface ToolsCallParams {
  * number), nothing else (no `task`).
  */
 export function plainToolsCallParams(params: unknown): ToolsCallParams | undefined {
-  if (typeof params !== 'object' || params === null || Array.isArray(params)) return undefined;
-  const { name, arguments: args, _meta: meta } = params as Record<string, unknown>;
+  if (!isPlainObject(params)) return undefined;
   for (const key in params) if (key !== 'name' && key !== 'arguments' && key !== '_meta') return undefined;
+  const { name, arguments: args, _meta: meta } = params;
   if (typeof name !== 'string') return undefined;
-  if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
-    return undefined;
+  if (args !== undefined && !isPlainObject(args)) return undefined;
   if (meta !== undefined) {
-    if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) return undefined;
-    const token = (meta as Record<string, unknown>).progressToken;
+    if (!isPlainObject(meta)) return undefined;
+    const token = meta.progressToken;
     if (token !== undefined && typeof token !== 'string' && typeof token !== 'number') return undefined;
   }
-  return params as ToolsCallParams;
+  return params as unknown as ToolsCallParams;
+}
+
+/** A whole JSON-RPC `tools/call` request with plain params (see `plainToolsCallParams`). */
+export function plainToolsCall(
+  message: unknown,
+): { id: string | number; params: ToolsCallParams } | undefined {
+  if (!isPlainObject(message) || message.jsonrpc !== '2.0' || message.method !== 'tools/call')
+    return undefined;
+  const { id } = message;
+  if (typeof id !== 'string' && !Number.isSafeInteger(id)) return undefined;
+  const params = plainToolsCallParams(message.params);
+  return params ? { id: id as string | number, params } : undefined;
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** What differs between the eras and paths that answer a `tools/call`. */

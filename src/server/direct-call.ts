@@ -9,7 +9,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { AskSettings } from '../ask/call-asking.js';
-import { answerToolsCall } from './answer-tools-call.js';
+import { answerToolsCall, isPlainObject, plainToolsCall } from './answer-tools-call.js';
 import type { ServerSetup } from './create-server.js';
 
 /** The one 2026-07-28 revision the direct lane answers; anything else goes to the SDK. */
@@ -55,7 +55,7 @@ export function createDirectCall(setup: ServerSetup, askSettings: AskSettings) {
   const envelopes = new Set<string>();
 
   const answer = (call: DirectCallRequest): Promise<JsonAnswer> | undefined => {
-    const message = plainCall(call.body);
+    const message = plainToolsCall(call.body);
     if (!message) return undefined;
     const { params } = message;
     const headers = call.request.headers;
@@ -66,12 +66,13 @@ export function createDirectCall(setup: ServerSetup, askSettings: AskSettings) {
     ) {
       return undefined;
     }
-    const key = envelopeKey(params._meta);
-    if (key === undefined || !envelopes.has(key)) return undefined;
+    const envelope = params._meta;
+    const key = envelopeKey(envelope);
+    if (!envelope || key === undefined || !envelopes.has(key)) return undefined;
     const tool = setup.registry().get(params.name);
     if (!tool || (tool.definition.taskSupport ?? 'forbidden') !== 'forbidden') return undefined;
 
-    const ctx = directContext(message.id, params._meta, call);
+    const ctx = directContext(message.id, envelope, call);
     return answerToolsCall(params, ctx, setup, askSettings, { modern: true, project: projectModern }).then(
       (result) => ({
         status: 200,
@@ -98,22 +99,6 @@ export function createDirectCall(setup: ServerSetup, askSettings: AskSettings) {
 }
 
 export type DirectCall = ReturnType<typeof createDirectCall>;
-
-interface PlainCall {
-  id: string | number;
-  params: { name: string; arguments?: Record<string, unknown>; _meta: Record<string, unknown> };
-}
-
-// One JSON-RPC `tools/call` request whose params hold only a name, arguments and the envelope.
-function plainCall(body: unknown): PlainCall | undefined {
-  if (!isPlainObject(body) || body.jsonrpc !== '2.0' || body.method !== 'tools/call') return undefined;
-  const { id, params } = body;
-  if ((typeof id !== 'string' && !Number.isSafeInteger(id)) || !isPlainObject(params)) return undefined;
-  for (const key in params) if (key !== 'name' && key !== 'arguments' && key !== '_meta') return undefined;
-  if (typeof params.name !== 'string' || !isPlainObject(params._meta)) return undefined;
-  if (params.arguments !== undefined && !isPlainObject(params.arguments)) return undefined;
-  return { id: id as string | number, params: params as PlainCall['params'] };
-}
 
 // The envelope's identity when `_meta` holds nothing but a 2026-07-28 envelope (no progress token,
 // log level or trace context: those need the SDK's streaming and checks).
@@ -194,8 +179,4 @@ export function errorAnswer(id: string | number, thrown: unknown): JsonAnswer {
       },
     },
   };
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

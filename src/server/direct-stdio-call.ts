@@ -1,9 +1,9 @@
 import type { JSONRPCMessage, Server, ServerContext } from '@modelcontextprotocol/server';
 import type { AskSettings } from '../ask/call-asking.js';
 import { forgetClientRoots, trackClientRoots } from '../client-roots.js';
-import { answerToolsCall } from './answer-tools-call.js';
+import { answerToolsCall, isPlainObject, plainToolsCall, type ToolsCallParams } from './answer-tools-call.js';
 import type { ServerSetup } from './create-server.js';
-import { errorAnswer, isPlainObject } from './direct-call.js';
+import { errorAnswer } from './direct-call.js';
 
 /** Takes the messages of one stdio connection it answers itself; the rest go on to the SDK. */
 export interface StdioLane {
@@ -41,9 +41,11 @@ export function createStdioLane(
         forgetClientRoots(server);
         return false;
       }
-      const call = plainLegacyCall(message);
-      // Before `initialize` the SDK answers (the era and the client are not known yet).
+      const call = plainToolsCall(message);
+      // Before `initialize` the SDK answers (the era and the client are not known yet). A `_meta`
+      // of more than a progress token is the SDK's to read.
       if (!call || running.has(call.id) || server.getClientVersion() === undefined) return false;
+      for (const key in call.params._meta) if (key !== 'progressToken') return false;
       const tool = setup.registry().get(call.params.name);
       if (!tool || (tool.definition.taskSupport ?? 'forbidden') !== 'forbidden') return false;
 
@@ -75,33 +77,6 @@ export function createStdioLane(
   };
 }
 
-interface LegacyCall {
-  id: string | number;
-  params: {
-    name: string;
-    arguments?: Record<string, unknown>;
-    _meta?: { progressToken?: string | number };
-  };
-}
-
-function plainLegacyCall(message: unknown): LegacyCall | undefined {
-  if (!isPlainObject(message) || message.jsonrpc !== '2.0' || message.method !== 'tools/call')
-    return undefined;
-  const { id, params } = message;
-  if ((typeof id !== 'string' && !Number.isSafeInteger(id)) || !isPlainObject(params)) return undefined;
-  for (const key in params) if (key !== 'name' && key !== 'arguments' && key !== '_meta') return undefined;
-  if (typeof params.name !== 'string') return undefined;
-  if (params.arguments !== undefined && !isPlainObject(params.arguments)) return undefined;
-  const meta = params._meta;
-  if (meta !== undefined) {
-    if (!isPlainObject(meta)) return undefined;
-    for (const key in meta) if (key !== 'progressToken') return undefined;
-    const token = meta.progressToken;
-    if (token !== undefined && typeof token !== 'string' && !Number.isSafeInteger(token)) return undefined;
-  }
-  return { id: id as string | number, params: params as LegacyCall['params'] };
-}
-
 function isCancellation(
   message: unknown,
 ): message is { params: { requestId: string | number; reason?: string } } {
@@ -118,7 +93,11 @@ function isCancellation(
  * initialize-era stdio request: no session, the call's own signal, notifications and requests to
  * the client related to the call, log messages under the level the client set.
  */
-function stdioContext(server: Server, call: LegacyCall, signal: AbortSignal): ServerContext {
+function stdioContext(
+  server: Server,
+  call: { id: string | number; params: ToolsCallParams },
+  signal: AbortSignal,
+): ServerContext {
   const related = { relatedRequestId: call.id };
   const context = {
     sessionId: undefined,
