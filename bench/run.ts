@@ -6,10 +6,16 @@ import { fileURLToPath } from 'node:url';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
 const only = process.argv.slice(2);
-const scripts = readdirSync(dir)
+const all = readdirSync(dir)
   .filter((file) => file.endsWith('.js') && file !== 'run.js' && !file.startsWith('_'))
-  .filter((file) => only.length === 0 || only.some((name) => file.startsWith(name)))
   .sort();
+const scripts = all.filter((file) => only.length === 0 || only.some((name) => file.startsWith(name)));
+const unmatched = only.filter((name) => !all.some((file) => file.startsWith(name)));
+if (unmatched.length > 0) {
+  const known = all.map((file) => file.replace(/\.js$/, '')).join(', ');
+  process.stderr.write(`No benchmark named ${unmatched.join(', ')}; the benchmarks are ${known}.\n`);
+  process.exit(2);
+}
 
 let failed = 0;
 for (const script of scripts) {
