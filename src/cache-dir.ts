@@ -1,5 +1,6 @@
 import {
   closeSync,
+  constants,
   fstatSync,
   mkdirSync,
   openSync,
@@ -25,13 +26,18 @@ export function cacheDir(): string {
  * on what its caches say (the commands a CLI tool runs, where an OpenAPI tool sends its requests, the
  * bytecode it executes), so a file another local user could have written into a shared cache
  * directory is refused: it throws an `EACCES` error saying so. Otherwise throws as `readFileSync`.
- * Checked on the open file, so a file swapped in after the check is not the one read. Where there
- * are no user ids (Windows), the directory's access rules decide.
+ * Checked on the open file, so a file swapped in after the check is not the one read. A symlink (to
+ * some other file of this user) is not followed, and a FIFO or device is refused without waiting on
+ * it. Where there are no user ids (Windows), the directory's access rules decide.
  */
 export function readOwnFile(path: string): Buffer {
-  const fd = openSync(path, 'r');
+  // O_NOFOLLOW and O_NONBLOCK are undefined on Windows: plain O_RDONLY there.
+  const fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
   try {
     const stat = fstatSync(fd);
+    if (!stat.isFile()) {
+      throw Object.assign(new Error(`${path} is not a regular file; it is not used`), { code: 'EACCES' });
+    }
     if (typeof process.getuid === 'function' && (stat.uid !== process.getuid() || stat.mode & 0o022)) {
       throw Object.assign(
         new Error(`${path} belongs to another user or others can write it; it is not used`),
@@ -53,7 +59,8 @@ export function writeOwnFile(path: string, data: string | Uint8Array): void {
   const temp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    writeFileSync(temp, data, { mode: 0o600 });
+    // Created, never opened if it exists (a symlink planted under the name would be written through).
+    writeFileSync(temp, data, { mode: 0o600, flag: 'wx' });
     renameSync(temp, path);
   } catch (error) {
     try {

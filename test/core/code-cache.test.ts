@@ -1,7 +1,7 @@
 // The V8 code cache of the bundled command line (bin/code-cache.ts, bin/run-bundle.ts): the file
 // format's bad inputs, concurrent writers as real processes, and the built executable serving a
 // real v1 client over stdio with no cache, a valid one, a corrupt one and one V8 rejects.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import {
@@ -11,8 +11,10 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
+  symlinkSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
@@ -96,6 +98,22 @@ describe('code cache file', () => {
     }
     chmodSync(file, 0o644);
     expect(readCodeCache(file, key)).toEqual(payload);
+  });
+
+  it('a symlink or a FIFO in place of the file is not used, and a FIFO does not hang the read', () => {
+    const file = codeCacheFile(dir, key);
+    writeCodeCache(file, key, payload);
+    // A whole, valid file of this user elsewhere (one it downloaded, say), linked in by whoever
+    // can write the cache directory: its bytecode would run as ours.
+    const elsewhere = join(dir, 'elsewhere.bin');
+    renameSync(file, elsewhere);
+    symlinkSync(elsewhere, file);
+    expect(readCodeCache(elsewhere, key)).toEqual(payload);
+    expect(readCodeCache(file, key)).toBeUndefined();
+    rmSync(file);
+    // Opening a FIFO for reading waits for a writer: it must be refused, not block the start.
+    execFileSync('mkfifo', [file]);
+    expect(readCodeCache(file, key)).toBeUndefined();
   });
 
   it('writing one removes the files of the directory not written for a week, and nothing else', () => {
