@@ -21,6 +21,9 @@ const ENVELOPE_KEYS = new Set([
 ]);
 // Distinct envelopes remembered as accepted; a client sends the same one on every request.
 const MAX_ENVELOPES = 1_024;
+// A larger envelope is not remembered (its calls take the SDK's path), so that what is remembered
+// stays small: clients' capabilities and info are far below this, but a body may be 4 MiB.
+const MAX_ENVELOPE_CHARS = 4_096;
 
 /**
  * A JSON answer the HTTP server writes as it is, without a web `Response` around it: what the
@@ -91,7 +94,7 @@ export function createDirectCall(setup: ServerSetup, askSettings: AskSettings) {
     /** Called by the SDK's `tools/call` handler with each 2026-07-28 envelope it let through. */
     accepted(envelope: Record<string, unknown> | undefined): void {
       const key = envelopeKey(envelope);
-      if (key === undefined || envelopes.has(key)) return;
+      if (key === undefined || key.length > MAX_ENVELOPE_CHARS || envelopes.has(key)) return;
       if (envelopes.size >= MAX_ENVELOPES) envelopes.clear();
       envelopes.add(key);
     },

@@ -232,6 +232,9 @@ describe('which requests the lane takes', () => {
     ['a notification', { id: undefined, params }],
     ['another method', { method: 'tools/list', params: { _meta: known } }],
   ];
+  const huge = envelope({}, 'x'.repeat(5_000));
+  factory.direct.accepted(huge);
+  refused.push(['an envelope too large to remember', { params: { ...params, _meta: huge } }]);
   it.each(refused)('leaves to the SDK: %s', (_label, body, extra) => {
     expect(takes(body, extra)).toBe(false);
   });
