@@ -21,6 +21,8 @@ export interface SignInPage {
   label: string;
   /** Who asked for the sign-in, as the bridge knows the caller. */
   who: string;
+  /** How long the sign-in waits for the user, in ms: the lifetime of the browser's cookie. */
+  waitsMs: number;
 }
 
 interface Pending extends SignInPage {
@@ -88,7 +90,6 @@ export class SignInCallbacks {
     const { redirectUri, ...shown } = start;
     this.#pending.set(id, { ...shown, secret, handle });
     const url = new URL(START, redirectUri);
-    url.search = '';
     url.searchParams.set('flow', id);
     return {
       url: url.href,
@@ -151,8 +152,11 @@ export class SignInCallbacks {
     next.search = '';
     next.searchParams.set('flow', id);
     next.searchParams.set('go', entry.browser.token);
-    const secure = url.protocol === 'https:' ? '; Secure' : '';
-    const cookie = `${cookieName(id)}=${entry.browser.cookie}; Path=${new URL('.', url).pathname}; Max-Age=1800; HttpOnly; SameSite=Lax${secure}`;
+    // Behind a proxy that ends TLS the request arrives as http: the public redirect URI says https.
+    const secure =
+      (this.#configured ? new URL(this.#configured) : url).protocol === 'https:' ? '; Secure' : '';
+    const maxAge = Math.ceil(entry.waitsMs / 1000);
+    const cookie = `${cookieName(id)}=${entry.browser.cookie}; Path=${new URL('.', url).pathname}; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure}`;
     return page(
       200,
       `Sign in to ${entry.label}`,

@@ -221,7 +221,13 @@ export class UpstreamSignIn {
           throw failure;
         }
       },
-      { redirectUri, authorizationUrl: url.href, label: settings.label, who: describeCaller(caller) },
+      {
+        redirectUri,
+        authorizationUrl: url.href,
+        label: settings.label,
+        who: describeCaller(caller),
+        waitsMs: settings.signInTimeoutMs ?? DEFAULT_SIGN_IN_TIMEOUT_MS,
+      },
     );
     // The client is sent the bridge's start page, which binds the sign-in to one browser.
     flow.url = waiting.url;
