@@ -20,6 +20,7 @@ import type { TaskFeed } from '../tasks/task-listen.js';
 import type { TaskOptions } from '../tasks/task-runner.js';
 import { answerToolsCall, plainToolsCallParams, type ToolsCallParams } from './answer-tools-call.js';
 import { createDirectCall, type DirectCall } from './direct-call.js';
+import { createSessionLane, type LaneEvents, type SessionLane } from './direct-session-call.js';
 import { createStdioLane, type StdioLane } from './direct-stdio-call.js';
 import { promptHandlers, registerCompletionHandler } from './handle-prompts.js';
 import { resourceHandlers } from './handle-resources.js';
@@ -75,6 +76,7 @@ export function createServerFactory(setup: ServerSetup): ((context: McpRequestCo
   taskFeed: TaskFeed;
   direct: DirectCall;
   stdioLane: (send: (message: JSONRPCMessage) => Promise<void>) => StdioLane;
+  sessionLane: (session: { server: Server; events: LaneEvents; sessionId: string }) => SessionLane;
 } {
   const listCache = new WeakMap<ToolRegistry, Tool[]>();
   const describeTools = (registry: ToolRegistry) => {
@@ -150,7 +152,10 @@ export function createServerFactory(setup: ServerSetup): ((context: McpRequestCo
   // One stdio lane per connection, made by the stdio transport with its way of sending.
   const stdioLane = (send: (message: JSONRPCMessage) => Promise<void>) =>
     createStdioLane(setup, askSettings, send);
-  return Object.assign(factory, { taskFeed: tasks.feed, direct, stdioLane });
+  // One session lane per initialize-era HTTP session, made once the session has its id.
+  const sessionLane = (session: { server: Server; events: LaneEvents; sessionId: string }) =>
+    createSessionLane(setup, askSettings, session);
+  return Object.assign(factory, { taskFeed: tasks.feed, direct, stdioLane, sessionLane });
 }
 
 // Resources always (the store's outputs); prompts and completions only when there is something to serve.

@@ -11,10 +11,11 @@ import {
 import { callerOfAuth } from '../caller.js';
 import type { Logger } from '../logger.js';
 import type { DirectCall, JsonAnswer } from '../server/direct-call.js';
+import type { EventStreamAnswer } from '../server/direct-session-call.js';
 import { asTaskListen, serveTaskListen, type TaskFeed } from '../tasks/task-listen.js';
 import { rejectParamHeaders } from './check-param-headers.js';
 import { jsonRpcErrorResponse } from './json-rpc-response.js';
-import { LegacySessions } from './legacy-sessions.js';
+import { LegacySessions, type SessionLaneFactory } from './legacy-sessions.js';
 import { type Peer, peerQuotaKey } from './peer-quota-key.js';
 import type { EraDelivery } from './transport.js';
 
@@ -57,6 +58,8 @@ export interface HttpHandlerOptions {
   instance?: string;
   /** Answers plain 2026-07-28 `tools/call` requests without the SDK's per-request server. */
   direct?: Pick<DirectCall, 'answer'>;
+  /** Answers plain initialize-era session calls without the SDK's session transport. */
+  sessionLane?: SessionLaneFactory;
 }
 
 /**
@@ -85,7 +88,7 @@ export interface HttpHandler {
   fetch(
     request: Request,
     options: { admission: Admission; parsedBody?: unknown; signal?: AbortSignal },
-  ): Promise<Response | JsonAnswer>;
+  ): Promise<Response | JsonAnswer | EventStreamAnswer>;
   close(): Promise<void>;
   /**
    * How each era's clients on this endpoint hear of changes: initialize-era sessions of tool list
@@ -117,6 +120,7 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
     ...(options.maxSessionsPerCaller === undefined ? {} : { maxPerCaller: options.maxSessionsPerCaller }),
     log: options.log,
     ...(options.instance ? { sessionIdPrefix: `${options.instance}.` } : {}),
+    ...(options.sessionLane ? { lane: options.sessionLane } : {}),
   });
 
   const admit = async (request: Request, peer: Peer): Promise<Response | Admission> => {
@@ -157,7 +161,7 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
   const fetch = async (
     request: Request,
     fetchOptions: { admission: Admission; parsedBody?: unknown; signal?: AbortSignal },
-  ): Promise<Response | JsonAnswer> => {
+  ): Promise<Response | JsonAnswer | EventStreamAnswer> => {
     const { admission, parsedBody: given } = fetchOptions;
     const signal = fetchOptions.signal ?? new AbortController().signal;
     // The SDK's per-request 2026-07-28 path learns of a client gone away from its request's signal.

@@ -6,6 +6,8 @@ import {
 } from '@modelcontextprotocol/server';
 import { ANONYMOUS_CALLER, callerOfAuth } from '../caller.js';
 import type { Logger } from '../logger.js';
+import type { JsonAnswer } from '../server/direct-call.js';
+import type { EventStreamAnswer, LaneEvents, SessionLane } from '../server/direct-session-call.js';
 import type { Admission } from './http-handler.js';
 import { jsonRpcErrorResponse } from './json-rpc-response.js';
 import { SessionEventStore } from './session-event-store.js';
@@ -18,7 +20,16 @@ interface Session {
   /** Whose session quota it counts against (the caller, or the peer address when anonymous). */
   quotaKey: string;
   lastSeen: number;
+  /** Answers the session's plain calls without the SDK's transport (see `createSessionLane`). */
+  lane?: SessionLane;
 }
+
+/** Makes the direct lane of a session once it has its id. */
+export type SessionLaneFactory = (session: {
+  server: Server;
+  events: LaneEvents;
+  sessionId: string;
+}) => SessionLane;
 
 export interface LegacySessionOptions {
   /** Sessions idle longer than this are closed. Default 30 minutes. */
@@ -34,6 +45,8 @@ export interface LegacySessionOptions {
    * the instance that holds it (see the README's "Deploying"). Default none.
    */
   sessionIdPrefix?: string;
+  /** A direct lane for each session's plain calls; without it, the SDK's transport answers everything. */
+  lane?: SessionLaneFactory;
 }
 
 const NOT_FOUND = 'Session not found: start a new session with initialize.';
@@ -51,14 +64,16 @@ const NOT_FOUND = 'Session not found: start a new session with initialize.';
 export class LegacySessions {
   readonly #sessions = new Map<string, Session>();
   readonly #factory: McpServerFactory;
-  readonly #options: Required<Omit<LegacySessionOptions, 'log'>>;
+  readonly #options: Required<Omit<LegacySessionOptions, 'log' | 'lane'>>;
   readonly #log: Logger | undefined;
+  readonly #lane: SessionLaneFactory | undefined;
   readonly #sweeper: NodeJS.Timeout;
 
   constructor(factory: McpServerFactory, options: LegacySessionOptions) {
     this.#factory = factory;
-    const { log, ...rest } = options;
+    const { log, lane, ...rest } = options;
     this.#log = log;
+    this.#lane = lane;
     this.#options = {
       idleMs: 30 * 60_000,
       maxSessions: 1_000,
@@ -70,7 +85,11 @@ export class LegacySessions {
     this.#sweeper.unref();
   }
 
-  async handle(request: Request, parsedBody: unknown, admission: Admission): Promise<Response> {
+  async handle(
+    request: Request,
+    parsedBody: unknown,
+    admission: Admission,
+  ): Promise<Response | JsonAnswer | EventStreamAnswer> {
     const { authInfo } = admission;
     const options = authInfo ? { parsedBody, authInfo } : { parsedBody };
     const owner = authInfo ? callerOfAuth(authInfo) : ANONYMOUS_CALLER;
@@ -83,7 +102,10 @@ export class LegacySessions {
       // Re-insert so that the map stays in least-recently-used order.
       this.#sessions.delete(sessionId);
       this.#sessions.set(sessionId, session);
-      return session.transport.handleRequest(request, options);
+      const { lane } = session;
+      const direct =
+        lane && (request.method === 'POST' ? lane.take(request, parsedBody, authInfo) : lane.resume(request));
+      return direct ?? session.transport.handleRequest(request, options);
     }
     if (request.method !== 'POST') {
       // Without a session there is no stream to open or end: the 2026-07-28 answer, 405, fits both eras.
@@ -152,20 +174,31 @@ export class LegacySessions {
     binding: { owner: string; quotaKey: string },
   ): Promise<Response> {
     const server = (await this.#factory({ era: 'legacy', requestInfo: request })) as Server;
+    // Resumability: a client whose stream broke reconnects with Last-Event-ID and misses nothing.
+    const events = new SessionEventStore();
+    let lane: SessionLane | undefined;
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => this.#options.sessionIdPrefix + randomUUID(),
       maxRequestBodySize: this.#options.maxRequestBodySize,
-      // Resumability: a client whose stream broke reconnects with Last-Event-ID and misses nothing.
-      eventStore: new SessionEventStore(),
+      eventStore: events,
       onsessioninitialized: (id) => {
+        lane = this.#lane?.({ server, events, sessionId: id });
+        if (lane) routeThroughLane(transport, lane);
         // The owner is bound here, from the request that opened the session, never later.
-        this.#sessions.set(id, { transport, server, ...binding, lastSeen: Date.now() });
+        this.#sessions.set(id, {
+          transport,
+          server,
+          ...binding,
+          lastSeen: Date.now(),
+          ...(lane ? { lane } : {}),
+        });
       },
       onsessionclosed: (id) => {
         this.#sessions.delete(id);
       },
     });
     transport.onclose = () => {
+      lane?.closed();
       if (transport.sessionId) this.#sessions.delete(transport.sessionId);
     };
     await server.connect(transport);
@@ -184,6 +217,21 @@ export class LegacySessions {
       if (session.lastSeen < cutoff) void this.#close(id);
     }
   }
+}
+
+/**
+ * Puts the lane between the session's server and its transport: what the server sends for a call
+ * the lane runs goes onto the lane's stream, and the lane hears the client's cancellations.
+ */
+function routeThroughLane(transport: WebStandardStreamableHTTPServerTransport, lane: SessionLane): void {
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) =>
+    lane.route(message, options?.relatedRequestId) ? Promise.resolve() : send(message, options);
+  const dispatch = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    lane.received(message);
+    dispatch?.(message, extra);
+  };
 }
 
 function isInitialize(body: unknown): boolean {

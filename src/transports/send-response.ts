@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { EventStreamAnswer } from '../server/direct-session-call.js';
 
 /**
  * The request line and headers as a bodiless `Request`, for the handler's header checks and for
@@ -28,6 +29,41 @@ export function sendJson(res: ServerResponse, answer: { status: number; message:
     'content-length': Buffer.byteLength(body),
   });
   res.end(body);
+}
+
+/**
+ * Streams an event answer: the head, then what its sink is given, until the answer ends the
+ * stream or the client goes away (then the sink writes nothing and says so: `gone`). Resolves then.
+ */
+export function sendEvents(res: ServerResponse, answer: EventStreamAnswer): Promise<void> {
+  res.writeHead(answer.status, answer.headers);
+  return new Promise((resolve) => {
+    res.once('close', resolve);
+    let corked = false;
+    const open = () => !res.writableEnded && !res.destroyed;
+    answer.open({
+      write(text) {
+        if (!open()) return;
+        // Held until the next tick, so that events written together leave in one write.
+        if (!corked) {
+          corked = true;
+          res.cork();
+          process.nextTick(() => {
+            corked = false;
+            res.uncork();
+          });
+        }
+        res.write(text);
+      },
+      end(text) {
+        if (open()) res.end(text);
+        resolve();
+      },
+      get gone() {
+        return !open();
+      },
+    });
+  });
 }
 
 /**

@@ -8,12 +8,13 @@ import {
 import { type AddressInfo, isIP } from 'node:net';
 import type { Logger } from '../logger.js';
 import type { JsonAnswer } from '../server/direct-call.js';
+import type { EventStreamAnswer } from '../server/direct-session-call.js';
 import { CallLimits, requestsIn } from './call-limits.js';
 import type { HttpHandler } from './http-handler.js';
 import { excessiveDepth, TOO_DEEP_MESSAGE } from './json-depth.js';
 import { isRefusal, readBody } from './read-body.js';
 import { RefusalLog } from './refusal-log.js';
-import { headRequest, sendJson, sendResponse } from './send-response.js';
+import { headRequest, sendEvents, sendJson, sendResponse } from './send-response.js';
 import { answerShutdown, type InFlight } from './shutdown-answers.js';
 
 /** Where to listen: `PORT`, `HOST:PORT` or `[IPv6]:PORT`. Port 0 picks a free port. */
@@ -166,7 +167,7 @@ export async function serveHttp(
     });
     if (res.destroyed) abort.abort();
     // The body was read and parsed once here; the handler and the SDK layers reuse the parsed value.
-    let response: Response | JsonAnswer;
+    let response: Response | JsonAnswer | EventStreamAnswer;
     try {
       response = await handler.fetch(request, {
         admission,
@@ -185,6 +186,7 @@ export async function serveHttp(
       );
     }
     if (response instanceof Response) await sendResponse(res, response, abort.signal);
+    else if ('open' in response) await sendEvents(res, response);
     else sendJson(res, response);
     finished = true;
   };

@@ -9,7 +9,8 @@ export interface SessionEventStoreOptions {
 
 interface StoredEvent {
   streamId: string;
-  message: JSONRPCMessage;
+  /** The message as JSON text: what a stream writes, so that it is serialized once. */
+  text: string;
   bytes: number;
 }
 
@@ -18,6 +19,9 @@ interface StoredEvent {
  * reconnect with `Last-Event-ID` and receive what it missed (the spec's resumability). One store
  * per session: an event id never opens another session's stream. Bounded by count and bytes; an
  * id that has been dropped is refused (400) and the client starts the stream afresh.
+ *
+ * The SDK's session transport uses it through `EventStore`; the session lane (see
+ * `direct-session-call.ts`) through the synchronous methods, with messages already serialized.
  */
 export class SessionEventStore implements EventStore {
   /** In insertion order, which is event order. */
@@ -33,9 +37,14 @@ export class SessionEventStore implements EventStore {
   }
 
   async storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
+    return this.append(streamId, JSON.stringify(message));
+  }
+
+  /** Keeps the event `text` (a JSON message) of `streamId`; returns its id. */
+  append(streamId: string, text: string): string {
     const eventId = `${++this.#seq}`;
-    const bytes = Buffer.byteLength(JSON.stringify(message));
-    this.#events.set(eventId, { streamId, message, bytes });
+    const bytes = Buffer.byteLength(text);
+    this.#events.set(eventId, { streamId, text, bytes });
     this.#bytes += bytes;
     for (const [id, event] of this.#events) {
       if (this.#events.size <= this.#maxEvents && this.#bytes <= this.#maxBytes) break;
@@ -47,6 +56,11 @@ export class SessionEventStore implements EventStore {
   }
 
   async getStreamIdForEventId(eventId: string): Promise<string | undefined> {
+    return this.streamOf(eventId);
+  }
+
+  /** The stream an event belongs to; `undefined` when the id is unknown or was dropped. */
+  streamOf(eventId: string): string | undefined {
     return this.#events.get(eventId)?.streamId;
   }
 
@@ -56,12 +70,21 @@ export class SessionEventStore implements EventStore {
   ): Promise<string> {
     const last = this.#events.get(lastEventId);
     if (!last) throw new Error(`Unknown or expired event id ${JSON.stringify(lastEventId)}`);
-    let after = false;
-    for (const [id, event] of [...this.#events]) {
-      if (id === lastEventId) after = true;
-      else if (after && event.streamId === last.streamId) await send(id, event.message);
-    }
+    for (const [id, text] of this.eventsAfter(lastEventId)) await send(id, JSON.parse(text));
     return last.streamId;
+  }
+
+  /** The events of the same stream after `lastEventId`, as [id, JSON text]; none for an unknown id. */
+  eventsAfter(lastEventId: string): Array<[string, string]> {
+    const last = this.#events.get(lastEventId);
+    const after: Array<[string, string]> = [];
+    if (!last) return after;
+    let found = false;
+    for (const [id, event] of this.#events) {
+      if (id === lastEventId) found = true;
+      else if (found && event.streamId === last.streamId) after.push([id, event.text]);
+    }
+    return after;
   }
 
   /** Events held now (for tests). */

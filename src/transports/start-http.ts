@@ -23,6 +23,7 @@ export const startHttp: StartTransport<HttpTransportOptions> = async (options, s
     ...(options.instance ? { instance: options.instance } : {}),
     taskFeed: setup.factory.taskFeed,
     ...(setup.factory.direct ? { direct: setup.factory.direct } : {}),
+    ...(setup.factory.sessionLane ? { sessionLane: setup.factory.sessionLane } : {}),
     resourceSubscriptions: setup.resourceSubscriptions,
   });
   const running = await serveHttp(handler, options.address, {

@@ -4,6 +4,7 @@ import type { DirectCall } from '../server/direct-call.js';
 import type { StdioLane } from '../server/direct-stdio-call.js';
 import type { TaskFeed } from '../tasks/task-listen.js';
 import type { HttpHandlerOptions } from './http-handler.js';
+import type { SessionLaneFactory } from './legacy-sessions.js';
 import type { HttpLimits, ListenAddress } from './serve-http.js';
 
 /** How the server is reached. Each kind has one entry in `serve.ts`'s table of transports. */
@@ -74,6 +75,7 @@ export interface TransportSetup {
     taskFeed: TaskFeed;
     direct?: DirectCall;
     stdioLane?: (send: (message: JSONRPCMessage) => Promise<void>) => StdioLane;
+    sessionLane?: SessionLaneFactory;
   };
   log: Logger;
   /**

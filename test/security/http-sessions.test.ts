@@ -133,7 +133,7 @@ describe('past the global session cap, the biggest holder gives up its idlest se
       headers: { ...HEADERS },
       body: JSON.stringify(body),
     });
-    const response = await store.handle(request, body, { quotaKey });
+    const response = (await store.handle(request, body, { quotaKey })) as Response;
     await response.text();
     return response.headers.get('mcp-session-id') as string;
   };
@@ -144,7 +144,7 @@ describe('past the global session cap, the biggest holder gives up its idlest se
       headers: { ...HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' },
       body: JSON.stringify(ping),
     });
-    const response = await store.handle(request, ping, { quotaKey: 'probe' });
+    const response = (await store.handle(request, ping, { quotaKey: 'probe' })) as Response;
     await response.text();
     return response.status === 200;
   };
