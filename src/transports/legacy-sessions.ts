@@ -10,7 +10,7 @@ import type { JsonAnswer } from '../server/direct-call.js';
 import type { EventStreamAnswer, LaneEvents, SessionLane } from '../server/direct-session-call.js';
 import type { Admission } from './http-handler.js';
 import { jsonRpcErrorResponse } from './json-rpc-response.js';
-import { SessionEventStore } from './session-event-store.js';
+import { EventBudget, SessionEventStore } from './session-event-store.js';
 
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
@@ -67,6 +67,8 @@ export class LegacySessions {
   readonly #options: Required<Omit<LegacySessionOptions, 'log' | 'lane'>>;
   readonly #log: Logger | undefined;
   readonly #lane: SessionLaneFactory | undefined;
+  // What the sessions' event stores keep, all together.
+  readonly #events = new EventBudget();
   readonly #sweeper: NodeJS.Timeout;
 
   constructor(factory: McpServerFactory, options: LegacySessionOptions) {
@@ -175,7 +177,7 @@ export class LegacySessions {
   ): Promise<Response> {
     const server = (await this.#factory({ era: 'legacy', requestInfo: request })) as Server;
     // Resumability: a client whose stream broke reconnects with Last-Event-ID and misses nothing.
-    const events = new SessionEventStore();
+    const events = new SessionEventStore({ budget: this.#events });
     let lane: SessionLane | undefined;
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => this.#options.sessionIdPrefix + randomUUID(),
@@ -199,6 +201,7 @@ export class LegacySessions {
     });
     transport.onclose = () => {
       lane?.closed();
+      events.clear();
       if (transport.sessionId) this.#sessions.delete(transport.sessionId);
     };
     await server.connect(transport);

@@ -5,6 +5,60 @@ export interface SessionEventStoreOptions {
   maxEvents?: number;
   /** Bytes of serialized messages kept. Default 4 MiB. */
   maxBytes?: number;
+  /** What all the sessions of one server keep together (see `EventBudget`). */
+  budget?: EventBudget;
+}
+
+interface Kept {
+  store: SessionEventStore;
+  id: string;
+}
+
+/**
+ * The bytes of events that all the sessions of one server keep together: past `maxBytes`, the
+ * oldest events of any session go first. Without it, 1,000 sessions of 4 MiB each could hold 4 GiB.
+ */
+export class EventBudget {
+  readonly #maxBytes: number;
+  #bytes = 0;
+  #live = 0;
+  /** Events in the order they were kept; entries of events already dropped are skipped. */
+  #queue: Kept[] = [];
+  #head = 0;
+
+  constructor(maxBytes = 64 * 1024 * 1024) {
+    this.#maxBytes = maxBytes;
+  }
+
+  /** Accounts an event `store` just kept, dropping the oldest kept anywhere while over budget. */
+  kept(store: SessionEventStore, id: string, bytes: number): void {
+    this.#queue.push({ store, id });
+    this.#bytes += bytes;
+    this.#live++;
+    while (this.#bytes > this.#maxBytes && this.#head < this.#queue.length - 1) {
+      const oldest = this.#queue[this.#head++] as Kept;
+      oldest.store.drop(oldest.id);
+    }
+    // Entries of events their own store dropped pile up: compacted once they outnumber the live.
+    if (this.#head > 1_024 && this.#head * 2 > this.#queue.length) this.#compact();
+    else if (this.#queue.length - this.#head > 2 * this.#live + 1_024) this.#compact();
+  }
+
+  /** An event was dropped (by its store's own bounds, by the budget, or with its session). */
+  released(bytes: number): void {
+    this.#bytes -= bytes;
+    this.#live--;
+  }
+
+  /** Bytes kept now, all sessions together (for tests). */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  #compact(): void {
+    this.#queue = this.#queue.slice(this.#head).filter(({ store, id }) => store.holds(id));
+    this.#head = 0;
+  }
 }
 
 interface StoredEvent {
@@ -28,12 +82,14 @@ export class SessionEventStore implements EventStore {
   readonly #events = new Map<string, StoredEvent>();
   readonly #maxEvents: number;
   readonly #maxBytes: number;
+  readonly #budget: EventBudget | undefined;
   #bytes = 0;
   #seq = 0;
 
   constructor(options: SessionEventStoreOptions = {}) {
     this.#maxEvents = options.maxEvents ?? 1_000;
     this.#maxBytes = options.maxBytes ?? 4 * 1024 * 1024;
+    this.#budget = options.budget;
   }
 
   async storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
@@ -46,13 +102,32 @@ export class SessionEventStore implements EventStore {
     const bytes = Buffer.byteLength(text);
     this.#events.set(eventId, { streamId, text, bytes });
     this.#bytes += bytes;
-    for (const [id, event] of this.#events) {
+    for (const id of this.#events.keys()) {
       if (this.#events.size <= this.#maxEvents && this.#bytes <= this.#maxBytes) break;
       if (id === eventId) break;
-      this.#events.delete(id);
-      this.#bytes -= event.bytes;
+      this.drop(id);
     }
+    this.#budget?.kept(this, eventId, bytes);
     return eventId;
+  }
+
+  /** Drops one event, if still kept. */
+  drop(eventId: string): void {
+    const event = this.#events.get(eventId);
+    if (!event) return;
+    this.#events.delete(eventId);
+    this.#bytes -= event.bytes;
+    this.#budget?.released(event.bytes);
+  }
+
+  /** Whether an event is still kept. */
+  holds(eventId: string): boolean {
+    return this.#events.has(eventId);
+  }
+
+  /** Drops every event: the session ended. */
+  clear(): void {
+    for (const id of [...this.#events.keys()]) this.drop(id);
   }
 
   async getStreamIdForEventId(eventId: string): Promise<string | undefined> {

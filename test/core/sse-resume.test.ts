@@ -99,4 +99,36 @@ describe('the session event store', () => {
     expect(small.size).toBeLessThan(10);
     expect(small.size).toBeGreaterThan(0);
   });
+
+  it('all sessions together keep at most their budget: the oldest events of any session go first', async () => {
+    const { EventBudget, SessionEventStore } = await import('../../src/transports/session-event-store.js');
+    const budget = new EventBudget(1_000);
+    const first = new SessionEventStore({ budget });
+    const second = new SessionEventStore({ budget });
+    const text = (n: number) =>
+      JSON.stringify({ jsonrpc: '2.0', method: 'm', params: { pad: 'x'.repeat(60), n } });
+    const firstIds = Array.from({ length: 4 }, (_, n) => first.append('a', text(n)));
+    const secondIds = Array.from({ length: 4 }, (_, n) => second.append('b', text(n)));
+    expect(firstIds.every((id) => first.holds(id)) && secondIds.every((id) => second.holds(id))).toBe(true);
+    // Past the budget, the second session's next event pushes out the first session's oldest.
+    secondIds.push(second.append('b', text(4)));
+    expect(budget.bytes).toBeLessThanOrEqual(1_000);
+    expect(first.holds(firstIds[0] as string)).toBe(false);
+    expect(first.holds(firstIds[1] as string)).toBe(true);
+    expect(second.holds(secondIds.at(-1) as string)).toBe(true);
+    // What a session keeps is released with it.
+    const before = budget.bytes;
+    first.clear();
+    expect(first.size).toBe(0);
+    expect(budget.bytes).toBeLessThan(before);
+    second.clear();
+    expect(budget.bytes).toBe(0);
+    // A session that drops its own events by its own bounds keeps the budget's books straight.
+    const own = new SessionEventStore({ budget, maxEvents: 2 });
+    for (let n = 0; n < 5_000; n++) own.append('c', text(n));
+    expect(own.size).toBe(2);
+    expect(budget.bytes).toBe(
+      2 * Buffer.byteLength(text(4_999)) - (String(4_999).length - String(4_998).length),
+    );
+  });
 });
