@@ -33,8 +33,16 @@ export interface LaneEvents {
 
 /** What the session transport gives the lane, and asks of it. */
 export interface SessionLane {
-  /** A POST of the session: an answer when the lane takes it, `undefined` for the SDK. */
-  take(request: Request, body: unknown, authInfo: AuthInfo | undefined): EventStreamAnswer | undefined;
+  /**
+   * A POST of the session: an answer when the lane takes it, `undefined` for the SDK. `settled` is
+   * called once the call has ended (answered, cancelled, or its session closed).
+   */
+  take(
+    request: Request,
+    body: unknown,
+    authInfo: AuthInfo | undefined,
+    settled?: () => void,
+  ): EventStreamAnswer | undefined;
   /** A GET of the session: the lane resumes its own streams (`Last-Event-ID`), the SDK the rest. */
   resume(request: Request): EventStreamAnswer | JsonAnswer | undefined;
   /**
@@ -52,6 +60,7 @@ interface LaneCall {
   id: string | number;
   streamId: string;
   controller: AbortController;
+  settled: (() => void) | undefined;
   sink?: EventSink;
   /** The priming event while it waits to go out with the call's first message (see `PRIMING_MS`). */
   priming?: string;
@@ -112,6 +121,7 @@ export function createSessionLane(
     running.delete(call.id);
     byStream.delete(call.streamId);
     if (running.size === 0) keepAlive = stopTimer(keepAlive);
+    call.settled?.();
     const priming = takePriming(call);
     if (!answer) {
       call.sink?.end(priming || undefined);
@@ -141,7 +151,7 @@ export function createSessionLane(
   };
 
   return {
-    take(request, body, authInfo) {
+    take(request, body, authInfo, settled) {
       const message = plainToolsCall(body);
       // Before `initialize` completes, or an id still running here, the SDK answers.
       if (!message || running.has(message.id) || server.getClientVersion() === undefined) return undefined;
@@ -163,6 +173,7 @@ export function createSessionLane(
             id: message.id,
             streamId: `${STREAM_PREFIX}${++streams}`,
             controller: new AbortController(),
+            settled,
             sink,
           };
           running.set(call.id, call);
@@ -231,6 +242,7 @@ export function createSessionLane(
       keepAlive = stopTimer(keepAlive);
       for (const call of running.values()) {
         clearTimeout(call.primingTimer);
+        call.settled?.();
         call.controller.abort(new Error('The session closed.'));
         call.sink?.end();
       }

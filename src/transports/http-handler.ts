@@ -87,7 +87,13 @@ export interface HttpHandler {
    */
   fetch(
     request: Request,
-    options: { admission: Admission; parsedBody?: unknown; signal?: AbortSignal },
+    options: {
+      admission: Admission;
+      parsedBody?: unknown;
+      signal?: AbortSignal;
+      /** Takes over releasing the request's call slots (see `LegacySessions.handle`). */
+      holdCalls?: () => () => void;
+    },
   ): Promise<Response | JsonAnswer | EventStreamAnswer>;
   close(): Promise<void>;
   /**
@@ -160,7 +166,7 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
 
   const fetch = async (
     request: Request,
-    fetchOptions: { admission: Admission; parsedBody?: unknown; signal?: AbortSignal },
+    fetchOptions: Parameters<HttpHandler['fetch']>[1],
   ): Promise<Response | JsonAnswer | EventStreamAnswer> => {
     const { admission, parsedBody: given } = fetchOptions;
     const signal = fetchOptions.signal ?? new AbortController().signal;
@@ -182,7 +188,7 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
         (await isLegacyRequest(request, given, { maxRequestBodySize })))
     ) {
       // The SDK's session transport reads no request signal: the request goes as it is.
-      return legacy.handle(request, given, admission);
+      return legacy.handle(request, given, admission, fetchOptions.holdCalls);
     }
     if (options.toolInputSchema) {
       const mismatch = await rejectParamHeaders(request, options.toolInputSchema, given);

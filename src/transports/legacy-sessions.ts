@@ -7,9 +7,16 @@ import {
 import { ANONYMOUS_CALLER, callerOfAuth } from '../caller.js';
 import type { Logger } from '../logger.js';
 import type { JsonAnswer } from '../server/direct-call.js';
-import type { EventStreamAnswer, LaneEvents, SessionLane } from '../server/direct-session-call.js';
+import {
+  type EventStreamAnswer,
+  isCancellation,
+  type LaneEvents,
+  type SessionLane,
+} from '../server/direct-session-call.js';
+import { requestsIn } from './call-limits.js';
 import type { Admission } from './http-handler.js';
 import { jsonRpcErrorResponse } from './json-rpc-response.js';
+import { SessionCalls } from './session-calls.js';
 import { EventBudget, SessionEventStore } from './session-event-store.js';
 
 interface Session {
@@ -20,6 +27,8 @@ interface Session {
   /** Whose session quota it counts against (the caller, or the peer address when anonymous). */
   quotaKey: string;
   lastSeen: number;
+  /** Calls the SDK's transport is running, holding their caller's call slots until answered. */
+  calls: SessionCalls;
   /** Answers the session's plain calls without the SDK's transport (see `createSessionLane`). */
   lane?: SessionLane;
 }
@@ -87,10 +96,16 @@ export class LegacySessions {
     this.#sweeper.unref();
   }
 
+  /**
+   * Answers a request of the initialize era. `holdCalls`, when given, takes over the release of
+   * the caller's call slots of this request (by default released when its connection closes):
+   * a session's calls run on after the client goes away, so their slots are held until answered.
+   */
   async handle(
     request: Request,
     parsedBody: unknown,
     admission: Admission,
+    holdCalls?: () => () => void,
   ): Promise<Response | JsonAnswer | EventStreamAnswer> {
     const { authInfo } = admission;
     const options = authInfo ? { parsedBody, authInfo } : { parsedBody };
@@ -104,10 +119,21 @@ export class LegacySessions {
       // Re-insert so that the map stays in least-recently-used order.
       this.#sessions.delete(sessionId);
       this.#sessions.set(sessionId, session);
+      const calls = holdCalls ? callIds(parsedBody) : [];
+      const release = calls.length > 0 ? holdCalls?.() : undefined;
       const { lane } = session;
       const direct =
-        lane && (request.method === 'POST' ? lane.take(request, parsedBody, authInfo) : lane.resume(request));
-      return direct ?? session.transport.handleRequest(request, options);
+        lane &&
+        (request.method === 'POST'
+          ? lane.take(request, parsedBody, authInfo, release)
+          : lane.resume(request));
+      if (direct) return direct;
+      if (!release) return session.transport.handleRequest(request, options);
+      session.calls.track(calls, release);
+      const response = await session.transport.handleRequest(request, options);
+      // Only a stream carries answers; a refusal (or a 202) answers none of them.
+      if (!response.headers.get('content-type')?.startsWith('text/event-stream')) session.calls.forget(calls);
+      return response;
     }
     if (request.method !== 'POST') {
       // Without a session there is no stream to open or end: the 2026-07-28 answer, 405, fits both eras.
@@ -178,6 +204,7 @@ export class LegacySessions {
     const server = (await this.#factory({ era: 'legacy', requestInfo: request })) as Server;
     // Resumability: a client whose stream broke reconnects with Last-Event-ID and misses nothing.
     const events = new SessionEventStore({ budget: this.#events });
+    const calls = new SessionCalls();
     let lane: SessionLane | undefined;
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => this.#options.sessionIdPrefix + randomUUID(),
@@ -185,13 +212,14 @@ export class LegacySessions {
       eventStore: events,
       onsessioninitialized: (id) => {
         lane = this.#lane?.({ server, events, sessionId: id });
-        if (lane) routeThroughLane(transport, lane);
+        watchTransport(transport, calls, lane);
         // The owner is bound here, from the request that opened the session, never later.
         this.#sessions.set(id, {
           transport,
           server,
           ...binding,
           lastSeen: Date.now(),
+          calls,
           ...(lane ? { lane } : {}),
         });
       },
@@ -201,6 +229,7 @@ export class LegacySessions {
     });
     transport.onclose = () => {
       lane?.closed();
+      calls.forget();
       events.clear();
       if (transport.sessionId) this.#sessions.delete(transport.sessionId);
     };
@@ -223,18 +252,37 @@ export class LegacySessions {
 }
 
 /**
- * Puts the lane between the session's server and its transport: what the server sends for a call
- * the lane runs goes onto the lane's stream, and the lane hears the client's cancellations.
+ * Stands between the session's server and its transport: an answer the server sends settles its
+ * call, and a cancellation from the client settles the call it names (no answer comes then). With
+ * a lane, what the server sends for a call the lane runs goes onto the lane's stream, and the lane
+ * hears what the client sends.
  */
-function routeThroughLane(transport: WebStandardStreamableHTTPServerTransport, lane: SessionLane): void {
+function watchTransport(
+  transport: WebStandardStreamableHTTPServerTransport,
+  calls: SessionCalls,
+  lane: SessionLane | undefined,
+): void {
   const send = transport.send.bind(transport);
-  transport.send = (message, options) =>
-    lane.route(message, options?.relatedRequestId) ? Promise.resolve() : send(message, options);
+  transport.send = (message, options) => {
+    if (lane?.route(message, options?.relatedRequestId)) return Promise.resolve();
+    const { id } = message as { id?: unknown };
+    if ((typeof id === 'string' || typeof id === 'number') && ('result' in message || 'error' in message))
+      calls.answered(id);
+    return send(message, options);
+  };
   const dispatch = transport.onmessage;
   transport.onmessage = (message, extra) => {
-    lane.received(message);
+    if (isCancellation(message)) calls.answered(message.params.requestId);
+    lane?.received(message);
     dispatch?.(message, extra);
   };
+}
+
+/** The ids of the `tools/call` requests in a body. */
+function callIds(body: unknown): Array<string | number> {
+  return requestsIn(body)
+    .filter((request) => request.method === 'tools/call')
+    .map((request) => request.id);
 }
 
 function isInitialize(body: unknown): boolean {

@@ -160,9 +160,15 @@ export async function serveHttp(
     const flight: InFlight = { res, ids };
     inFlight.add(flight);
     let finished = false;
+    // Released when the connection closes, unless the handler holds the slots until its calls end.
+    let held = false;
+    const holdCalls = () => {
+      held = true;
+      return release;
+    };
     res.once('close', () => {
       inFlight.delete(flight);
-      release();
+      if (!held) release();
       if (!finished) abort.abort();
     });
     if (res.destroyed) abort.abort();
@@ -172,9 +178,11 @@ export async function serveHttp(
       response = await handler.fetch(request, {
         admission,
         signal: abort.signal,
+        holdCalls,
         ...(parsed === undefined ? {} : { parsedBody: parsed }),
       });
     } catch (error) {
+      release();
       options.onerror?.(error instanceof Error ? error : new Error(String(error)));
       response = Response.json(
         {

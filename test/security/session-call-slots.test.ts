@@ -1,0 +1,99 @@
+// `--max-calls-per-caller` bounds the calls one caller has running. In an initialize-era session a
+// client that hangs up does not cancel its calls (the spec asks for notifications/cancelled), so
+// its calls must keep their slots until they end: otherwise sending calls and hanging up starts
+// unbounded work. Checked on both paths a session call can take: the session lane and the SDK's
+// transport (an extra `_meta` key sends a call there).
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RawSession } from '../helpers/raw-session.js';
+import { distPath, type HttpBridge, startHttpBridge } from '../helpers/start-bridge.js';
+
+let bridge: HttpBridge;
+let dir: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'bridge-session-slots-'));
+  bridge = await startHttpBridge({
+    script: distPath('test/servers/auth-server.js'),
+    args: ['notes', '--max-calls-per-caller', '2'],
+  });
+});
+
+afterAll(async () => {
+  await bridge?.[Symbol.asyncDispose]();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const call = (id: string, name: string, args: object, meta: object) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args, ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}) },
+});
+
+/** Polls until a call in `session` is accepted again (not 429); fails after ~4 s. */
+async function accepted(session: RawSession): Promise<void> {
+  for (let attempt = 0; attempt < 80; attempt++) {
+    const reply = await session.post(call(`probe-${attempt}`, 'whoami', {}, {}));
+    await reply.text();
+    if (reply.status !== 429) return;
+    await sleep(50);
+  }
+  throw new Error('the call slots were never given back');
+}
+
+describe('session calls whose client hung up keep their call slots until they end', () => {
+  it.each([
+    ['the session lane', {}],
+    ["the SDK's session transport", { 'example.com/path': 'sdk' }],
+  ])('%s', async (label, meta) => {
+    const session = new RawSession(bridge.url);
+    await session.open({});
+    const markers = [1, 2, 3].map((n) => join(dir, `${label.replace(/\W/g, '')}-${n}`));
+    for (const marker of markers.slice(0, 2)) {
+      const hangUp = new AbortController();
+      const response = await session.post(call(marker, 'wait', { marker }, meta), {}, hangUp.signal);
+      expect(response.status).toBe(200);
+      while (!existsSync(`${marker}.started`)) await sleep(10);
+      hangUp.abort();
+    }
+    // Both connections are closed; both calls still run: a third is refused and never starts.
+    await sleep(100);
+    const third = await session.post(call(markers[2] as string, 'wait', { marker: markers[2] }, meta));
+    expect(third.status).toBe(429);
+    await third.text();
+    expect(existsSync(`${markers[2]}.started`)).toBe(false);
+
+    // Cancelling one gives its slot back, and only its: one more call runs, a second is refused.
+    const cancel = await session.post({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: markers[0], reason: 'test' },
+    });
+    await cancel.text();
+    await accepted(session);
+    const hangUp = new AbortController();
+    const running = await session.post(
+      call('third', 'wait', { marker: markers[2] }, meta),
+      {},
+      hangUp.signal,
+    );
+    expect(running.status).toBe(200);
+    while (!existsSync(`${markers[2]}.started`)) await sleep(10);
+    hangUp.abort();
+    await sleep(100);
+    const refused = await session.post(call('fourth', 'whoami', {}, {}));
+    expect(refused.status).toBe(429);
+    await refused.text();
+
+    // Ending the session ends its calls and gives their slots back.
+    await session.close();
+    const next = new RawSession(bridge.url);
+    await next.open({});
+    await accepted(next);
+    await next.close();
+  });
+});
