@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { execa } from 'execa';
+import { commandEnvironment } from '../../src/index.js';
 import { RUN_MARKER, signalEach, startTimeOf, straysOf } from './sweep-processes.js';
 
 /** What to run: always an argv array, never a shell string. */
@@ -62,8 +63,9 @@ export async function runCommand(request: RunRequest): Promise<RunOutcome> {
   const marker = randomUUID();
   const subprocess = execa(request.file, request.args, {
     cwd: request.cwd,
-    env: { ...request.env, [RUN_MARKER]: marker },
-    extendEnv: true,
+    // The bridge's environment without its own secrets (see `commandEnvironment`), plus the run's.
+    env: { ...commandEnvironment(), ...request.env, [RUN_MARKER]: marker },
+    extendEnv: false,
     detached: true,
     // Without a shell, `$(…)`, `;` and newlines in arguments are just bytes.
     shell: false,

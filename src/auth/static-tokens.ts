@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { BridgeError, describeError } from '../errors.js';
+import { markSecretVariable } from '../secret-variables.js';
 import type { TokenVerifier } from './token-verifier.js';
 
 /** One accepted static token. */
@@ -63,6 +64,8 @@ export function loadStaticTokens(
 ): StaticToken[] {
   const tokens: StaticToken[] = [];
   if (from.env !== undefined) {
+    // The callers' tokens: no command the bridge runs may see them.
+    markSecretVariable(from.env);
     const value = environment[from.env];
     if (value === undefined || value.trim() === '') {
       throw new BridgeError(
