@@ -33,9 +33,16 @@ function wordsOf(text: string): string[] {
     .filter(Boolean);
 }
 
+// One-word compounds ending in "file" or "dir" (`--rawfile`, `--slurpfile`, `--keyfile`,
+// `--logdir`), except the one common word that is not a path.
+const COMPOUND = /^[a-z]{2,}(file|dir)$/;
+
 function kindOfWords(words: string[], whole: boolean): PathKind | undefined {
   if (words.some((word) => LOCATION_WORDS.has(word))) return 'location';
-  const strong = words.filter((word) => PATH_WORDS.has(word) && (whole || !WEAK_PARTS.has(word)));
+  const strong = words.filter(
+    (word) =>
+      (PATH_WORDS.has(word) && (whole || !WEAK_PARTS.has(word))) || (COMPOUND.test(word) && word !== 'profile'),
+  );
   return strong.length > 0 ? 'path' : undefined;
 }
 

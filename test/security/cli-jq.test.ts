@@ -43,6 +43,8 @@ describe('bridge cli jq', () => {
     expect(overStdin.structuredContent?.stdout, textOf(overStdin)).toBe('42\n');
     const overFile = await cli.call('jq', { filter: '.name', files: ['in.json'] });
     expect(overFile.structuredContent?.stdout, textOf(overFile)).toBe('"inside"\n');
+    const slurped = await cli.call('jq', { filter: '$x[0].name', n: true, slurpfile: ['x', 'in.json'] });
+    expect(slurped.structuredContent?.stdout, textOf(slurped)).toBe('"inside"\n');
     const tool = cli.registry.get('jq')?.definition;
     expect(tool?.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false });
   });

@@ -82,6 +82,23 @@ describe('inferPaths on help texts', () => {
     });
   });
 
+  it('one-word names ending in "file" or "dir" (jq), but not --profile', () => {
+    const help = `Some of the options include:
+  --rawfile a f    set variable $a to a string consisting of the contents of <f>;
+  --slurpfile a f  set variable $a to an array of JSON texts read from <f>;
+  --logdir x       where logs go
+  --profile NAME   the profile to use
+  --arg a v        set variable $a to value <v>;
+`;
+    expect(kinds(command(help))).toEqual({
+      rawfile: 'path',
+      slurpfile: 'path',
+      logdir: 'path',
+      profile: null,
+      arg: null,
+    });
+  });
+
   it('Cobra (pflag), where the placeholder is a type', () => {
     const help = `Flags:
       --kubeconfig string    Path to the kubeconfig file to use for CLI requests.
