@@ -41,7 +41,8 @@ function kindOfWords(words: string[], whole: boolean): PathKind | undefined {
   if (words.some((word) => LOCATION_WORDS.has(word))) return 'location';
   const strong = words.filter(
     (word) =>
-      (PATH_WORDS.has(word) && (whole || !WEAK_PARTS.has(word))) || (COMPOUND.test(word) && word !== 'profile'),
+      (PATH_WORDS.has(word) && (whole || !WEAK_PARTS.has(word))) ||
+      (COMPOUND.test(word) && word !== 'profile'),
   );
   return strong.length > 0 ? 'path' : undefined;
 }
