@@ -1,4 +1,4 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -29,8 +29,8 @@ interface Pending extends SignInPage {
   /** The secret half of the OAuth `state`. */
   secret: string;
   handle: RedirectHandler;
-  /** The browser that opened the link first: its cookie, and the token of its confirmation link. */
-  browser?: { cookie: string; token: string };
+  /** The cookie of the browser that went on from the start page first: it holds the sign-in. */
+  holder?: string;
 }
 
 /**
@@ -44,11 +44,13 @@ interface Pending extends SignInPage {
  * mixed-up redirect, and aborts that sign-in rather than leaving it waiting.
  *
  * The client is sent the bridge's own start page (`/oauth/start?flow=<id>`, beside the callback),
- * not the authorization server's: the first browser to open it holds the sign-in (a cookie), is
- * told which upstream and which caller it is for, and goes on only by its confirmation link. The
- * redirect is accepted only in that browser. So a sign-in link passed to someone else (to have
- * their upstream account land on the sender's caller) either was opened by the sender already and
- * is refused, or shows its recipient whose sign-in it is before anything happens.
+ * not the authorization server's. It tells whoever opens it which upstream and which caller the
+ * sign-in is for, and gives that browser (a cookie) its own confirmation link. The first browser to
+ * go on by its link holds the sign-in, and the redirect is accepted only in that browser. So a
+ * sign-in link passed to someone else (to have their upstream account land on the sender's caller)
+ * either was gone on with by the sender already and is refused, or shows its recipient whose
+ * sign-in it is before anything happens; and merely opening the page (a link previewer, a mail
+ * scanner) holds nothing, so it cannot lock the user out.
  */
 export class SignInCallbacks {
   readonly #pending = new Map<string, Pending>();
@@ -114,7 +116,7 @@ export class SignInCallbacks {
     return undefined;
   }
 
-  // The start page: the first browser holds the sign-in; its confirmation link goes on.
+  // The start page: each browser gets its own confirmation link; the first to go on holds the sign-in.
   #start(url: URL, cookies: string): Response {
     const id = url.searchParams.get('flow') ?? '';
     const entry = this.#pending.get(id);
@@ -126,37 +128,39 @@ export class SignInCallbacks {
       );
     }
     const held = cookieOf(cookies, cookieName(id));
-    if (entry.browser && !(held !== undefined && sameSecret(held, entry.browser.cookie))) {
+    if (entry.holder !== undefined && !(held !== undefined && sameSecret(held, entry.holder))) {
       return page(
         409,
         'Sign-in link already opened',
-        'This sign-in link was already opened in another browser, and only that browser can complete it. If you did not open it yourself, someone else may have: start again from your MCP client.',
+        'This sign-in was already continued in another browser, and only that browser can complete it. If you did not do that yourself, someone else may have: start again from your MCP client.',
       );
     }
     const go = url.searchParams.get('go');
     if (go !== null) {
-      if (!entry.browser || !sameSecret(go, entry.browser.token)) {
+      // A confirmation link works only in the browser it was given to (its cookie).
+      if (held === undefined || !sameSecret(go, confirmationToken(id, held))) {
         return page(
           403,
           'Sign-in refused',
-          'This confirmation link is not valid. Start again from your MCP client.',
+          'This confirmation link is not valid in this browser. Start again from your MCP client.',
         );
       }
+      entry.holder ??= held;
       return new Response(null, {
         status: 303,
         headers: { ...PAGE_HEADERS, location: entry.authorizationUrl },
       });
     }
-    entry.browser ??= { cookie: token(), token: token() };
+    const browser = held ?? token();
     const next = new URL(url);
     next.search = '';
     next.searchParams.set('flow', id);
-    next.searchParams.set('go', entry.browser.token);
+    next.searchParams.set('go', confirmationToken(id, browser));
     // Behind a proxy that ends TLS the request arrives as http: the public redirect URI says https.
     const secure =
       (this.#configured ? new URL(this.#configured) : url).protocol === 'https:' ? '; Secure' : '';
     const maxAge = Math.ceil(entry.waitsMs / 1000);
-    const cookie = `${cookieName(id)}=${entry.browser.cookie}; Path=${new URL('.', url).pathname}; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure}`;
+    const cookie = `${cookieName(id)}=${browser}; Path=${new URL('.', url).pathname}; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure}`;
     return page(
       200,
       `Sign in to ${entry.label}`,
@@ -187,7 +191,7 @@ export class SignInCallbacks {
         error:
           'the redirect carried a state that does not match the one the bridge sent (a forged or mixed-up redirect); the sign-in was aborted and its code not used',
       };
-    } else if (!entry.browser || held === undefined || !sameSecret(held, entry.browser.cookie)) {
+    } else if (entry.holder === undefined || held === undefined || !sameSecret(held, entry.holder)) {
       outcome = {
         error:
           "the redirect came to a browser that did not open this sign-in's link (the link may have been passed on); the sign-in was aborted and its code not used",
@@ -273,6 +277,11 @@ function cookieOf(header: string, name: string): string | undefined {
 
 function token(): string {
   return randomBytes(16).toString('base64url');
+}
+
+// The confirmation link of the browser holding `cookie`: only that browser can send both.
+function confirmationToken(id: string, cookie: string): string {
+  return createHash('sha256').update(`${id}.${cookie}`).digest('base64url');
 }
 
 // No caching, no referrer (the pages' URLs carry secrets), and never inside another site's frame

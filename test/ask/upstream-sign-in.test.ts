@@ -247,7 +247,32 @@ describe.each(['stdio', 'http'] as const)(
       const result = await client.callTool('listMyItems');
       expect(text(result)).toContain('"owner":"mallory"');
       expect(refused.map((page) => page.status)).toEqual([409, 409]);
-      expect(refused[0]?.text).toContain('already opened in another browser');
+      expect(refused[0]?.text).toContain('already continued in another browser');
+    });
+
+    it('opened but not gone on with (a link previewer), holds nothing: the user still signs in', async () => {
+      const seen: Array<{ status: number; cookie: string | null }> = [];
+      const { offer } = passing(async (startUrl) => {
+        // A previewer fetches the page and never follows its link.
+        const preview = await fetch(startUrl);
+        const html = await preview.text();
+        seen.push({ status: preview.status, cookie: preview.headers.get('set-cookie') });
+        // Its confirmation link, taken to a browser without its cookie, is refused and holds nothing.
+        const href = /<a href="([^"]+)">Continue to sign in<\/a>/.exec(html)?.[1] ?? '';
+        const link = new URL(
+          href.replace(/&#(\d+);/g, (_, code) => String.fromCharCode(Number(code))),
+          startUrl,
+        );
+        const elsewhere = await fetch(link, { redirect: 'manual' });
+        seen.push({ status: elsewhere.status, cookie: elsewhere.headers.get('set-cookie') });
+        await elsewhere.text();
+        return browseSignIn(startUrl, { login: 'mallory' });
+      });
+      await using client = await connect('v1', wire, bridge, offer);
+      const result = await client.callTool('listMyItems');
+      expect(text(result)).toContain('"owner":"mallory"');
+      expect(seen.map((page) => page.status)).toEqual([200, 403]);
+      expect(seen[0]?.cookie).toMatch(/HttpOnly/);
     });
 
     it('shows whoever opens it first which upstream and which caller it is for, in a page no site can frame', async () => {
