@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { TokenSet } from './token-endpoint.js';
 
 /** The path of the OAuth redirect endpoint, on the bridge's HTTP server or its loopback listener. */
 export const CALLBACK_PATH = '/oauth/callback';
@@ -54,6 +55,7 @@ interface Pending extends SignInPage {
  */
 export class SignInCallbacks {
   readonly #pending = new Map<string, Pending>();
+  readonly #tokens = new Map<string, Map<string, TokenSet>>();
   #base: string | undefined;
   readonly #configured: string | undefined;
   #loopback: Promise<{ server: Server; uri: string }> | undefined;
@@ -65,6 +67,20 @@ export class SignInCallbacks {
    */
   constructor(options: { redirectUri?: string } = {}) {
     this.#configured = options.redirectUri;
+  }
+
+  /**
+   * The tokens by caller of the sign-ins to one upstream client (`identity`), kept for as long as
+   * the bridge runs: a source rebuilt by a reload gets the map its predecessor filled. `initial`
+   * (what the asking sign-in holds so far) becomes the map when there is none yet.
+   */
+  tokensOf(identity: string, initial: Map<string, TokenSet>): Map<string, TokenSet> {
+    let tokens = this.#tokens.get(identity);
+    if (!tokens) {
+      tokens = initial;
+      this.#tokens.set(identity, tokens);
+    }
+    return tokens;
   }
 
   /** Serving HTTP: redirects arrive at the bridge's own origin. */
@@ -223,6 +239,7 @@ export class SignInCallbacks {
     const loopback = await this.#loopback?.catch(() => undefined);
     if (loopback) await new Promise((resolve) => loopback.server.close(resolve));
     this.#pending.clear();
+    this.#tokens.clear();
   }
 
   #path(): string {

@@ -44,7 +44,13 @@ const MAX_CALLERS = 10_000;
  */
 export class UpstreamSignIn {
   readonly #settings: SignInSettings;
-  readonly #tokens = new Map<string, TokenSet>();
+  /**
+   * Tokens by caller. Kept by the running bridge's `SignInCallbacks` under this client's identity
+   * once a call brings them, so that the source rebuilt by a reload (a spec or config edited) finds
+   * its callers still signed in; until then, and without callbacks, its own.
+   */
+  #tokens = new Map<string, TokenSet>();
+  #kept = false;
   readonly #refreshing = new Map<string, Promise<TokenSet>>();
   readonly #flows = new Map<string, Flow>();
 
@@ -59,6 +65,10 @@ export class UpstreamSignIn {
    */
   async accessToken(context: ToolContext): Promise<string> {
     const { caller } = context;
+    if (!this.#kept && context.signIn) {
+      this.#tokens = context.signIn.tokensOf(clientIdentity(this.#settings), this.#tokens);
+      this.#kept = true;
+    }
     const held = this.#tokens.get(caller);
     if (held && held.expiresAt > Date.now()) return held.accessToken;
     if (held?.refreshToken) {
@@ -288,4 +298,17 @@ function describeCaller(caller: string): string {
   if (caller.startsWith('auth:')) return `the signed-in user "${caller.slice('auth:'.length)}"`;
   if (caller.startsWith('session:')) return 'an MCP session without authentication';
   return caller;
+}
+
+/**
+ * What makes tokens of one sign-in good for another: the same authorization server, token
+ * endpoint, client and scopes. A reload that changes any of them signs callers in again.
+ */
+function clientIdentity(settings: SignInSettings): string {
+  return JSON.stringify([
+    settings.authorizationUrl,
+    settings.tokenUrl,
+    settings.clientId,
+    [...settings.scopes].sort(),
+  ]);
 }

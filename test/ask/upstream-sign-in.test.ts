@@ -552,3 +552,29 @@ describe('upstream sign-in, concurrent calls of one caller', () => {
     expect(api.requests.length).toBe(before);
   });
 });
+
+describe('a reload (the spec edited while serving)', () => {
+  it('keeps the caller signed in: the rebuilt source finds its token', async () => {
+    const spec = join(dir, 'reloaded.json');
+    const document = JSON.parse(protectedApiSpec(api, authorization));
+    writeFileSync(spec, JSON.stringify(document));
+    const alice = user('alice');
+    await using client = await connect('v1', 'stdio', { ...bridge, args: ['openapi', spec] }, alice);
+    expect(text(await client.callTool('listMyItems'))).toContain('"owner":"alice"');
+    expect(alice.asked).toHaveLength(1);
+
+    document.paths['/me/items'].get.summary = 'Lists your items (edited)';
+    writeFileSync(spec, JSON.stringify(document));
+    for (let attempt = 0; ; attempt++) {
+      const { tools } = await client.listTools();
+      if (String(tools.find((tool) => tool.name === 'listMyItems')?.description).includes('edited')) break;
+      if (attempt > 100) throw new Error(`the bridge did not reload: ${client.stderr()}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const before = api.requests.length;
+    const after = await client.callTool('listMyItems');
+    expect(text(after)).toContain('"owner":"alice"');
+    expect(alice.asked).toHaveLength(1);
+    expect(api.requests.slice(before).map((request) => request.status)).toEqual([200]);
+  });
+});
