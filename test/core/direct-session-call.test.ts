@@ -154,7 +154,13 @@ describe('the streams the lane writes', () => {
     await taken.text();
 
     await reader.return(undefined);
-    const resumed = await echo.resume(String(priming.id));
+    // The bridge sees the old stream close a moment later: until then a resume is still a conflict.
+    let resumed = await echo.resume(String(priming.id));
+    for (let attempt = 0; resumed.status === 409 && attempt < 100; attempt++) {
+      await resumed.text();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      resumed = await echo.resume(String(priming.id));
+    }
     expect(resumed.status).toBe(200);
     const events: RawEvent[] = [];
     for await (const event of sseEvents(resumed)) events.push(event);
