@@ -16,7 +16,7 @@ import { makeTool, programNameOf, toolNameOf } from './make-tool.js';
 import type { CliOptions } from './options.js';
 import { probe } from './probe.js';
 import { killAllGroups } from './run-command.js';
-import { prepareSandbox } from './sandbox.js';
+import { prepareSandbox, type Sandbox } from './sandbox.js';
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 
@@ -70,7 +70,7 @@ async function loadTools(
         context.signal,
       )
     : undefined;
-  const spec = await discover(binary, options, overlay, policy, baseDir, context);
+  const spec = await discover(binary, options, overlay, policy, baseDir, context, sandbox);
   for (const skip of spec.skipped) {
     const message = `cli ${program}: skipped "${[program, ...skip.path].join(' ')}": ${skip.reason}`;
     if (skip.quiet) context.log.debug(message);
@@ -147,6 +147,7 @@ async function discover(
   policy: Policy,
   baseDir: string,
   context: LoadContext,
+  sandbox: Sandbox | undefined,
 ): Promise<CliSpec> {
   // With --allow, only the named subcommands are examined; otherwise the overlay's default set.
   const requested = policy.allow
@@ -161,6 +162,7 @@ async function discover(
     cwd: baseDir,
     timeoutMs: 3_000,
     signal: context.signal,
+    ...(sandbox ? { sandbox } : {}),
   });
   const version =
     versionProbe.text
@@ -174,10 +176,12 @@ async function discover(
     commands: requested,
     signal: context.signal,
     timeoutMs: options.probeTimeoutMs ?? 5_000,
+    ...(sandbox ? { sandbox } : {}),
   };
   let flavor: CliSpec['flavor'];
   let found: Discovered;
-  const completions = program === 'git' ? undefined : await cobraCompletions(binary, baseDir, context.signal);
+  const completions =
+    program === 'git' ? undefined : await cobraCompletions(binary, baseDir, context.signal, sandbox);
   if (program === 'git') {
     flavor = 'git';
     found = await discoverGit(request);

@@ -2,7 +2,8 @@ import type { CommandSpec } from './cli-spec.js';
 import type { Discovered } from './discover-git.js';
 import { finishCommand } from './finish-command.js';
 import { parseHelpOptions, readCommandSections, summaryOf, usageOf } from './parse-help.js';
-import { mapLimit, probe } from './probe.js';
+import { mapLimit, probe, sandboxOf } from './probe.js';
+import type { Sandbox } from './sandbox.js';
 
 /** Subcommands that never make useful tools (shell completion scripts, help, completion internals). */
 const SKIPPED = new Set(['completion', 'help', '__complete', '__completeNoDesc']);
@@ -15,11 +16,13 @@ export async function cobraCompletions(
   binary: string,
   cwd: string,
   signal?: AbortSignal,
+  sandbox?: Sandbox,
 ): Promise<string | undefined> {
   const result = await probe(binary, ['__complete', ''], {
     cwd,
     timeoutMs: 3_000,
     ...(signal ? { signal } : {}),
+    ...(sandbox ? { sandbox } : {}),
   });
   return result.exitCode === 0 && /(^|\n):\d+\s*(\n|$)/.test(result.text) ? result.text : undefined;
 }
@@ -40,11 +43,13 @@ export async function discoverCobra(request: {
   completions: string;
   /** The name the program was invoked by (`buf`), for its help texts' command lines. */
   program: string;
+  sandbox?: Sandbox;
 }): Promise<Discovered> {
   const options = {
     cwd: request.cwd,
     timeoutMs: request.timeoutMs ?? 5_000,
     ...(request.signal ? { signal: request.signal } : {}),
+    ...sandboxOf(request),
   };
   const entries = parseCompletions(request.completions).filter(
     (entry) => !SKIPPED.has(entry.name) && (!request.commands || request.commands.includes(entry.name)),

@@ -9,7 +9,8 @@ import {
   summaryOf,
   usageOf,
 } from './parse-help.js';
-import { mapLimit, type ProbeResult, probe } from './probe.js';
+import { mapLimit, type ProbeResult, probe, sandboxOf } from './probe.js';
+import type { Sandbox } from './sandbox.js';
 
 /** Commands that never make useful tools. */
 const SKIPPED = new Set(['help', 'completion', 'completions']);
@@ -29,11 +30,13 @@ export async function discoverGeneric(request: {
   commands: string[] | undefined;
   signal?: AbortSignal;
   timeoutMs?: number;
+  sandbox?: Sandbox;
 }): Promise<Discovered> {
   const options = {
     cwd: request.cwd,
     timeoutMs: request.timeoutMs ?? 5_000,
     ...(request.signal ? { signal: request.signal } : {}),
+    ...sandboxOf(request),
   };
   const program = programNameOf(request.binary);
   const skipped: Discovered['skipped'] = [];

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import type { CommandSpec, OptionSpec, PositionalSpec } from './cli-spec.js';
 import { formsOf, parseHelpAll, subcommandsFromUsage, usageForms } from './parse-git-help.js';
 import { parseHelpOptions, usageOf } from './parse-help.js';
-import { mapLimit, probe } from './probe.js';
+import { mapLimit, probe, sandboxOf } from './probe.js';
+import type { Sandbox } from './sandbox.js';
 
 export { subcommandsFromUsage } from './parse-git-help.js';
 
@@ -15,6 +16,8 @@ export interface DiscoveryRequest {
   commands: string[] | undefined;
   signal?: AbortSignal;
   timeoutMs?: number;
+  /** Set with `--sandbox`: every probe runs inside it. */
+  sandbox?: Sandbox;
 }
 
 export interface Discovered {
@@ -36,6 +39,7 @@ export async function discoverGit(request: DiscoveryRequest): Promise<Discovered
     await probe(request.binary, ['init', '-q', scratch], {
       cwd: scratch,
       timeoutMs: request.timeoutMs ?? 5_000,
+      ...sandboxOf(request, scratch),
     });
     return await discoverIn(scratch, request);
   } finally {
@@ -44,7 +48,12 @@ export async function discoverGit(request: DiscoveryRequest): Promise<Discovered
 }
 
 async function discoverIn(cwd: string, request: DiscoveryRequest): Promise<Discovered> {
-  const options = { cwd, timeoutMs: request.timeoutMs ?? 5_000, ...signalOf(request) };
+  const options = {
+    cwd,
+    timeoutMs: request.timeoutMs ?? 5_000,
+    ...signalOf(request),
+    ...sandboxOf(request, cwd),
+  };
   const [list, help] = await Promise.all([
     request.commands ? undefined : probe(request.binary, ['--list-cmds=main'], options),
     // Verbose by default since git 2.20: one described command per line, by category.

@@ -1,4 +1,5 @@
 import { runCommand } from './run-command.js';
+import type { Sandbox } from './sandbox.js';
 
 /** The environment every process the adapter starts gets: no colour, no pager, no prompts. */
 export const QUIET_ENV: Readonly<Record<string, string>> = Object.freeze({
@@ -15,6 +16,26 @@ export const QUIET_ENV: Readonly<Record<string, string>> = Object.freeze({
   BROWSER: 'false',
 });
 
+/** How a discovery command runs. */
+export interface ProbeOptions {
+  cwd: string;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Set with `--sandbox`: the probe runs inside it. */
+  sandbox?: Sandbox;
+  /** Inside the sandbox, the directories the probe may write (git's scratch repository). */
+  writable?: readonly string[];
+}
+
+/** The probe options that run it in the request's sandbox, if any, writing only `scratch`. */
+export function sandboxOf(
+  request: { sandbox?: Sandbox },
+  scratch?: string,
+): Pick<ProbeOptions, 'sandbox' | 'writable'> {
+  if (!request.sandbox) return {};
+  return { sandbox: request.sandbox, ...(scratch ? { writable: [scratch] } : {}) };
+}
+
 /** The text of a discovery command, or `undefined` when it timed out or could not start. */
 export interface ProbeResult {
   text: string;
@@ -27,14 +48,16 @@ export interface ProbeResult {
  * so a command that waits for input or opens a browser is stopped and reported instead of
  * stalling start-up.
  */
-export async function probe(
-  binary: string,
-  args: string[],
-  options: { cwd: string; timeoutMs?: number; signal?: AbortSignal },
-): Promise<ProbeResult> {
+export async function probe(binary: string, args: string[], options: ProbeOptions): Promise<ProbeResult> {
+  // With --sandbox the program is confined from its first run: its help is read inside the
+  // sandbox too, writing nowhere but `writable` (and working in the first of those, else `/`).
+  const writable = options.writable ?? [];
+  const run = options.sandbox
+    ? options.sandbox.wrap({ file: binary, args, cwd: writable[0] ?? '/', writable })
+    : { file: binary, args };
   const outcome = await runCommand({
-    file: binary,
-    args,
+    file: run.file,
+    args: run.args,
     cwd: options.cwd,
     // Help texts in English whatever the user's locale: the parsers read `usage:`, `Commands:`.
     env: { ...QUIET_ENV, LC_ALL: 'C' },

@@ -7,7 +7,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { git, makeRepo, tempDir } from '../cli/helpers.js';
+import { FAKE_CLI, git, loadCli, makeRepo, tempDir } from '../cli/helpers.js';
 import { connect } from '../helpers/connect.js';
 import { BRIDGE_BIN } from '../helpers/start-bridge.js';
 
@@ -95,6 +95,30 @@ describe('--sandbox with client roots', () => {
     // The hook ran but its write beside the repository (inside --root, outside the client's root) failed.
     expect(existsSync(join(work.path, 'fsmonitor-ran'))).toBe(false);
     expect(readdirSync(outside)).toEqual([]);
+  });
+});
+
+describe('discovery with --sandbox', () => {
+  it("reads the program's help inside the sandbox too: a write it makes then lands nowhere", async () => {
+    const marker = join(outside, 'discovery');
+    process.env.FAKE_CLI_HELP_MARKER = marker;
+    try {
+      {
+        await using cli = await loadCli(
+          { program: FAKE_CLI, cache: false, sandbox: true, probeTimeoutMs: 1_500 },
+          work.path,
+        );
+        expect(cli.registry.get('fake_cli_echo')).toBeDefined();
+        expect(existsSync(marker)).toBe(false);
+      }
+      // The control: without --sandbox the same help run writes outside.
+      await using bare = await loadCli({ program: FAKE_CLI, cache: false, probeTimeoutMs: 1_500 }, work.path);
+      expect(bare.registry.get('fake_cli_echo')).toBeDefined();
+      expect(existsSync(marker)).toBe(true);
+      rmSync(marker);
+    } finally {
+      delete process.env.FAKE_CLI_HELP_MARKER;
+    }
   });
 });
 
