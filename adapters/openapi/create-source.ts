@@ -35,6 +35,7 @@ import {
 import type { OpenApiOptions } from './options.js';
 import { isObject } from './resolve-ref.js';
 import { HttpSender } from './send-request.js';
+import { withSteadyYoungGeneration } from './steady-young-generation.js';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_RETRIES = 2;
@@ -80,45 +81,47 @@ export function createOpenApiSource(options: OpenApiOptions, baseDir: string): S
   let pendingSave: (() => void) | undefined;
   return {
     label: `openapi ${options.spec}`,
-    async load(context: LoadContext): Promise<ToolDefinition[]> {
-      const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-      const settings = (servers: CallSettings['servers'], schemes: unknown): CallSettings => ({
-        servers,
-        sender,
-        auth: new Authenticator(isObject(schemes) ? schemes : {}, process.env, timeoutMs),
-        ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
-        headers: withCredentialCheck(expandHeaders(options.headers ?? {}), context.log),
-        timeoutMs,
-        retries: options.retries ?? DEFAULT_RETRIES,
-        relaxOutput: options.relaxOutput ?? false,
-        forwardAuth: options.forwardAuth ?? false,
-      });
-      const cached = cache ? readCache(cache, specPath, context.log) : undefined;
-      const converted = cached
-        ? fromCache(cached, settings, context.log)
-        : await convert(options, baseDir, specPath, cache, settings, context);
-      files = converted.files;
-      const mode = options.tools ?? 'auto';
-      const { tools } = converted;
-      const dynamic = mode === 'dynamic' || (mode === 'auto' && tools.length > AUTO_DYNAMIC_THRESHOLD);
-      if (!dynamic) {
-        const all = buildAll(tools, context.log);
-        if (converted.save) pendingSave = afterStartUp(converted.save, context.log);
-        return all;
-      }
-      // Dynamic mode converts on demand; the cache is filled in the background, a slice at a time.
-      if (converted.save) convertInBackground(tools, converted.save);
-      context.log.info(
-        `${tools.length} operations served through 4 dynamic meta-tools (--tools all to list each)`,
-      );
-      return dynamicTools(tools, converted.title);
-    },
+    load: (context: LoadContext) => withSteadyYoungGeneration(() => load(context)),
     watchedFiles: () => files,
     close: () => {
       pendingSave?.();
       return sender.close();
     },
   };
+
+  async function load(context: LoadContext): Promise<ToolDefinition[]> {
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const settings = (servers: CallSettings['servers'], schemes: unknown): CallSettings => ({
+      servers,
+      sender,
+      auth: new Authenticator(isObject(schemes) ? schemes : {}, process.env, timeoutMs),
+      ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+      headers: withCredentialCheck(expandHeaders(options.headers ?? {}), context.log),
+      timeoutMs,
+      retries: options.retries ?? DEFAULT_RETRIES,
+      relaxOutput: options.relaxOutput ?? false,
+      forwardAuth: options.forwardAuth ?? false,
+    });
+    const cached = cache ? readCache(cache, specPath, context.log) : undefined;
+    const converted = cached
+      ? fromCache(cached, settings, context.log)
+      : await convert(options, baseDir, specPath, cache, settings, context);
+    files = converted.files;
+    const mode = options.tools ?? 'auto';
+    const { tools } = converted;
+    const dynamic = mode === 'dynamic' || (mode === 'auto' && tools.length > AUTO_DYNAMIC_THRESHOLD);
+    if (!dynamic) {
+      const all = buildAll(tools, context.log);
+      if (converted.save) pendingSave = afterStartUp(converted.save, context.log);
+      return all;
+    }
+    // Dynamic mode converts on demand; the cache is filled in the background, a slice at a time.
+    if (converted.save) convertInBackground(tools, converted.save);
+    context.log.info(
+      `${tools.length} operations served through 4 dynamic meta-tools (--tools all to list each)`,
+    );
+    return dynamicTools(tools, converted.title);
+  }
 }
 
 // Runs `save` once: after start-up, or when the source closes sooner (a short session). Never
