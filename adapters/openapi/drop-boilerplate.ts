@@ -80,7 +80,8 @@ export function dropBoilerplate(
   parameters: readonly string[],
 ): string {
   let text = description.includes('media type') ? description.replace(MEDIA_TYPES_NOTE, '') : description;
-  if (boilerplate.size > 0) {
+  // Most descriptions hold none of the (few dozen) sentences: a substring test each, before splitting.
+  if (boilerplate.size > 0 && [...boilerplate].some((sentence) => text.includes(sentence))) {
     const names = parameters.map((name) => `\`${name}\``);
     const kept = (sentence: string) =>
       !boilerplate.has(sentence) || names.some((name) => sentence.includes(name));
