@@ -79,49 +79,49 @@ export function createOpenApiSource(options: OpenApiOptions, baseDir: string): S
       : undefined;
   // The cache write still to come in --tools all, run early if the source closes first.
   let pendingSave: (() => void) | undefined;
-  return {
+  const source: Source = {
     label: `openapi ${options.spec}`,
-    load: (context: LoadContext) => withSteadyYoungGeneration(() => load(context)),
+    async load(context: LoadContext): Promise<ToolDefinition[]> {
+      const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+      const settings = (servers: CallSettings['servers'], schemes: unknown): CallSettings => ({
+        servers,
+        sender,
+        auth: new Authenticator(isObject(schemes) ? schemes : {}, process.env, timeoutMs),
+        ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+        headers: withCredentialCheck(expandHeaders(options.headers ?? {}), context.log),
+        timeoutMs,
+        retries: options.retries ?? DEFAULT_RETRIES,
+        relaxOutput: options.relaxOutput ?? false,
+        forwardAuth: options.forwardAuth ?? false,
+      });
+      const cached = cache ? readCache(cache, specPath, context.log) : undefined;
+      const converted = cached
+        ? fromCache(cached, settings, context.log)
+        : await convert(options, baseDir, specPath, cache, settings, context);
+      files = converted.files;
+      const mode = options.tools ?? 'auto';
+      const { tools } = converted;
+      const dynamic = mode === 'dynamic' || (mode === 'auto' && tools.length > AUTO_DYNAMIC_THRESHOLD);
+      if (!dynamic) {
+        const all = buildAll(tools, context.log);
+        if (converted.save) pendingSave = afterStartUp(converted.save, context.log);
+        return all;
+      }
+      // Dynamic mode converts on demand; the cache is filled in the background, a slice at a time.
+      if (converted.save) convertInBackground(tools, converted.save);
+      context.log.info(
+        `${tools.length} operations served through 4 dynamic meta-tools (--tools all to list each)`,
+      );
+      return dynamicTools(tools, converted.title);
+    },
     watchedFiles: () => files,
     close: () => {
       pendingSave?.();
       return sender.close();
     },
   };
-
-  async function load(context: LoadContext): Promise<ToolDefinition[]> {
-    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const settings = (servers: CallSettings['servers'], schemes: unknown): CallSettings => ({
-      servers,
-      sender,
-      auth: new Authenticator(isObject(schemes) ? schemes : {}, process.env, timeoutMs),
-      ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
-      headers: withCredentialCheck(expandHeaders(options.headers ?? {}), context.log),
-      timeoutMs,
-      retries: options.retries ?? DEFAULT_RETRIES,
-      relaxOutput: options.relaxOutput ?? false,
-      forwardAuth: options.forwardAuth ?? false,
-    });
-    const cached = cache ? readCache(cache, specPath, context.log) : undefined;
-    const converted = cached
-      ? fromCache(cached, settings, context.log)
-      : await convert(options, baseDir, specPath, cache, settings, context);
-    files = converted.files;
-    const mode = options.tools ?? 'auto';
-    const { tools } = converted;
-    const dynamic = mode === 'dynamic' || (mode === 'auto' && tools.length > AUTO_DYNAMIC_THRESHOLD);
-    if (!dynamic) {
-      const all = buildAll(tools, context.log);
-      if (converted.save) pendingSave = afterStartUp(converted.save, context.log);
-      return all;
-    }
-    // Dynamic mode converts on demand; the cache is filled in the background, a slice at a time.
-    if (converted.save) convertInBackground(tools, converted.save);
-    context.log.info(
-      `${tools.length} operations served through 4 dynamic meta-tools (--tools all to list each)`,
-    );
-    return dynamicTools(tools, converted.title);
-  }
+  // The young generation held while a spec is read and converted (see steady-young-generation.ts).
+  return { ...source, load: (context) => withSteadyYoungGeneration(() => source.load(context)) };
 }
 
 // Runs `save` once: after start-up, or when the source closes sooner (a short session). Never
