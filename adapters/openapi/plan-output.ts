@@ -38,7 +38,10 @@ export function planOutput(schema: unknown, document: Json, version: SpecVersion
   const ref = isObject(schema) && typeof schema.$ref === 'string' && Object.keys(schema).length === 1;
   if (!ref) return outline(schema, { document, version });
   let outlines = byRef.get(document);
-  if (!outlines) byRef.set(document, (outlines = new Map()));
+  if (!outlines) {
+    outlines = new Map();
+    byRef.set(document, outlines);
+  }
   const key = `${version} ${(schema as Json).$ref}`;
   if (!outlines.has(key)) outlines.set(key, outline(schema, { document, version }));
   const outlined = outlines.get(key);
