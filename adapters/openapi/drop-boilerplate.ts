@@ -16,13 +16,17 @@ const WHOLE_SENTENCE = /^(?:> )?[A-Z][^\n]*[.!?]["\u201d]?$/;
 // Repeated or not, what a call does beyond its answer (people notified) and how fast it may be
 // called (rate limits) stay: a model deciding whether to make 50 such calls needs both.
 const ABOUT_THE_CALL = /\bnotif|\brate.limit/i;
+// What the credentials need (OAuth scopes, token permissions) is the user's to configure, never
+// the model's to pass: such a sentence goes even when a scope shares a name with an argument
+// (GitHub's "need the `repo` scope" beside a `repo` argument).
+const ABOUT_CREDENTIALS = /\b(?:scopes?|tokens?|permissions?)\b/i;
 
 // "This endpoint supports the following custom media types. …" and the list of media types after
 // it (`- **`application/vnd.github.raw+json`**: Returns …`). The bridge sends the Accept header the
 // spec's success response declares and gives the caller no way to choose another (Accept is not an
 // argument), so these only describe answers the caller can never ask for.
 const MEDIA_TYPES_NOTE =
-  /(?:^|\n\n)[^\n]*\bfollowing (?:custom )?media types?\b[^\n]*(?:\n\n?[-*+] (?:\*\*)?`[\w.+-]+\/[\w.+-]+`[^\n]*)*/g;
+  /(?:^|\n)[^\n]*\bfollowing (?:custom )?media types?\b[^\n]*(?:\n\n?[-*+] (?:\*\*)?`[\w.+-]+\/[\w.+-]+`[^\n]*)*/g;
 
 /** Sentences as the descriptions split them: within a line, after `.`, `!` or `?` and a space. */
 function sentencesOf(line: string): string[] {
@@ -71,7 +75,8 @@ export function repeatedSentences(operations: readonly OperationInfo[]): Set<str
 
 /**
  * `description` without its media-type notes and without the `boilerplate` sentences, except a
- * sentence that names one of `parameters` in backticks (it may say how to call this tool). Lines and
+ * sentence that names one of `parameters` in backticks (it may say how to call this tool) and is
+ * not about credentials. Lines and
  * paragraphs left empty go; the rest keeps its layout.
  */
 export function dropBoilerplate(
@@ -79,12 +84,15 @@ export function dropBoilerplate(
   boilerplate: ReadonlySet<string>,
   parameters: readonly string[],
 ): string {
-  let text = description.includes('media type') ? description.replace(MEDIA_TYPES_NOTE, '') : description;
+  let text = description.includes('media type')
+    ? description.replace(MEDIA_TYPES_NOTE, '').replace(/\n{3,}/g, '\n\n')
+    : description;
   // Most descriptions hold none of the (few dozen) sentences: a substring test each, before splitting.
   if (boilerplate.size > 0 && [...boilerplate].some((sentence) => text.includes(sentence))) {
     const names = parameters.map((name) => `\`${name}\``);
     const kept = (sentence: string) =>
-      !boilerplate.has(sentence) || names.some((name) => sentence.includes(name));
+      !boilerplate.has(sentence) ||
+      (!ABOUT_CREDENTIALS.test(sentence) && names.some((name) => sentence.includes(name)));
     text = text
       .split('\n')
       .map((line) => {

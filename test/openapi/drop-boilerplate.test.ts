@@ -37,6 +37,10 @@ describe('boilerplate in tool descriptions', () => {
       'Pass `state` to filter.',
     ].join('\n');
     expect(dropBoilerplate(text, new Set(), [])).toBe('Gets a pull request.\n\nPass `state` to filter.');
+    // Also when the note is not a paragraph of its own.
+    const inline =
+      'Removes a sub-issue.\nThis endpoint supports the following custom media types.\n- **`application/vnd.github.raw+json`**: Raw.';
+    expect(dropBoilerplate(inline, new Set(), [])).toBe('Removes a sub-issue.');
     // Media types named in other prose stay.
     const other = 'Returns `application/json` unless the file is binary.';
     expect(dropBoilerplate(other, new Set(), [])).toBe(other);
@@ -71,6 +75,14 @@ describe('boilerplate in tool descriptions', () => {
     );
   });
 
+  it('drops a credentials note even where a scope shares its name with an argument', () => {
+    const texts = Array.from({ length: 12 }, (_, i) => `Deletes workflow run ${i}.\n\n${SCOPE}`);
+    const repeated = repeatedSentences(operations(texts));
+    expect(dropBoilerplate(texts[0] as string, repeated, ['owner', 'repo', 'run_id'])).toBe(
+      'Deletes workflow run 0.',
+    );
+  });
+
   it('never takes a piece of a sentence that a line break split', () => {
     // GitHub wraps some descriptions: "…encrypted with\n[LibSodium](…)." must not lose its end.
     const texts = Array.from(
@@ -87,7 +99,7 @@ describe('boilerplate in tool descriptions', () => {
     expect(repeated.has(SCOPE)).toBe(true);
     const pull = ops.find((op) => op.operationId === 'pulls/create') as OperationInfo;
     const text = dropBoilerplate(pull.description as string, repeated, ['owner', 'repo', 'head', 'base']);
-    expect(text).not.toMatch(/media type|application\/vnd/);
+    expect(text).not.toMatch(/media type|application\/vnd|scope/);
     expect(text).toContain('you must have write access to the head or the source branch');
     expect(text).toContain('This endpoint triggers');
   });
