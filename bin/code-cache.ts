@@ -18,6 +18,13 @@ const HEADER = MAGIC.length + 64;
 export interface CodeCacheKey {
   /** SHA-256 of the bundle's source, computed at build time. */
   bundle: string;
+  /**
+   * The bundle file's size and modification time (`size:mtimeNs`) as this start found it. The hash
+   * above is the build's, not recomputed per start (hashing 3 MB costs more than the cache saves),
+   * and V8 itself only compares the source's length: so a bundle edited by hand after the build,
+   * even to the same length, must not run the bytecode of the old one.
+   */
+  file: string;
   /** Node's version and architecture: V8's bytecode is specific to both. */
   node: string;
   /** The flags Node runs with (execArgv, NODE_OPTIONS): V8 rejects data made under other flags. */
@@ -26,11 +33,19 @@ export interface CodeCacheKey {
   command: string;
 }
 
-/** The key of this process, running the bundle whose build-time SHA-256 is `bundle`. */
-export function currentKey(bundle: string, argv: string[] = process.argv.slice(2)): CodeCacheKey {
+/**
+ * The key of this process, running the bundle whose build-time SHA-256 is `bundle` and whose file
+ * `stat` said `file` (see `CodeCacheKey.file`).
+ */
+export function currentKey(
+  bundle: string,
+  file: string,
+  argv: string[] = process.argv.slice(2),
+): CodeCacheKey {
   const first = argv[0] ?? '';
   return {
     bundle,
+    file,
     node: `${process.version} ${process.arch} ${process.platform}`,
     flags: JSON.stringify([process.execArgv, process.env.NODE_OPTIONS ?? '']),
     command: /^[a-z]{1,16}$/.test(first) ? first : 'other',

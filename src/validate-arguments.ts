@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
+import { namesProto, PROTO_STAND_IN, renameKeys, spellProtoKeys } from './proto-key.js';
 import type { JsonSchema } from './tool.js';
 
 // Ajv and its formats are CommonJS and take ~50 ms to load: required on the first compile, not at
@@ -45,6 +46,7 @@ function ajv(): Ajv2020 {
  * compile; callers compile lazily, on a tool's first call, so one bad schema costs nothing up front.
  */
 export function compileValidator(schema: JsonSchema): ArgumentValidator {
+  if (namesProto(schema)) return withProtoKeys(schema);
   const validate: ValidateFunction = ajv().compile(schema);
   return (args) => {
     if (validate(args)) return [];
@@ -54,6 +56,20 @@ export function compileValidator(schema: JsonSchema): ArgumentValidator {
       if (validate(args)) return [];
     }
     return (validate.errors ?? []).map(toViolation);
+  };
+}
+
+// A schema naming a `__proto__` property, which Ajv would never accept: see proto-key.ts.
+function withProtoKeys(schema: JsonSchema): ArgumentValidator {
+  const check = compileValidator(spellProtoKeys(schema) as JsonSchema);
+  const unspell = (text: string) => text.replaceAll(PROTO_STAND_IN, '__proto__');
+  return (args) => {
+    renameKeys(args, '__proto__', PROTO_STAND_IN);
+    try {
+      return check(args).map(({ path, message }) => ({ path: unspell(path), message: unspell(message) }));
+    } finally {
+      renameKeys(args, PROTO_STAND_IN, '__proto__');
+    }
   };
 }
 

@@ -1,6 +1,6 @@
 import type { JsonSchema } from '../../src/index.js';
 import type { SpecVersion } from './load-document.js';
-import { isObject, type Json, resolvePointer } from './resolve-ref.js';
+import { isObject, type Json, resolvePointer, setOwn } from './resolve-ref.js';
 import { applyDialect, type DialectContext, noteDialect } from './schema-dialect.js';
 import { propertyDescription } from './trim-text.js';
 
@@ -174,7 +174,7 @@ export class SchemaConverter {
         const map: Json = {};
         for (const [name, sub] of Object.entries(value)) {
           if (key === 'properties' && this.#hiddenIn(sub, direction)) continue;
-          map[name] = this.#convert(sub, direction, deps);
+          setOwn(map, name, this.#convert(sub, direction, deps));
         }
         out[key === 'definitions' ? '$defs' : key] = map;
       } else if ((SCHEMA_LIST_KEYS as readonly string[]).includes(key) && Array.isArray(value)) {
@@ -205,7 +205,9 @@ export class SchemaConverter {
     if (Array.isArray(out.required) && isObject(out.properties)) {
       const present = out.properties;
       const required = (out.required as unknown[]).filter(
-        (name) => typeof name === 'string' && (name in present || !this.#hiddenName(input, name, direction)),
+        (name) =>
+          typeof name === 'string' &&
+          (Object.hasOwn(present, name) || !this.#hiddenName(input, name, direction)),
       );
       if (required.length > 0) out.required = [...new Set(required)];
       else delete out.required;
@@ -243,7 +245,7 @@ export class SchemaConverter {
 
   #hiddenName(input: Json, name: string, direction: Direction): boolean {
     const properties = isObject(input.properties) ? input.properties : {};
-    return name in properties && this.#hiddenIn(properties[name], direction);
+    return Object.hasOwn(properties, name) && this.#hiddenIn(properties[name], direction);
   }
 }
 

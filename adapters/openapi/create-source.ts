@@ -35,6 +35,7 @@ import {
 import type { OpenApiOptions } from './options.js';
 import { isObject } from './resolve-ref.js';
 import { HttpSender } from './send-request.js';
+import { withSteadyYoungGeneration } from './steady-young-generation.js';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_RETRIES = 2;
@@ -78,7 +79,7 @@ export function createOpenApiSource(options: OpenApiOptions, baseDir: string): S
       : undefined;
   // The cache write still to come in --tools all, run early if the source closes first.
   let pendingSave: (() => void) | undefined;
-  return {
+  const source: Source = {
     label: `openapi ${options.spec}`,
     async load(context: LoadContext): Promise<ToolDefinition[]> {
       const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -119,6 +120,8 @@ export function createOpenApiSource(options: OpenApiOptions, baseDir: string): S
       return sender.close();
     },
   };
+  // The young generation held while a spec is read and converted (see steady-young-generation.ts).
+  return { ...source, load: (context) => withSteadyYoungGeneration(() => source.load(context)) };
 }
 
 // Runs `save` once: after start-up, or when the source closes sooner (a short session). Never

@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../../src/index.js';
+import { setOwn } from './resolve-ref.js';
 
 /** Keywords a `$ref` may sit beside and still be replaced by its target: they never validate. */
 const ANNOTATIONS = new Set([
@@ -66,7 +67,7 @@ export function inlineSingleUse(schema: JsonSchema): JsonSchema {
       const next = DATA.has(key) ? value : replace(value);
       if (next !== value) {
         out ??= { ...object };
-        out[key] = next;
+        setOwn(out, key, next);
       }
     }
     return out ?? object;

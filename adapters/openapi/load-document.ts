@@ -224,11 +224,17 @@ function detectVersion(
   );
 }
 
-// A `$ref` whose value does not start with `#` points into another document.
-const EXTERNAL_REF = /["']?\$ref["']?\s*:\s*["']?(?!#)[^\s"'#]/;
+// A `$ref` whose value does not start with `#` points into another document. Tried only where a
+// `$ref` stands (found by `indexOf`): one regex over the whole text tried every position of
+// GitHub's 13 MB (~15-20 ms), for the ~40,000 references it holds.
+const EXTERNAL_REF = /\$ref["']?\s*:\s*["']?(?!#)[^\s"'#]/y;
 
 function hasExternalRefs(text: string): boolean {
-  return EXTERNAL_REF.test(text);
+  for (let at = text.indexOf('$ref'); at >= 0; at = text.indexOf('$ref', at + 4)) {
+    EXTERNAL_REF.lastIndex = at;
+    if (EXTERNAL_REF.test(text)) return true;
+  }
+  return false;
 }
 
 // Loaded on demand: importing swagger-parser costs more than reading most specs.

@@ -1,6 +1,7 @@
 import { BridgeError, describeError, type Logger, type ToolDefinition } from '../../src/index.js';
 import { SchemaConverter } from './convert-schema.js';
 import { type CallSettings, dataToTool, type ServerFields, type ToolData } from './data-to-tool.js';
+import { dropBoilerplate, repeatedSentences } from './drop-boilerplate.js';
 import { inferAnnotations } from './infer-annotations.js';
 import { inlineSingleUse } from './inline-defs.js';
 import type { OperationInfo } from './list-operations.js';
@@ -47,9 +48,15 @@ export interface OperationTool {
  */
 export function operationsToTools(operations: OperationInfo[], setup: CallSetup): OperationTool[] {
   const { loaded, ...calls } = setup;
-  let spec: { converter: SchemaConverter; loaded: LoadedDocument } | undefined = {
+  let spec: Spec | undefined = {
     converter: new SchemaConverter(loaded.document, loaded.version),
     loaded,
+    // Counted over every operation on the first conversion (a few ms for GitHub's 1,223).
+    get boilerplate() {
+      const sentences = repeatedSentences(operations);
+      Object.defineProperty(this, 'boilerplate', { value: sentences });
+      return sentences;
+    },
   };
   let unconverted = operations.length;
   const names = nameTools(operations);
@@ -68,7 +75,7 @@ export function operationsToTools(operations: OperationInfo[], setup: CallSetup)
         try {
           if (!spec || !operation)
             throw new Error('the spec was released before this operation was converted');
-          converted = { data: convertOperation(name, operation, spec.converter, spec.loaded) };
+          converted = { data: convertOperation(name, operation, spec) };
         } catch (error) {
           converted = { error: describeError(error) };
         }
@@ -145,11 +152,18 @@ function summarize(info: OperationInfo): OperationSummary {
     : { ...rest, operation: {} };
 }
 
+/** What converting an operation reads of the whole spec. */
+interface Spec {
+  converter: SchemaConverter;
+  loaded: LoadedDocument;
+  /** The sentences repeated across the spec's operation descriptions (see drop-boilerplate.ts). */
+  readonly boilerplate: ReadonlySet<string>;
+}
+
 function convertOperation(
   name: string,
   operation: OperationInfo,
-  converter: SchemaConverter,
-  loaded: LoadedDocument,
+  { converter, loaded, boilerplate }: Spec,
 ): ToolData {
   const planned = planOperation(operation, loaded.document, loaded.version, converter);
   const extension = isObject(operation.operation['x-mcp']) ? operation.operation['x-mcp'] : {};
@@ -158,7 +172,9 @@ function convertOperation(
       ? extension.title
       : (operation.summary ?? operation.operationId ?? name);
   const description =
-    typeof extension.description === 'string' ? extension.description : describeOperation(operation);
+    typeof extension.description === 'string'
+      ? extension.description
+      : describeOperation(operation, boilerplate, argumentNames(planned.inputSchema));
   const data: ToolData = {
     title: trimText(title, TITLE_BUDGET),
     description,
@@ -174,10 +190,24 @@ function convertOperation(
   return data;
 }
 
-function describeOperation(operation: OperationInfo): string {
+// The tool's arguments and the body's top-level properties: a boilerplate sentence naming one stays.
+function argumentNames(inputSchema: Record<string, unknown>): string[] {
+  const properties = isObject(inputSchema.properties) ? inputSchema.properties : {};
+  const body = properties.body;
+  const bodyProperties = isObject(body) && isObject(body.properties) ? Object.keys(body.properties) : [];
+  return [...Object.keys(properties), ...bodyProperties];
+}
+
+function describeOperation(
+  operation: OperationInfo,
+  boilerplate: ReadonlySet<string>,
+  parameters: readonly string[],
+): string {
   const parts: string[] = [];
   if (operation.summary) parts.push(operation.summary);
-  if (operation.description && operation.description !== operation.summary) parts.push(operation.description);
+  const description =
+    operation.description && dropBoilerplate(operation.description, boilerplate, parameters);
+  if (description && description !== operation.summary) parts.push(description);
   if (parts.length === 0) parts.push(`${operation.method.toUpperCase()} ${operation.path}`);
   const deprecated = operation.deprecated
     ? 'Deprecated: the API may remove this operation; prefer an alternative.'

@@ -3,7 +3,7 @@ import type { SchemaConverter } from './convert-schema.js';
 import type { OperationInfo } from './list-operations.js';
 import { type BodyKind, bodyKind, pickMediaType } from './media-types.js';
 import { parameterSchema } from './plan-parameters.js';
-import { deref, isObject, type Json, type Lookup, resolveLocal } from './resolve-ref.js';
+import { deref, isObject, type Json, type Lookup, resolveLocal, setOwn } from './resolve-ref.js';
 import { propertyDescription } from './trim-text.js';
 
 /** How the request body travels. */
@@ -85,7 +85,7 @@ export function swaggerBodyPlan(
     const converted = converter.convertInline(schema, 'request', deps);
     const description = propertyDescription(field.description);
     if (description) converted.description = description;
-    properties[field.name as string] = converted;
+    setOwn(properties, field.name as string, converted);
     if (field.required === true) required.push(field.name as string);
   }
   const schema: JsonSchema = { type: 'object', properties };

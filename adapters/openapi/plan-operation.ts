@@ -11,7 +11,7 @@ import {
   parameterSchema,
   serialization,
 } from './plan-parameters.js';
-import { isObject, type Json } from './resolve-ref.js';
+import { isObject, type Json, setOwn } from './resolve-ref.js';
 import { propertyDescription } from './trim-text.js';
 
 export type { BodyPlan } from './plan-body.js';
@@ -69,7 +69,7 @@ export function planOperation(
       const description = propertyDescription(parameter.description);
       if (description) converted.description = description;
       if (parameter.deprecated === true) converted.deprecated = true;
-      properties[arg] = converted;
+      setOwn(properties, arg, converted);
       const isRequired = location === 'path' || parameter.required === true;
       if (isRequired) required.push(arg);
       params.push({

@@ -33,7 +33,28 @@ interface Spec {
  * nothing of it is converted.
  */
 export function planOutput(schema: unknown, document: Json, version: SpecVersion): JsonSchema | undefined {
-  const spec: Spec = { document, version };
+  // Big APIs answer with the same components again and again (GitHub: 506 of its 926 response
+  // schemas are a bare `$ref`, to 241 components): each is outlined once per document.
+  const ref = isObject(schema) && typeof schema.$ref === 'string' && Object.keys(schema).length === 1;
+  if (!ref) return outline(schema, { document, version });
+  let outlines = byRef.get(document);
+  if (!outlines) {
+    outlines = new Map();
+    byRef.set(document, outlines);
+  }
+  const key = `${version} ${(schema as Json).$ref}`;
+  if (!outlines.has(key)) outlines.set(key, outline(schema, { document, version }));
+  const outlined = outlines.get(key);
+  // A copy for each tool: what one tool's schema holds is never another's to change.
+  if (!outlined) return undefined;
+  return outlined.properties
+    ? { ...outlined, properties: { ...(outlined.properties as Json) } }
+    : { ...outlined };
+}
+
+const byRef = new WeakMap<Json, Map<string, JsonSchema | undefined>>();
+
+function outline(schema: unknown, spec: Spec): JsonSchema | undefined {
   const parts = conjuncts(schema, spec);
   const type = typeOf(parts, spec);
   if (type?.length !== 1 || type[0] !== 'object') return undefined;

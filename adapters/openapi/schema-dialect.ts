@@ -1,5 +1,5 @@
 import { BridgeError, compileValidator, describeError, type JsonSchema } from '../../src/index.js';
-import { isObject, type Json } from './resolve-ref.js';
+import { isObject, type Json, setOwn } from './resolve-ref.js';
 
 /** What `applyDialect` needs besides the schema: the spec's generation and a way to convert subschemas. */
 export interface DialectContext {
@@ -50,7 +50,7 @@ export function applyDialect(input: Json, out: JsonSchema, context: DialectConte
     for (const [name, value] of Object.entries(input.dependencies)) {
       const key = Array.isArray(value) ? 'dependentRequired' : 'dependentSchemas';
       if (!isObject(out[key])) out[key] = {};
-      (out[key] as Json)[name] = Array.isArray(value) ? value : context.convert(value);
+      setOwn(out[key] as Json, name, Array.isArray(value) ? value : context.convert(value));
     }
   }
   // Drafts 4-2019: `additionalItems` after a tuple is 2020-12's `items` after `prefixItems`.

@@ -11,7 +11,7 @@ const POINTER = /[ \t]*For more (?:information|details)\b[^\n]*?(?:\.["\u201d]?|
 const LINK = /\[([^\]]+)\]\((?:https?:\/\/|\/)[^)\s]*\)/g;
 
 /**
- * `text` within `budget` characters. Markdown links keep their words and lose their URLs: API
+ * `text` within `budget` characters, cut with `...`. Markdown links keep their words and lose their URLs: API
  * docs link every other phrase, and the URLs cost tokens without helping a model call the API.
  * Sentences that only refer the reader to other documentation are left out for the same reason.
  * Empty when nothing is left.
@@ -19,8 +19,10 @@ const LINK = /\[([^\]]+)\]\((?:https?:\/\/|\/)[^)\s]*\)/g;
 export function trimText(text: string, budget: number): string {
   const links = text.includes('](');
   const pointers = text.includes('For more ');
-  if (text.length <= budget && !links && !pointers) return text.trim();
-  let clean = links ? text.replace(LINK, '$1') : text;
+  const typographic = TYPOGRAPHIC.test(text);
+  if (text.length <= budget && !links && !pointers && !typographic) return text.trim();
+  let clean = typographic ? text.replace(TYPOGRAPHIC_ALL, (char) => PLAIN[char] ?? char) : text;
+  if (links) clean = clean.replace(LINK, '$1');
   // Only where a sentence was taken out: the blank lines and spaces it left behind.
   if (pointers)
     clean = clean
@@ -28,8 +30,32 @@ export function trimText(text: string, budget: number): string {
       .replace(/[ \t]+\n/g, '\n')
       .replace(/\n{3,}/g, '\n\n');
   clean = clean.trim();
-  return clean.length <= budget ? clean : `${clean.slice(0, budget - 1).trimEnd()}…`;
+  return clean.length <= budget ? clean : `${clean.slice(0, budget - 3).trimEnd()}...`;
 }
+
+// Typographic punctuation as its ASCII equivalent (and the cut marked `...`, not `…`). The words
+// are the same to a model, and a tools/list with no character above U+00FF stays a one-byte string
+// in V8 from the cache's parse to the pipe: a single `…` or `’` makes the whole 2 MB answer a
+// two-byte string (twice the memory, slower to serialize and to encode as UTF-8). GitHub's list
+// had 249 such characters, 227 of them cut marks.
+const PLAIN: Record<string, string> = {
+  '\u2018': "'",
+  '\u2019': "'",
+  '\u201a': "'",
+  '\u201c': '"',
+  '\u201d': '"',
+  '\u201e': '"',
+  '\u2013': '-',
+  '\u2014': '-',
+  '\u2026': '...',
+  '\u2022': '-',
+  '\u2212': '-',
+  '\u00a0': ' ',
+  '\u2009': ' ',
+  '\u200b': '',
+};
+const TYPOGRAPHIC = /[\u2018\u2019\u201a\u201c\u201d\u201e\u2013\u2014\u2026\u2022\u2212\u00a0\u2009\u200b]/;
+const TYPOGRAPHIC_ALL = new RegExp(TYPOGRAPHIC.source, 'g');
 
 /** A parameter's, body's or property's description within its budget; undefined when nothing is left. */
 export function propertyDescription(text: unknown): string | undefined {

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import type { FlagValues } from '../command.js';
+import { once } from '../once.js';
 
 /**
  * The `server.auth` section of a config file: the same settings as the authentication flags, in
@@ -17,48 +18,52 @@ import type { FlagValues } from '../command.js';
  *     resource: https://mcp.example.com/mcp
  *     scopes: { read: repo:read, write: repo:write, tools: { delete_repo: [admin] } }
  * ```
+ *
+ * Built on first use, like the config file's schemas: see `once`.
  */
-export const authConfigSchema = z
-  .object({
-    mode: z.enum(['none', 'token', 'jwt']).optional().describe('Like --auth.'),
-    tokensEnv: z.string().min(1).optional().describe('Environment variable listing the accepted tokens.'),
-    tokensFile: z
-      .string()
-      .min(1)
-      .optional()
-      .describe('File listing the accepted tokens (relative to the config).'),
-    jwksUrl: z
-      .string()
-      .min(1)
-      .optional()
-      .describe('Where the signing keys of JWT access tokens are published.'),
-    issuer: z.string().min(1).optional().describe('The "iss" JWT access tokens must carry.'),
-    resource: z.string().min(1).optional().describe("This server's public URL (the token audience)."),
-    authorizationServers: z.array(z.string().min(1)).optional().describe('Issuers named in the metadata.'),
-    trustIdentityHeader: z
-      .string()
-      .min(1)
-      .optional()
-      .describe('Like --trust-identity-header: the header an authenticating proxy names the user in.'),
-    trustedProxies: z
-      .array(z.string().min(1))
-      .optional()
-      .describe('Like --trusted-proxy: addresses or networks of the proxies allowed to call.'),
-    scopes: z
-      .object({
-        read: z.string().optional().describe('Scope read-only tools need ("" for none). Default read.'),
-        write: z.string().optional().describe('Scope every other tool needs; implies read. Default write.'),
-        tools: z
-          .record(z.string(), z.array(z.string().min(1)))
-          .optional()
-          .describe('Per-tool scopes, keyed by the served tool name.'),
-      })
-      .strict()
-      .optional(),
-  })
-  .strict();
+export const authConfigSchema = once(() =>
+  z
+    .object({
+      mode: z.enum(['none', 'token', 'jwt']).optional().describe('Like --auth.'),
+      tokensEnv: z.string().min(1).optional().describe('Environment variable listing the accepted tokens.'),
+      tokensFile: z
+        .string()
+        .min(1)
+        .optional()
+        .describe('File listing the accepted tokens (relative to the config).'),
+      jwksUrl: z
+        .string()
+        .min(1)
+        .optional()
+        .describe('Where the signing keys of JWT access tokens are published.'),
+      issuer: z.string().min(1).optional().describe('The "iss" JWT access tokens must carry.'),
+      resource: z.string().min(1).optional().describe("This server's public URL (the token audience)."),
+      authorizationServers: z.array(z.string().min(1)).optional().describe('Issuers named in the metadata.'),
+      trustIdentityHeader: z
+        .string()
+        .min(1)
+        .optional()
+        .describe('Like --trust-identity-header: the header an authenticating proxy names the user in.'),
+      trustedProxies: z
+        .array(z.string().min(1))
+        .optional()
+        .describe('Like --trusted-proxy: addresses or networks of the proxies allowed to call.'),
+      scopes: z
+        .object({
+          read: z.string().optional().describe('Scope read-only tools need ("" for none). Default read.'),
+          write: z.string().optional().describe('Scope every other tool needs; implies read. Default write.'),
+          tools: z
+            .record(z.string(), z.array(z.string().min(1)))
+            .optional()
+            .describe('Per-tool scopes, keyed by the served tool name.'),
+        })
+        .strict()
+        .optional(),
+    })
+    .strict(),
+);
 
-export type AuthConfig = z.infer<typeof authConfigSchema>;
+export type AuthConfig = z.infer<ReturnType<typeof authConfigSchema>>;
 
 /**
  * The config section as flag values, so one function (`authFromFlags`) validates both. Flags given

@@ -3,8 +3,11 @@ import type { RegisteredTool } from '../registry.js';
 
 /**
  * A tool as `tools/list` carries it: the one builder, shared by the server and `bridge inspect`
- * (whose token estimate must count exactly what clients receive). The title goes both at the top
- * level (2025-06-18 and later) and in the annotations (where 2025-03-26 clients read it).
+ * (whose token estimate must count exactly what clients receive). The title goes once, at the top
+ * level: since 2025-06-18 clients display `title` before `annotations.title` (the SDKs'
+ * `getDisplayName`: title → annotations.title → name), so a copy in the annotations only cost bytes
+ * (~60 kB over GitHub's 1,223 tools); a 2025-03-26 client that reads only `annotations.title` shows
+ * the tool's name instead. The annotations keep all four hints.
  */
 export function listEntry(tool: RegisteredTool): Tool {
   const { definition } = tool;
@@ -12,7 +15,7 @@ export function listEntry(tool: RegisteredTool): Tool {
     name: tool.name,
     description: definition.description,
     inputSchema: definition.inputSchema as Tool['inputSchema'],
-    annotations: { ...definition.annotations, ...(definition.title ? { title: definition.title } : {}) },
+    annotations: definition.annotations,
   };
   if (definition.title) entry.title = definition.title;
   if (definition.outputSchema) entry.outputSchema = definition.outputSchema as Tool['outputSchema'];

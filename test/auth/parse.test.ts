@@ -87,7 +87,7 @@ describe('headers and URLs', () => {
 
 describe('the server.auth config section', () => {
   it('maps onto the flags, command-line flags winning, a relative token file resolved', () => {
-    const config = authConfigSchema.parse({
+    const config = authConfigSchema().parse({
       mode: 'token',
       tokensFile: 'tokens.txt',
       scopes: { read: '', tools: { purge: ['admin', 'write'] } },
@@ -100,6 +100,6 @@ describe('the server.auth config section', () => {
       'scope-read': 'r',
       'tool-scope': ['purge=admin,write'],
     });
-    expect(() => authConfigSchema.parse({ tokens: ['inline-secret'] })).toThrow();
+    expect(() => authConfigSchema().parse({ tokens: ['inline-secret'] })).toThrow();
   });
 });

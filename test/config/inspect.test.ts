@@ -79,10 +79,10 @@ describe('bridge inspect', () => {
       args: ['serve', fixture('bridge.config.yaml'), '--no-watch'],
     });
     const { tools } = await client.listTools();
-    // The titled tool carries its title twice (top level and annotations): both count.
-    expect(tools.find((tool) => tool.name === 'pets_createPet')?.annotations).toMatchObject({
-      title: 'Add a pet',
-    });
+    // The titled tool carries its title once, at the top level (not copied into the annotations).
+    const titled = tools.find((tool) => tool.name === 'pets_createPet');
+    expect(titled?.title).toBe('Add a pet');
+    expect(titled?.annotations).not.toHaveProperty('title');
     const served = Object.fromEntries(tools.map((tool) => [tool.name, estimateTokens(tool)]));
     expect(Object.fromEntries(report.tools.map((tool) => [tool.name, tool.tokens]))).toEqual(served);
   });

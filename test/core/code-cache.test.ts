@@ -1,7 +1,7 @@
 // The V8 code cache of the bundled command line (bin/code-cache.ts, bin/run-bundle.ts): the file
 // format's bad inputs, concurrent writers as real processes, and the built executable serving a
 // real v1 client over stdio with no cache, a valid one, a corrupt one and one V8 rejects.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import {
@@ -39,9 +39,14 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const key: CodeCacheKey = {
   bundle: 'a'.repeat(64),
+  file: '3205503:1763952000000000000',
   node: 'v20 x64 linux',
   flags: '[[],""]',
   command: 'openapi',
+};
+const stampOf = (file: string) => {
+  const stat = statSync(file, { bigint: true });
+  return `${stat.size}:${stat.mtimeNs}`;
 };
 const payload = Buffer.from('V8 cached data stands in here'.repeat(100));
 
@@ -165,6 +170,7 @@ describe('the built bridge and its code cache', () => {
     bundle: createHash('sha256')
       .update(readFileSync(distPath('bin/bridge-bundle.js')))
       .digest('hex'),
+    file: stampOf(distPath('bin/bridge-bundle.js')),
     node: `${process.version} ${process.arch} ${process.platform}`,
     flags: JSON.stringify([[], process.env.NODE_OPTIONS ?? '']),
     command: 'openapi',
@@ -227,6 +233,33 @@ describe('the built bridge and its code cache', () => {
     writeCodeCache(file, keyOfBuild(), garbage);
     expect(await serveOnce()).toEqual(['listItems']);
     expect(stored()?.length).toBeGreaterThan(100_000);
+  });
+
+  it('a bundle edited after the build, even to the same length, never runs the old bytecode', () => {
+    // A copy of the built loader and bundle inside dist/, so that its packages still resolve.
+    const copy = mkdtempSync(join(distPath(''), 'code-cache-test-'));
+    try {
+      mkdirSync(join(copy, 'bin'));
+      for (const name of ['bridge.js', 'bridge-bundle.js']) {
+        writeFileSync(join(copy, 'bin', name), readFileSync(distPath(`bin/${name}`)));
+      }
+      // The help goes to stderr.
+      const help = () =>
+        spawnSync(process.execPath, [join(copy, 'bin', 'bridge.js'), '--help'], {
+          env: { ...process.env, BRIDGE_CACHE_DIR: cacheDir },
+          encoding: 'utf8',
+        }).stderr;
+      expect(help()).toContain('serve one source');
+      expect(readdirSync(join(cacheDir, 'code'))).toHaveLength(1);
+      // The same length, so V8's own check of the source (its length) would accept the old data.
+      const bundle = join(copy, 'bin', 'bridge-bundle.js');
+      const edited = readFileSync(bundle, 'latin1').replace('serve one source', 'SERVE ONE SOURCE');
+      writeFileSync(bundle, edited, 'latin1');
+      expect(help()).toContain('SERVE ONE SOURCE');
+      expect(readdirSync(join(cacheDir, 'code'))).toHaveLength(2);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 
   it('BRIDGE_CODE_CACHE=off reads and writes nothing', async () => {

@@ -107,7 +107,21 @@ describe.each(['v1', 'v2'] as const)("GitHub's REST spec with the %s client", (k
     expect(names.size).toBe(tools.length);
     for (const tool of tools) {
       expect(tool.name).toMatch(/^[A-Za-z0-9_.-]{1,64}$/);
-      expect(Object.keys(tool.annotations as object)).toHaveLength(5); // four hints + title
+      // The four hints, and the title once, at the top level: never copied into the annotations.
+      expect(Object.keys(tool.annotations as object).sort()).toEqual([
+        'destructiveHint',
+        'idempotentHint',
+        'openWorldHint',
+        'readOnlyHint',
+      ]);
+      expect(tool.title).toBeTruthy();
+      // No media type notes (the caller cannot choose the Accept header), none of the token-scope
+      // notes repeated across hundreds of operations, and ASCII where the spec had typographic marks.
+      expect(tool.description).not.toMatch(/following custom media types|^- \*\*`application\/vnd/m);
+      expect(tool.description).not.toMatch(
+        /(^|\n)OAuth app tokens and personal access tokens \(classic\) need the `repo` scope to use this endpoint\.($|\n)/,
+      );
+      expect(tool.description).not.toMatch(/[\u2018\u2019\u201c\u201d\u2026]/);
     }
     // The echo upstream is not GitHub, but its answer fits the outline of a repository (a `url`
     // string, no field GitHub's spec types otherwise): structured content the client accepts.

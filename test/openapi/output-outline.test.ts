@@ -72,6 +72,18 @@ describe('output schema outlines', () => {
     expect(compileValidator(outline ?? {})(value).length === 0).toBe(accepted);
   });
 
+  it('outline a component once per document, and give each tool its own copy', () => {
+    const ref = { $ref: '#/components/schemas/Issue' };
+    const first = planOutput(ref, document, 'openapi30');
+    const second = planOutput({ ...ref }, document, 'openapi30');
+    expect(second).toEqual(first);
+    expect(second).not.toBe(first);
+    expect(second?.properties).not.toBe(first?.properties);
+    // Another dialect reads the same component its own way: not taken from the other's outline.
+    expect(planOutput(ref, document, 'openapi31')).toEqual(first);
+    expect(planOutput({ $ref: '#/components/schemas/Missing' }, document, 'openapi30')).toBeUndefined();
+  });
+
   it('only outline objects: arrays, nullable objects and missing schemas get none', () => {
     expect(planOutput(ref('List'), document, 'openapi30')).toBeUndefined();
     expect(planOutput(ref('Nullable'), document, 'openapi30')).toBeUndefined();

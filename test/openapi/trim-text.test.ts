@@ -37,9 +37,19 @@ describe('description budgets', () => {
     const long = 'word '.repeat(400);
     const tool = trimText(long, TOOL_DESCRIPTION_BUDGET);
     expect(tool.length).toBeLessThanOrEqual(TOOL_DESCRIPTION_BUDGET);
-    expect(tool.endsWith('…')).toBe(true);
+    expect(tool.endsWith('...')).toBe(true);
     expect(propertyDescription(long)?.length).toBeLessThanOrEqual(PROPERTY_DESCRIPTION_BUDGET);
     expect(propertyDescription('  short  ')).toBe('short');
     expect(propertyDescription(3)).toBeUndefined();
+  });
+
+  it('write typographic punctuation as ASCII, so a list of ASCII text stays a one-byte string', () => {
+    const text = 'It\u2019s \u201cfast\u201d \u2013 really\u2026 and caf\u00e9 stays.';
+    expect(trimText(text, 500)).toBe('It\'s "fast" - really... and caf\u00e9 stays.');
+    expect(propertyDescription('\u2018a\u2019 \u2014 b')).toBe("'a' - b");
+    // Whatever is left, cut or not, has no character above U+00FF.
+    const cut = trimText(`${'\u201cword\u201d '.repeat(300)}`, TOOL_DESCRIPTION_BUDGET);
+    expect(cut).not.toMatch(/[^\x20-\xff\n]/);
+    expect(cut.length).toBeLessThanOrEqual(TOOL_DESCRIPTION_BUDGET);
   });
 });

@@ -1,0 +1,106 @@
+import type { OperationInfo } from './list-operations.js';
+
+// What a tool description can lose without a model losing anything it can act on: text about
+// choices the bridge does not give the caller, and the API's boilerplate repeated across many
+// operations. Applied to the spec's own operation descriptions, never to an `x-mcp` description.
+
+/** A sentence in the descriptions of at least this many operations is the API's boilerplate. */
+export const BOILERPLATE_OPERATIONS = 10;
+// Shorter sentences ("Example:", "Lists repositories.") are left alone: they cost little, and a
+// short one is more likely to be a real statement that happens to recur.
+const MIN_SENTENCE = 30;
+// Only what reads as a whole sentence (capital first, full stop last; a quote block's `> ` counts):
+// a line break inside a sentence leaves pieces ("[LibSodium](…)." ending "encrypt the value with")
+// that must not go on their own.
+const WHOLE_SENTENCE = /^(?:> )?[A-Z][^\n]*[.!?]["\u201d]?$/;
+// Repeated or not, what a call does beyond its answer (people notified) and how fast it may be
+// called (rate limits) stay: a model deciding whether to make 50 such calls needs both.
+const ABOUT_THE_CALL = /\bnotif|\brate.limit/i;
+// What the credentials need (OAuth scopes, token permissions) is the user's to configure, never
+// the model's to pass: such a sentence goes even when a scope shares a name with an argument
+// (GitHub's "need the `repo` scope" beside a `repo` argument).
+const ABOUT_CREDENTIALS = /\b(?:scopes?|tokens?|permissions?)\b/i;
+
+// "This endpoint supports the following custom media types. …" and the list of media types after
+// it (`- **`application/vnd.github.raw+json`**: Returns …`). The bridge sends the Accept header the
+// spec's success response declares and gives the caller no way to choose another (Accept is not an
+// argument), so these only describe answers the caller can never ask for.
+const MEDIA_TYPES_NOTE =
+  /(?:^|\n)[^\n]*\bfollowing (?:custom )?media types?\b[^\n]*(?:\n\n?[-*+] (?:\*\*)?`[\w.+-]+\/[\w.+-]+`[^\n]*)*/g;
+
+/** Sentences as the descriptions split them: within a line, after `.`, `!` or `?` and a space. */
+function sentencesOf(line: string): string[] {
+  // A scan rather than `split` on a lookbehind: this runs over every line of a spec's descriptions
+  // in a fresh process (GitHub's: ~30 ms with the lookbehind, before the JIT warms up).
+  const sentences: string[] = [];
+  let start = 0;
+  BOUNDARY.lastIndex = 0;
+  for (let match = BOUNDARY.exec(line); match; match = BOUNDARY.exec(line)) {
+    sentences.push(line.slice(start, match.index + 1));
+    start = match.index + match[0].length;
+  }
+  sentences.push(line.slice(start));
+  return sentences;
+}
+const BOUNDARY = /[.!?][ \t]+/g;
+
+/**
+ * The sentences of the operations' descriptions that recur in at least `BOILERPLATE_OPERATIONS`
+ * of them (GitHub's spec: token-scope notes such as "OAuth app tokens and personal access tokens
+ * (classic) need the `repo` scope to use this endpoint.", plan availability, "Anyone with read
+ * access to the repository can use this endpoint."; ~80 kB over its 1,223 tools). Empty for an API
+ * with fewer operations than that.
+ */
+export function repeatedSentences(operations: readonly OperationInfo[]): Set<string> {
+  const repeated = new Set<string>();
+  if (operations.length < BOILERPLATE_OPERATIONS) return repeated;
+  const counts = new Map<string, number>();
+  for (const { description } of operations) {
+    if (!description) continue;
+    const seen = new Set<string>();
+    for (const line of description.split('\n')) {
+      if (line.length < MIN_SENTENCE) continue;
+      for (const sentence of sentencesOf(line.trim())) {
+        if (sentence.length < MIN_SENTENCE || seen.has(sentence)) continue;
+        if (!WHOLE_SENTENCE.test(sentence) || ABOUT_THE_CALL.test(sentence)) continue;
+        seen.add(sentence);
+        const count = (counts.get(sentence) ?? 0) + 1;
+        counts.set(sentence, count);
+        if (count === BOILERPLATE_OPERATIONS) repeated.add(sentence);
+      }
+    }
+  }
+  return repeated;
+}
+
+/**
+ * `description` without its media-type notes and without the `boilerplate` sentences, except a
+ * sentence that names one of `parameters` in backticks (it may say how to call this tool) and is
+ * not about credentials. Lines and
+ * paragraphs left empty go; the rest keeps its layout.
+ */
+export function dropBoilerplate(
+  description: string,
+  boilerplate: ReadonlySet<string>,
+  parameters: readonly string[],
+): string {
+  let text = description.includes('media type')
+    ? description.replace(MEDIA_TYPES_NOTE, '').replace(/\n{3,}/g, '\n\n')
+    : description;
+  // Most descriptions hold none of the (few dozen) sentences: a substring test each, before splitting.
+  if (boilerplate.size > 0 && [...boilerplate].some((sentence) => text.includes(sentence))) {
+    const names = parameters.map((name) => `\`${name}\``);
+    const kept = (sentence: string) =>
+      !boilerplate.has(sentence) ||
+      (!ABOUT_CREDENTIALS.test(sentence) && names.some((name) => sentence.includes(name)));
+    text = text
+      .split('\n')
+      .map((line) => {
+        const sentences = sentencesOf(line.trim());
+        return sentences.every(kept) ? line : sentences.filter(kept).join(' ');
+      })
+      .join('\n')
+      .replace(/\n{3,}/g, '\n\n');
+  }
+  return text.trim();
+}

@@ -1,0 +1,106 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import {
+  BOILERPLATE_OPERATIONS,
+  dropBoilerplate,
+  repeatedSentences,
+} from '../../adapters/openapi/drop-boilerplate.js';
+import type { OperationInfo } from '../../adapters/openapi/list-operations.js';
+import { listOperations } from '../../adapters/openapi/list-operations.js';
+
+const SCOPE =
+  'OAuth app tokens and personal access tokens (classic) need the `repo` scope to use this endpoint.';
+
+function operations(descriptions: string[]): OperationInfo[] {
+  return descriptions.map((description, i) => ({
+    method: 'get',
+    path: `/items/${i}`,
+    tags: [],
+    description,
+    deprecated: false,
+    operation: {},
+    pathParameters: [],
+  }));
+}
+
+describe('boilerplate in tool descriptions', () => {
+  it('drops the custom media types note and its list: the caller cannot choose the Accept header', () => {
+    const text = [
+      'Gets a pull request.',
+      '',
+      'This endpoint supports the following custom media types. For more information, see "[Media types](https://docs.github.com/rest)."',
+      '',
+      '- **`application/vnd.github.raw+json`**: Returns the raw markdown body. This is the default.',
+      '- **`application/vnd.github.html+json`**: Returns HTML rendered from the body.',
+      '',
+      'Pass `state` to filter.',
+    ].join('\n');
+    expect(dropBoilerplate(text, new Set(), [])).toBe('Gets a pull request.\n\nPass `state` to filter.');
+    // Also when the note is not a paragraph of its own.
+    const inline =
+      'Removes a sub-issue.\nThis endpoint supports the following custom media types.\n- **`application/vnd.github.raw+json`**: Raw.';
+    expect(dropBoilerplate(inline, new Set(), [])).toBe('Removes a sub-issue.');
+    // Media types named in other prose stay.
+    const other = 'Returns `application/json` unless the file is binary.';
+    expect(dropBoilerplate(other, new Set(), [])).toBe(other);
+  });
+
+  it('finds whole sentences repeated across many operations, and drops them', () => {
+    const many = Array.from(
+      { length: BOILERPLATE_OPERATIONS },
+      (_, i) => `Lists the items of shelf ${i}.\n\n${SCOPE}`,
+    );
+    const repeated = repeatedSentences(operations(many));
+    expect([...repeated]).toEqual([SCOPE]);
+    expect(dropBoilerplate(many[3] as string, repeated, [])).toBe('Lists the items of shelf 3.');
+    // One operation fewer: not boilerplate.
+    expect(repeatedSentences(operations(many.slice(1))).size).toBe(0);
+  });
+
+  it('keeps a repeated sentence that names an argument, or says what a call does or how fast it may run', () => {
+    const names = 'Use the `per_page` argument to get up to 100 results at once, not more.';
+    const notify = 'This endpoint triggers notifications for everyone watching the repository.';
+    const rate = 'Creating content too quickly using this endpoint may result in secondary rate limiting.';
+    const texts = Array.from(
+      { length: 12 },
+      (_, i) => `Item ${i} of the list.\n\n${names} ${notify} ${rate}`,
+    );
+    const repeated = repeatedSentences(operations(texts));
+    expect(repeated.has(names)).toBe(true);
+    expect(repeated.has(notify) || repeated.has(rate)).toBe(false);
+    expect(dropBoilerplate(texts[0] as string, repeated, ['per_page'])).toBe(texts[0]);
+    expect(dropBoilerplate(texts[0] as string, repeated, ['page'])).toBe(
+      `Item 0 of the list.\n\n${notify} ${rate}`,
+    );
+  });
+
+  it('drops a credentials note even where a scope shares its name with an argument', () => {
+    const texts = Array.from({ length: 12 }, (_, i) => `Deletes workflow run ${i}.\n\n${SCOPE}`);
+    const repeated = repeatedSentences(operations(texts));
+    expect(dropBoilerplate(texts[0] as string, repeated, ['owner', 'repo', 'run_id'])).toBe(
+      'Deletes workflow run 0.',
+    );
+  });
+
+  it('never takes a piece of a sentence that a line break split', () => {
+    // GitHub wraps some descriptions: "…encrypted with\n[LibSodium](…)." must not lose its end.
+    const texts = Array.from(
+      { length: 12 },
+      (_, i) => `Creates secret ${i}, encrypted with\n[LibSodium](https://libsodium.example/doc/bindings).`,
+    );
+    expect(repeatedSentences(operations(texts)).size).toBe(0);
+  });
+
+  it("drops GitHub's scope notes and media type lists, and keeps what says how to call", () => {
+    const spec = createRequire(import.meta.url).resolve('@octokit/openapi/generated/api.github.com.json');
+    const ops = listOperations(JSON.parse(readFileSync(spec, 'utf8')), 'openapi30');
+    const repeated = repeatedSentences(ops);
+    expect(repeated.has(SCOPE)).toBe(true);
+    const pull = ops.find((op) => op.operationId === 'pulls/create') as OperationInfo;
+    const text = dropBoilerplate(pull.description as string, repeated, ['owner', 'repo', 'head', 'base']);
+    expect(text).not.toMatch(/media type|application\/vnd|scope/);
+    expect(text).toContain('you must have write access to the head or the source branch');
+    expect(text).toContain('This endpoint triggers');
+  });
+});
