@@ -78,12 +78,17 @@ export function createServerFactory(setup: ServerSetup): ((context: McpRequestCo
   stdioLane: (send: (message: JSONRPCMessage) => Promise<void>) => StdioLane;
   sessionLane: (session: { server: Server; events: LaneEvents; sessionId: string }) => SessionLane;
 } {
-  const listCache = new WeakMap<ToolRegistry, Tool[]>();
-  const describeTools = (registry: ToolRegistry) => {
-    let tools = listCache.get(registry);
+  // Built once per registry and per place of the title (see `listEntry`).
+  const listCaches = {
+    top: new WeakMap<ToolRegistry, Tool[]>(),
+    annotations: new WeakMap<ToolRegistry, Tool[]>(),
+  };
+  const describeTools = (registry: ToolRegistry, titleIn: 'top' | 'annotations') => {
+    const cache = listCaches[titleIn];
+    let tools = cache.get(registry);
     if (!tools) {
-      tools = registry.tools.map(listEntry);
-      listCache.set(registry, tools);
+      tools = registry.tools.map((tool) => listEntry(tool, titleIn));
+      cache.set(registry, tools);
     }
     return tools;
   };
@@ -121,9 +126,12 @@ export function createServerFactory(setup: ServerSetup): ((context: McpRequestCo
     // Initialize era: roots by a `roots/list` request, kept per connection. (2026-07-28: by `prepareAsking`.)
     const clientRoots = trackClientRoots(server);
 
-    server.setRequestHandler('tools/list', (request) =>
-      listPage('tools', describeTools(setup.registry()), request.params?.cursor),
-    );
+    server.setRequestHandler('tools/list', (request) => {
+      // Before 2025-06-18 a tool had no top-level title: such clients read `annotations.title`.
+      const version = context.era === 'modern' ? undefined : server.getNegotiatedProtocolVersion();
+      const titleIn = version !== undefined && version < '2025-06-18' ? 'annotations' : 'top';
+      return listPage('tools', describeTools(setup.registry(), titleIn), request.params?.cursor);
+    });
 
     const modern = context.era === 'modern';
     const answer = (params: ToolsCallParams, ctx: ServerContext) => {
