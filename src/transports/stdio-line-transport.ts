@@ -19,8 +19,11 @@ export class StdioLineTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
-  /** Sees each message first: `take` returning `true` keeps it from `onmessage` (see `StdioLane`). */
-  interceptor?: { take(message: JSONRPCMessage): boolean; closed(): void };
+  /**
+   * Sees each parsed line first, before it is checked as JSON-RPC: `take` returning `true` keeps
+   * it from `onmessage`, so it must take only what those checks accept (see `StdioLane`).
+   */
+  interceptor?: { take(message: unknown): boolean; closed(): void };
 
   readonly #stdin: NodeJS.ReadableStream;
   readonly #stdout: NodeJS.WritableStream;
@@ -99,13 +102,15 @@ export class StdioLineTransport implements Transport {
       this.#reply(null, -32700, `Parse error: ${(error as Error).message}`);
       return;
     }
+    // The lane checks what it takes more strictly than the schemas below, which cost a plain call
+    // more than the rest of reading it.
+    if (this.interceptor?.take(parsed)) return;
     if (
       isJSONRPCRequest(parsed) ||
       isJSONRPCNotification(parsed) ||
       isJSONRPCResultResponse(parsed) ||
       isJSONRPCErrorResponse(parsed)
     ) {
-      if (this.interceptor?.take(parsed)) return;
       this.onmessage?.(parsed);
       return;
     }
