@@ -68,13 +68,19 @@ export class StdioLineTransport implements Transport {
   readonly #onData = (chunk: Buffer | string) => {
     let data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     for (let newline = data.indexOf(10); newline !== -1; newline = data.indexOf(10)) {
-      this.#take(data.subarray(0, newline));
+      const part = data.subarray(0, newline);
+      data = data.subarray(newline + 1);
+      if (this.#chunks.length === 0 && !this.#discarding && part.length <= MAX_LINE_BYTES) {
+        // The usual case, a whole line within one chunk: decoded in place, without copies.
+        this.#handleLine(part.toString('utf8'));
+        continue;
+      }
+      this.#take(part);
       const line = Buffer.concat(this.#chunks).toString('utf8');
       this.#chunks = [];
       this.#buffered = 0;
       if (this.#discarding) this.#discarding = false;
       else this.#handleLine(line);
-      data = data.subarray(newline + 1);
     }
     this.#take(data);
   };
