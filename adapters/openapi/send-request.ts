@@ -145,7 +145,8 @@ export class HttpSender {
       () => new BridgeError('upstream_failed', `the response body is larger than ${maxBody} bytes`),
     );
     const headers: Record<string, string> = {};
-    for (const [key, value] of Object.entries(answer.headers)) {
+    for (const key in answer.headers) {
+      const value = answer.headers[key];
       if (value !== undefined) headers[key] = Array.isArray(value) ? value.join(', ') : value;
     }
     return {

@@ -98,20 +98,23 @@ export async function answerToolsCall(
   const args = params.arguments ?? {};
   const asking = prepareAsking(ctx, {
     modern: site.modern,
-    ...(site.capabilities ? { capabilities: site.capabilities } : {}),
+    capabilities: site.capabilities,
     settings: askSettings,
     caller: callerOf(ctx),
     tool: tool.name,
     args,
   });
-  const roots = asking.roots ?? site.roots;
+  // Named one by one rather than spreading `setup`: a copy of every setup field per call.
   const call = createCallContext(ctx, {
-    ...setup,
+    log: setup.log,
+    resources: setup.resources,
+    shutdown: setup.shutdown,
+    signIn: setup.signIn,
     toolName: tool.name,
-    ...(roots ? { roots } : {}),
+    roots: asking.roots ?? site.roots,
     ask: asking.ask,
-    ...(site.signalFollowsShutdown ? { signalFollowsShutdown: true } : {}),
-    ...(setup.progressKeepAliveMs === undefined ? {} : { keepAliveMs: setup.progressKeepAliveMs }),
+    signalFollowsShutdown: site.signalFollowsShutdown,
+    keepAliveMs: setup.progressKeepAliveMs,
   });
   let result: ToolResult;
   try {
