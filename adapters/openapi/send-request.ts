@@ -14,7 +14,8 @@ import { STATUS_CODES } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { BridgeError, describeError } from '../../src/index.js';
 import type { HttpRequest } from './build-request.js';
-import { CallStop, readBody } from './call-stop.js';
+import { CallStop } from './call-stop.js';
+import { readBody } from './read-body.js';
 
 /** What came back, body as raw bytes: decoding is the result step's business (binary stays binary). */
 export interface HttpResponse {
