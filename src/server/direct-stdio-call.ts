@@ -57,14 +57,15 @@ export function createStdioLane(
       const method = (message as { method?: unknown } | null)?.method;
       if (method === 'notifications/cancelled' || method === 'notifications/roots/list_changed') {
         if (!isJSONRPCNotification(message)) return false;
-        if (isCancellation(message)) {
+        if (method === 'notifications/roots/list_changed') {
+          // Calls taken here overtake what the SDK has yet to dispatch: the one notification that
+          // changes what a call reads takes effect before any later call, as in the SDK's order.
+          forgetClientRoots(server);
+        } else if (isCancellation(message)) {
           const call = running.get(message.params.requestId);
           if (call) call.cancelled = true;
           call?.controller.abort(message.params.reason);
         }
-        // Calls taken here overtake what the SDK has yet to dispatch: the one notification that
-        // changes what a call reads takes effect before any later call, as in the SDK's order.
-        else forgetClientRoots(server);
         return false;
       }
       if (method !== 'tools/call') return false;
