@@ -46,11 +46,11 @@ export function buildRequest(plan: OperationPlan, args: Record<string, unknown>,
     }
   }
   if (cookies.length > 0) headers.cookie = cookies.join('; ');
-  const basePath = baseUrl.pathname.replace(/\/+$/, '');
+  const base = baseOf(baseUrl);
   const request: HttpRequest = {
     method: plan.method.toUpperCase(),
-    origin: baseUrl.origin,
-    path: `${basePath}${path}${query.length > 0 ? `?${query.join('&')}` : ''}`,
+    origin: base.origin,
+    path: `${base.path}${path}${query.length > 0 ? `?${query.join('&')}` : ''}`,
     headers,
   };
   if (plan.body) {
@@ -64,15 +64,33 @@ export function buildRequest(plan: OperationPlan, args: Record<string, unknown>,
   return request;
 }
 
+// A base URL's origin and path without its trailing slashes, read once per URL: `URL` builds a new
+// string on each read of `origin`.
+const bases = new WeakMap<URL, { origin: string; path: string }>();
+
+function baseOf(url: URL): { origin: string; path: string } {
+  let base = bases.get(url);
+  if (!base) {
+    base = { origin: url.origin, path: url.pathname.replace(/\/+$/, '') };
+    bases.set(url, base);
+  }
+  return base;
+}
+
 function scalar(value: unknown): string {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return JSON.stringify(value);
 }
 
+const UNRESERVED = /^[A-Za-z0-9._~-]+$/;
+const ONLY_DOTS = /^\.+$/;
+
 // Path segments: everything outside the unreserved set is encoded, and a value made only of dots
 // is encoded too, so that `..` can never climb out of the operation's path.
 function encodePathValue(text: string): string {
+  // Only unreserved characters, and not only dots: nothing to encode (most ids and names).
+  if (UNRESERVED.test(text) && !ONLY_DOTS.test(text)) return text;
   const encoded = encodeURIComponent(text).replace(
     /[!'()*]/g,
     (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,

@@ -108,6 +108,8 @@ async function pagedText(
   options: ResultOptions,
   context: ToolContext,
 ): Promise<ToolResult> {
+  // What fits one page is the whole answer, as `pageOutput` would return it, without its awaits.
+  if (text.length <= PAGE_CHARS) return { content: [{ type: 'text', text }] };
   const paged = await pageOutput(text, {
     store: context.resources,
     caller: context.caller,

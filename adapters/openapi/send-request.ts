@@ -14,6 +14,8 @@ import { STATUS_CODES } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { BridgeError, describeError } from '../../src/index.js';
 import type { HttpRequest } from './build-request.js';
+import { CallStop } from './call-stop.js';
+import { readBody } from './read-body.js';
 
 /** What came back, body as raw bytes: decoding is the result step's business (binary stays binary). */
 export interface HttpResponse {
@@ -69,17 +71,17 @@ export class HttpSender {
   async send(request: HttpRequest, options: SendOptions): Promise<HttpResponse> {
     if (request.body instanceof FormData) await encodeMultipart(request);
     // One timer and one listener per call: cheaper than AbortSignal.timeout + AbortSignal.any.
-    const controller = new AbortController();
+    const stop = new CallStop();
     const deadline = { passed: false };
     const timer = setTimeout(() => {
       deadline.passed = true;
-      controller.abort(new Error('timeout'));
+      stop.abort(new Error('timeout'));
     }, options.timeoutMs);
-    const cancel = () => controller.abort(options.signal.reason);
+    const cancel = () => stop.abort(options.signal.reason);
     options.signal.addEventListener('abort', cancel, { once: true });
     if (options.signal.aborted) cancel();
     try {
-      return await this.#attempts(request, options, controller.signal, deadline);
+      return await this.#attempts(request, options, stop, deadline);
     } finally {
       clearTimeout(timer);
       options.signal.removeEventListener('abort', cancel);
@@ -89,7 +91,7 @@ export class HttpSender {
   async #attempts(
     request: HttpRequest,
     options: SendOptions,
-    signal: AbortSignal,
+    signal: CallStop,
     deadline: { passed: boolean },
   ): Promise<HttpResponse> {
     const retries = options.idempotent ? options.retries : 0;
@@ -128,7 +130,7 @@ export class HttpSender {
     if (this.#agent) await (await this.#agent).close();
   }
 
-  async #once(request: HttpRequest, signal: AbortSignal, maxBody: number): Promise<HttpResponse> {
+  async #once(request: HttpRequest, signal: CallStop, maxBody: number): Promise<HttpResponse> {
     const agent = await this.#dispatcher();
     const answer = await agent.request({
       origin: request.origin,
@@ -138,25 +140,21 @@ export class HttpSender {
       body: request.body as Dispatcher.DispatchOptions['body'],
       signal,
     });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of answer.body) {
-      size += (chunk as Buffer).length;
-      if (size > maxBody) {
-        answer.body.destroy();
-        throw new BridgeError('upstream_failed', `the response body is larger than ${maxBody} bytes`);
-      }
-      chunks.push(chunk as Buffer);
-    }
+    const body = await readBody(
+      answer.body,
+      maxBody,
+      () => new BridgeError('upstream_failed', `the response body is larger than ${maxBody} bytes`),
+    );
     const headers: Record<string, string> = {};
-    for (const [key, value] of Object.entries(answer.headers)) {
+    for (const key in answer.headers) {
+      const value = answer.headers[key];
       if (value !== undefined) headers[key] = Array.isArray(value) ? value.join(', ') : value;
     }
     return {
       status: answer.statusCode,
       reason: STATUS_CODES[answer.statusCode] ?? '',
       headers,
-      body: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks),
+      body,
       attempts: 1,
     };
   }
@@ -228,20 +226,20 @@ function retryAfterMs(value: string | undefined): number | undefined {
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+function sleep(ms: number, stop: CallStop): Promise<boolean> {
   return new Promise((resolve) => {
-    if (signal.aborted) {
+    if (stop.aborted) {
       resolve(false);
       return;
     }
     const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
+      stop.off('abort', onAbort);
       resolve(true);
     }, ms);
     const onAbort = () => {
       clearTimeout(timer);
       resolve(false);
     };
-    signal.addEventListener('abort', onAbort, { once: true });
+    stop.once('abort', onAbort);
   });
 }

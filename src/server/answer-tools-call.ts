@@ -33,22 +33,28 @@ export function plainToolsCallParams(params: unknown): ToolsCallParams | undefin
   if (meta !== undefined) {
     if (!isPlainObject(meta)) return undefined;
     const token = meta.progressToken;
-    if (token !== undefined && typeof token !== 'string' && typeof token !== 'number') return undefined;
+    if (token !== undefined && typeof token !== 'string' && !Number.isSafeInteger(token)) return undefined;
   }
   return params as unknown as ToolsCallParams;
 }
 
-/** A whole JSON-RPC `tools/call` request with plain params (see `plainToolsCallParams`). */
+/**
+ * A whole JSON-RPC `tools/call` request with plain params (see `plainToolsCallParams`), of no other
+ * members than the SDK's strict request schema allows.
+ */
 export function plainToolsCall(
   message: unknown,
 ): { id: string | number; params: ToolsCallParams } | undefined {
   if (!isPlainObject(message) || message.jsonrpc !== '2.0' || message.method !== 'tools/call')
     return undefined;
+  for (const key in message) if (!REQUEST_KEYS.has(key)) return undefined;
   const { id } = message;
   if (typeof id !== 'string' && !Number.isSafeInteger(id)) return undefined;
   const params = plainToolsCallParams(message.params);
   return params ? { id: id as string | number, params } : undefined;
 }
+
+const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -61,6 +67,11 @@ export interface ToolsCallSite {
   capabilities?: AskCapabilities;
   /** Initialize era: the connection's roots (2026-07-28: asked through an `input_required` round). */
   roots?: () => Promise<string[] | undefined>;
+  /**
+   * The request's signal is already aborted at shutdown (the stdio lane aborts its calls itself):
+   * it is the call's signal as it is, with no second signal joining it to the server's.
+   */
+  signalFollowsShutdown?: boolean;
   /** The era codec's projection of a result onto the wire (`structuredContent` wrapping, text fallback). */
   project(result: CallToolResult, outputSchema: Record<string, unknown> | undefined): CallToolResult;
 }
@@ -87,19 +98,23 @@ export async function answerToolsCall(
   const args = params.arguments ?? {};
   const asking = prepareAsking(ctx, {
     modern: site.modern,
-    ...(site.capabilities ? { capabilities: site.capabilities } : {}),
+    capabilities: site.capabilities,
     settings: askSettings,
     caller: callerOf(ctx),
     tool: tool.name,
     args,
   });
-  const roots = asking.roots ?? site.roots;
+  // Named one by one rather than spreading `setup`: a copy of every setup field per call.
   const call = createCallContext(ctx, {
-    ...setup,
+    log: setup.log,
+    resources: setup.resources,
+    shutdown: setup.shutdown,
+    signIn: setup.signIn,
     toolName: tool.name,
-    ...(roots ? { roots } : {}),
+    roots: asking.roots ?? site.roots,
     ask: asking.ask,
-    ...(setup.progressKeepAliveMs === undefined ? {} : { keepAliveMs: setup.progressKeepAliveMs }),
+    signalFollowsShutdown: site.signalFollowsShutdown,
+    keepAliveMs: setup.progressKeepAliveMs,
   });
   let result: ToolResult;
   try {

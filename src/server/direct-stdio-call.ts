@@ -1,14 +1,29 @@
-import type { JSONRPCMessage, Server, ServerContext } from '@modelcontextprotocol/server';
+import {
+  isJSONRPCNotification,
+  type JSONRPCMessage,
+  type Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import type { AskSettings } from '../ask/call-asking.js';
 import { forgetClientRoots, trackClientRoots } from '../client-roots.js';
-import { answerToolsCall, isPlainObject, plainToolsCall, type ToolsCallParams } from './answer-tools-call.js';
+import {
+  answerToolsCall,
+  isPlainObject,
+  plainToolsCall,
+  type ToolsCallParams,
+  type ToolsCallSite,
+} from './answer-tools-call.js';
 import type { ServerSetup } from './create-server.js';
 import { errorAnswer } from './direct-call.js';
 
 /** Takes the messages of one stdio connection it answers itself; the rest go on to the SDK. */
 export interface StdioLane {
-  /** `true` when the lane took `message` (the SDK must not see it). */
-  take(server: Server, message: JSONRPCMessage): boolean;
+  /**
+   * Sees each parsed line first, before the transport checks it is JSON-RPC: `true` when the lane
+   * took it (the SDK must not see it). It takes only a request that the SDK's JSON-RPC schema
+   * accepts (its own checks are stricter), and acts on a notification only once that schema does.
+   */
+  take(server: Server, message: unknown): boolean;
   /** The connection closed: calls in flight are aborted, as the SDK aborts its own. */
   closed(): void;
 }
@@ -27,20 +42,33 @@ export function createStdioLane(
   askSettings: AskSettings,
   send: (message: JSONRPCMessage) => Promise<void>,
 ): StdioLane {
-  const running = new Map<string | number, AbortController>();
+  // A call's one signal: aborted by the client's `notifications/cancelled`, by the connection
+  // closing, and at shutdown (followed here once per connection, not joined per call).
+  const running = new Map<string | number, LaneCall>();
+  const shutdown = () => {
+    for (const call of running.values()) call.controller.abort(setup.shutdown.reason);
+  };
+  setup.shutdown.addEventListener('abort', shutdown, { once: true });
+  // What the server's connection fixes at `initialize`, made once rather than per call.
+  let connection: { server: Server; site: Omit<ToolsCallSite, 'roots'>; roots: Roots } | undefined;
 
   return {
     take(server, message) {
-      if (isCancellation(message)) {
-        running.get(message.params.requestId)?.abort(message.params.reason);
+      const method = (message as { method?: unknown } | null)?.method;
+      if (method === 'notifications/cancelled' || method === 'notifications/roots/list_changed') {
+        if (!isJSONRPCNotification(message)) return false;
+        if (method === 'notifications/roots/list_changed') {
+          // Calls taken here overtake what the SDK has yet to dispatch: the one notification that
+          // changes what a call reads takes effect before any later call, as in the SDK's order.
+          forgetClientRoots(server);
+        } else if (isCancellation(message)) {
+          const call = running.get(message.params.requestId);
+          if (call) call.cancelled = true;
+          call?.controller.abort(message.params.reason);
+        }
         return false;
       }
-      // Calls taken here overtake what the SDK has yet to dispatch: the one notification that
-      // changes what a call reads takes effect before any later call, as in the SDK's order.
-      if ((message as { method?: unknown }).method === 'notifications/roots/list_changed') {
-        forgetClientRoots(server);
-        return false;
-      }
+      if (method !== 'tools/call') return false;
       const call = plainToolsCall(message);
       // Before `initialize` the SDK answers (the era and the client are not known yet). A `_meta`
       // of more than a progress token is the SDK's to read.
@@ -49,33 +77,65 @@ export function createStdioLane(
       const tool = setup.registry().get(call.params.name);
       if (!tool || (tool.definition.taskSupport ?? 'forbidden') !== 'forbidden') return false;
 
+      if (connection?.server !== server) {
+        connection = {
+          server,
+          site: {
+            modern: false,
+            capabilities: server.getClientCapabilities() ?? {},
+            project: (result, outputSchema) => server.projectCallToolResult(result, outputSchema),
+            signalFollowsShutdown: true,
+          },
+          roots: trackClientRoots(server),
+        };
+      }
       const controller = new AbortController();
-      running.set(call.id, controller);
+      if (setup.shutdown.aborted) controller.abort(setup.shutdown.reason);
+      const entry: LaneCall = { controller, cancelled: false };
+      running.set(call.id, entry);
       const ctx = stdioContext(server, call, controller.signal);
-      const clientRoots = trackClientRoots(server);
-      const site = {
-        modern: false,
-        capabilities: server.getClientCapabilities() ?? {},
-        roots: () => clientRoots(ctx),
-        project: server.projectCallToolResult.bind(server),
-      };
-      answerToolsCall(call.params, ctx, setup, askSettings, site)
-        .then(
-          (result) => ({ result, jsonrpc: '2.0', id: call.id }),
-          (error) => errorAnswer(call.id, error).message,
-        )
-        // A cancelled call gets no answer, as the SDK does it.
-        .then((answer) => (controller.signal.aborted ? undefined : send(answer as JSONRPCMessage)))
-        .catch(() => {})
-        .finally(() => running.delete(call.id));
+      const roots = connection.roots;
+      const site = { ...connection.site, roots: () => roots(ctx) };
+      void answer(call, ctx, site, entry);
       return true;
     },
     closed() {
-      for (const controller of running.values()) controller.abort(new Error('The connection closed.'));
+      setup.shutdown.removeEventListener('abort', shutdown);
+      for (const call of running.values()) {
+        call.cancelled = true;
+        call.controller.abort(new Error('The connection closed.'));
+      }
       running.clear();
     },
   };
+
+  async function answer(
+    call: { id: string | number; params: ToolsCallParams },
+    ctx: ServerContext,
+    site: ToolsCallSite,
+    entry: LaneCall,
+  ): Promise<void> {
+    let message: JSONRPCMessage;
+    try {
+      const result = await answerToolsCall(call.params, ctx, setup, askSettings, site);
+      message = { result, jsonrpc: '2.0', id: call.id } as JSONRPCMessage;
+    } catch (error) {
+      message = errorAnswer(call.id, error).message as JSONRPCMessage;
+    }
+    if (running.get(call.id) === entry) running.delete(call.id);
+    // A call the client cancelled gets no answer, as the SDK does it; one stopped by shutdown does.
+    if (entry.cancelled) return;
+    await send(message).catch(() => {});
+  }
 }
+
+interface LaneCall {
+  controller: AbortController;
+  /** Cancelled by the client, or its connection closed: nothing is sent. */
+  cancelled: boolean;
+}
+
+type Roots = (ctx: ServerContext) => Promise<string[] | undefined>;
 
 function isCancellation(
   message: unknown,

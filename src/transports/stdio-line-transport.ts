@@ -19,8 +19,11 @@ export class StdioLineTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
-  /** Sees each message first: `take` returning `true` keeps it from `onmessage` (see `StdioLane`). */
-  interceptor?: { take(message: JSONRPCMessage): boolean; closed(): void };
+  /**
+   * Sees each parsed line first, before it is checked as JSON-RPC: `take` returning `true` keeps
+   * it from `onmessage`, so it must take only what those checks accept (see `StdioLane`).
+   */
+  interceptor?: { take(message: unknown): boolean; closed(): void };
 
   readonly #stdin: NodeJS.ReadableStream;
   readonly #stdout: NodeJS.WritableStream;
@@ -65,13 +68,19 @@ export class StdioLineTransport implements Transport {
   readonly #onData = (chunk: Buffer | string) => {
     let data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     for (let newline = data.indexOf(10); newline !== -1; newline = data.indexOf(10)) {
-      this.#take(data.subarray(0, newline));
+      const part = data.subarray(0, newline);
+      data = data.subarray(newline + 1);
+      if (this.#chunks.length === 0 && !this.#discarding && part.length <= MAX_LINE_BYTES) {
+        // The usual case, a whole line within one chunk: decoded in place, without copies.
+        this.#handleLine(part.toString('utf8'));
+        continue;
+      }
+      this.#take(part);
       const line = Buffer.concat(this.#chunks).toString('utf8');
       this.#chunks = [];
       this.#buffered = 0;
       if (this.#discarding) this.#discarding = false;
       else this.#handleLine(line);
-      data = data.subarray(newline + 1);
     }
     this.#take(data);
   };
@@ -99,13 +108,15 @@ export class StdioLineTransport implements Transport {
       this.#reply(null, -32700, `Parse error: ${(error as Error).message}`);
       return;
     }
+    // The lane checks what it takes more strictly than the schemas below, which cost a plain call
+    // more than the rest of reading it.
+    if (this.interceptor?.take(parsed)) return;
     if (
       isJSONRPCRequest(parsed) ||
       isJSONRPCNotification(parsed) ||
       isJSONRPCResultResponse(parsed) ||
       isJSONRPCErrorResponse(parsed)
     ) {
-      if (this.interceptor?.take(parsed)) return;
       this.onmessage?.(parsed);
       return;
     }

@@ -57,6 +57,18 @@ class RawClient {
     this.#child.stdin?.write(`${JSON.stringify(message)}\n`);
   }
 
+  /** Sends `message` as it is and waits for the answer to its id. */
+  raw(message: Record<string, unknown> & { id: string | number }) {
+    return new Promise<Record<string, unknown>>((resolve) => {
+      this.#waiting.set(message.id, resolve);
+      this.send(message);
+    });
+  }
+
+  get child(): ChildProcess {
+    return this.#child;
+  }
+
   request(method: string, params: Record<string, unknown>, id: string | number = this.#next++) {
     this.seen.set(id, []);
     this.#current = id;
@@ -164,5 +176,50 @@ describe('the stdio lane answers exactly what the SDK answers', () => {
     // Still serving, and the cancelled call never answered (the ping's answer comes after it would have).
     expect(await echo.request('ping', {})).toMatchObject({ result: {} });
     expect(answered).toBe(false);
+  });
+
+  // The lane reads each line before the transport's JSON-RPC checks: it must take nothing they refuse.
+  it.each([
+    ['a member the request schema does not have', { extra: 1 }, {}],
+    ['a progress token that is not an integer', {}, { _meta: { progressToken: 1.5 } }],
+  ])('a call with %s is refused as the SDK refuses it', async (_label, top, params) => {
+    const answer = await echo.raw({
+      jsonrpc: '2.0',
+      id: `bad-${Math.random()}`,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: 'hi' }, ...params },
+      ...top,
+    });
+    expect(answer.error).toMatchObject({ code: -32600 });
+    expect(await echo.request('ping', {})).toMatchObject({ result: {} });
+  });
+
+  it('a cancellation the notification schema refuses aborts nothing', async () => {
+    const marker = join(dir, 'not-cancelled');
+    const call = echo.request('tools/call', { name: 'wait_for_abort', arguments: { marker } }, 'kept');
+    for (let i = 0; i < 200 && !existsSync(`${marker}.started`); i++)
+      await new Promise((r) => setTimeout(r, 10));
+    const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'kept' } };
+    echo.send({ ...cancel, extra: 1 });
+    // Read after the refused notification: by its answer, that one was dealt with.
+    expect(await echo.request('ping', {})).toMatchObject({ result: {} });
+    expect(existsSync(marker)).toBe(false);
+    echo.send(cancel);
+    for (let i = 0; i < 200 && !existsSync(marker); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(readFileSync(marker, 'utf8')).toBe('aborted');
+    void call;
+  });
+
+  it('shutdown (SIGTERM) aborts a call the lane took, and the bridge exits', async () => {
+    const client = new RawClient(distPath('test/servers/echo-server.js'));
+    await client.initialize({});
+    const marker = join(dir, 'sigterm');
+    void client.request('tools/call', { name: 'wait_for_abort', arguments: { marker } });
+    for (let i = 0; i < 200 && !existsSync(`${marker}.started`); i++)
+      await new Promise((r) => setTimeout(r, 10));
+    const exited = new Promise((resolve) => client.child.once('exit', resolve));
+    client.child.kill('SIGTERM');
+    await exited;
+    expect(readFileSync(marker, 'utf8')).toBe('aborted');
   });
 });

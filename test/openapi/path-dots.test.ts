@@ -36,3 +36,38 @@ describe('path parameters made of dots', () => {
     expect(pathOf(param, value)).toBe(path);
   });
 });
+
+// Simple-style values: unreserved characters go as they are, everything else is percent-encoded,
+// and a value of only dots is encoded whole.
+describe('simple path values', () => {
+  const simple: ParamPlan = { ...label(false), style: 'simple' };
+  it.each([
+    ['a.b~c_d-E9', '/v1/items/a.b~c_d-E9/owner'],
+    ['..', '/v1/items/%2E%2E/owner'],
+    ['.', '/v1/items/%2E/owner'],
+    ['a/../b', '/v1/items/a%2F..%2Fb/owner'],
+    ["it's (x)*!", '/v1/items/it%27s%20%28x%29%2A%21/owner'],
+    ['é?#', '/v1/items/%C3%A9%3F%23/owner'],
+    ['', '/v1/items//owner'],
+  ])('%j', (value, path) => {
+    expect(pathOf(simple, value)).toBe(path);
+  });
+
+  it('keeps the base URL path, without its trailing slashes, on every call', () => {
+    const base = new URL('http://api.test/v1//');
+    const plan = {
+      method: 'get' as const,
+      path: '/items/{id}',
+      params: [simple],
+      security: [],
+      accept: '*/*',
+    };
+    const first = buildRequest(plan, { id: '1' }, base);
+    const second = buildRequest(plan, { id: '2' }, base);
+    expect([first.origin, first.path, second.path]).toEqual([
+      'http://api.test',
+      '/v1/items/1',
+      '/v1/items/2',
+    ]);
+  });
+});
