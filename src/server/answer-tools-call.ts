@@ -56,6 +56,18 @@ export function plainToolsCall(
 
 const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 
+/** A `notifications/cancelled` naming a request: what aborts a call a lane took. */
+export function isCancellation(
+  message: unknown,
+): message is { params: { requestId: string | number; reason?: string } } {
+  if (!isPlainObject(message) || message.method !== 'notifications/cancelled' || 'id' in message)
+    return false;
+  const params = message.params;
+  return (
+    isPlainObject(params) && (typeof params.requestId === 'string' || typeof params.requestId === 'number')
+  );
+}
+
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,7 +1,13 @@
 import type { AuthInfo, JSONRPCMessage, Server, ServerContext } from '@modelcontextprotocol/server';
 import type { AskSettings } from '../ask/call-asking.js';
 import { trackClientRoots } from '../client-roots.js';
-import { answerToolsCall, isPlainObject, plainToolsCall, type ToolsCallParams } from './answer-tools-call.js';
+import {
+  answerToolsCall,
+  isCancellation,
+  isPlainObject,
+  plainToolsCall,
+  type ToolsCallParams,
+} from './answer-tools-call.js';
 import type { ServerSetup } from './create-server.js';
 import { errorAnswer, type JsonAnswer } from './direct-call.js';
 
@@ -139,6 +145,9 @@ export function createSessionLane(
       capabilities: server.getClientCapabilities() ?? {},
       roots: () => clientRoots(ctx),
       project,
+      // Shutdown closes every session, which aborts the calls taken here (`closed`): the call's
+      // own signal is enough, with no second one joined to the server's.
+      signalFollowsShutdown: true,
     };
     answerToolsCall(params, ctx, setup, askSettings, site)
       .then(
@@ -334,16 +343,4 @@ function startKeepAlive(running: Map<string | number, LaneCall>): NodeJS.Timeout
 function stopTimer(timer: NodeJS.Timeout | undefined): undefined {
   clearInterval(timer);
   return undefined;
-}
-
-/** A `notifications/cancelled` naming a request. */
-export function isCancellation(
-  message: unknown,
-): message is { params: { requestId: string | number; reason?: string } } {
-  if (!isPlainObject(message) || message.method !== 'notifications/cancelled' || 'id' in message)
-    return false;
-  const params = message.params;
-  return (
-    isPlainObject(params) && (typeof params.requestId === 'string' || typeof params.requestId === 'number')
-  );
 }

@@ -8,7 +8,7 @@ import type { AskSettings } from '../ask/call-asking.js';
 import { forgetClientRoots, trackClientRoots } from '../client-roots.js';
 import {
   answerToolsCall,
-  isPlainObject,
+  isCancellation,
   plainToolsCall,
   type ToolsCallParams,
   type ToolsCallSite,
@@ -136,17 +136,6 @@ interface LaneCall {
 }
 
 type Roots = (ctx: ServerContext) => Promise<string[] | undefined>;
-
-function isCancellation(
-  message: unknown,
-): message is { params: { requestId: string | number; reason?: string } } {
-  if (!isPlainObject(message) || message.method !== 'notifications/cancelled' || 'id' in message)
-    return false;
-  const params = message.params;
-  return (
-    isPlainObject(params) && (typeof params.requestId === 'string' || typeof params.requestId === 'number')
-  );
-}
 
 /**
  * The request context the call path reads (see `answerToolsCall`), as the SDK builds it for an

@@ -6,13 +6,9 @@ import {
 } from '@modelcontextprotocol/server';
 import { ANONYMOUS_CALLER, callerOfAuth } from '../caller.js';
 import type { Logger } from '../logger.js';
+import { isCancellation } from '../server/answer-tools-call.js';
 import type { JsonAnswer } from '../server/direct-call.js';
-import {
-  type EventStreamAnswer,
-  isCancellation,
-  type LaneEvents,
-  type SessionLane,
-} from '../server/direct-session-call.js';
+import type { EventStreamAnswer, LaneEvents, SessionLane } from '../server/direct-session-call.js';
 import { requestsIn } from './call-limits.js';
 import type { Admission } from './http-handler.js';
 import { jsonRpcErrorResponse } from './json-rpc-response.js';
