@@ -129,7 +129,10 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
     ...(options.tasks || shared
       ? { tasks: { ...options.tasks, ...(shared ? { store: shared.tasks } : {}) } }
       : {}),
-    ...(options.ask ? { ask: options.ask } : {}),
+    // Behind one endpoint, a request state opened by any instance is refused by every other one.
+    ...(options.ask || shared
+      ? { ask: { ...options.ask, ...(shared ? { claims: shared.requestStates } : {}) } }
+      : {}),
     ...(options.progressKeepAliveMs === undefined
       ? {}
       : { progressKeepAliveMs: options.progressKeepAliveMs }),

@@ -31,6 +31,12 @@ export interface CallAsking {
   /** 2026-07-28 only: the client's `file://` roots through an `input_required` round, when it offers roots. */
   roots?: () => Promise<string[] | undefined>;
   /**
+   * 2026-07-28, a retry: settles once the shared store recorded its request state as used, and
+   * rejects (the era's JSON-RPC error) when another instance used it already. Await it before the
+   * call runs anything.
+   */
+  ready?: Promise<void>;
+  /**
    * What the call answers once the tool returned or threw: `undefined` to send the tool's result
    * (or rethrow its error). Throws the era's JSON-RPC error for a refused question.
    */
@@ -73,12 +79,17 @@ export function prepareAsking(
   };
   const wire = ctx.mcpReq.requestState();
   let prior: RoundState | undefined;
+  let ready: Promise<void> | undefined;
   if (wire !== undefined) {
     try {
       prior = keeper.open(String(wire), bind());
     } catch (error) {
       throw modernError(error);
     }
+    // Other instances behind the endpoint must not have opened it either (the shared store).
+    ready = keeper.claim(prior).catch((error: unknown) => {
+      throw modernError(error);
+    });
   }
   const round = new InputRound({
     capabilities: (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[
@@ -89,6 +100,7 @@ export function prepareAsking(
     ...(ctx.mcpReq.inputResponses ? { responses: ctx.mcpReq.inputResponses } : {}),
   });
   return {
+    ...(ready ? { ready } : {}),
     ask: () => round.ask,
     roots: () => fileRootsThrough(round.ask),
     settle(outcome) {

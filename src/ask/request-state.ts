@@ -27,6 +27,17 @@ export interface RequestStateOptions {
   ttlMs?: number;
   /** How many used state ids are remembered to refuse replays (oldest forgotten first). Default 100,000. */
   maxRemembered?: number;
+  /** Where every instance behind one endpoint records the states it opened (the shared store). */
+  claims?: StateClaims;
+}
+
+/**
+ * The used request states of every instance behind one endpoint, so that a state replayed to
+ * another instance than the one that opened it is refused too.
+ */
+export interface StateClaims {
+  /** Records state `id` as used until `expiresAt` (ms since the epoch): `false` when it already was. */
+  claim(id: string, expiresAt: number): Promise<boolean>;
 }
 
 const PREFIX = 'b1.';
@@ -35,13 +46,15 @@ const PREFIX = 'b1.';
  * Seals and opens the `requestState` of 2026-07-28 `input_required` rounds. The state is signed
  * (HMAC-SHA256), not encrypted: it holds only what the client itself answered, never a secret.
  * Each state opens once: a replayed state is refused, so a confirmed call cannot be run twice
- * from one confirmation. Replays are remembered per process; with several instances behind a load
- * balancer, give them one key (`key`) and accept that a replay to another instance is not seen.
+ * from one confirmation. Replays are remembered per process and, with `claims` (the shared store
+ * of several instances behind a load balancer, which also share one `key`), by all of them:
+ * `claim` must then settle before the call runs.
  */
 export class RequestStateKeeper {
   readonly #key: Buffer;
   readonly #ttlMs: number;
   readonly #maxRemembered: number;
+  readonly #claims: StateClaims | undefined;
   /** Used state ids → their expiry; insertion order is age order. */
   readonly #used = new Map<string, number>();
 
@@ -53,6 +66,18 @@ export class RequestStateKeeper {
     this.#key = key;
     this.#ttlMs = options.ttlMs ?? 10 * 60_000;
     this.#maxRemembered = options.maxRemembered ?? 100_000;
+    this.#claims = options.claims;
+  }
+
+  /**
+   * Records an opened state as used by every instance (see `claims`); resolves at once without
+   * them. Rejects with `InvalidRequestStateError` when another instance opened it already.
+   */
+  async claim(state: RoundState): Promise<void> {
+    if (!this.#claims) return;
+    if (!(await this.#claims.claim(state.id, state.exp))) {
+      throw refused('it was already used, through another instance (a request state answers one retry only)');
+    }
   }
 
   /** The binding digest of one call: caller, tool and canonical arguments. */

@@ -116,6 +116,7 @@ export async function answerToolsCall(
     tool: tool.name,
     args,
   });
+  if (asking.ready) await asking.ready;
   // Named one by one rather than spreading `setup`: a copy of every setup field per call.
   const call = createCallContext(ctx, {
     log: setup.log,

@@ -7,7 +7,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server';
 import type { AskSettings } from '../ask/call-asking.js';
-import { RequestStateKeeper } from '../ask/request-state.js';
+import { RequestStateKeeper, type StateClaims } from '../ask/request-state.js';
 import type { Catalog } from '../catalog.js';
 import { trackClientRoots } from '../client-roots.js';
 import type { Logger } from '../logger.js';
@@ -66,6 +66,8 @@ export interface AskOptions {
   stateKey?: string;
   /** How long an initialize-era question waits for the client's answer. Default 5 minutes. */
   timeoutMs?: number;
+  /** The used request states of every instance behind the endpoint (the shared store's). */
+  claims?: StateClaims;
 }
 
 /**
@@ -95,7 +97,10 @@ export function createServerFactory(setup: ServerSetup): ((context: McpRequestCo
 
   // One keeper per factory: a round's state must open on the instance that serves the retry.
   const askSettings: AskSettings = {
-    keeper: new RequestStateKeeper(setup.ask?.stateKey === undefined ? {} : { key: setup.ask.stateKey }),
+    keeper: new RequestStateKeeper({
+      ...(setup.ask?.stateKey === undefined ? {} : { key: setup.ask.stateKey }),
+      ...(setup.ask?.claims ? { claims: setup.ask.claims } : {}),
+    }),
     ...(setup.ask?.timeoutMs === undefined ? {} : { timeoutMs: setup.ask.timeoutMs }),
   };
 

@@ -57,6 +57,7 @@ export function promptHandlers(
         args,
         legacyInterrupt: 'error',
       });
+      if (asking.ready) await asking.ready;
       context.ask = asking.ask(context.signal);
       let result: GetPromptResult;
       try {

@@ -1,12 +1,15 @@
 import type { Logger } from '../logger.js';
 import { connectRedis, parseStoreUrl } from './redis-connection.js';
 import { RedisResourceStore, type RedisResourceStoreOptions } from './redis-resource-store.js';
+import { RedisStateClaims } from './redis-state-claims.js';
 import { RedisTaskStore, type RedisTaskStoreOptions } from './redis-task-store.js';
 
 /** The stores several bridge instances share: paged outputs and tasks. */
 export interface SharedStores {
   resources: RedisResourceStore;
   tasks: RedisTaskStore;
+  /** The 2026-07-28 request states any instance opened: a replay to another instance is refused. */
+  requestStates: RedisStateClaims;
   /** Where they live, for logs (no credentials). */
   label: string;
   /** Fails this instance's unfinished tasks, leaves the instance set and disconnects. */
@@ -39,6 +42,7 @@ export async function openStores(
     return {
       resources,
       tasks,
+      requestStates: new RedisStateClaims(redis),
       label: address.label,
       async close() {
         await tasks.close();

@@ -41,6 +41,7 @@ async function gatherMissing(
     tool: target.tool.name,
     args: target.args,
   });
+  if (asking.ready) await asking.ready;
   try {
     // The bridge's log: a schema that does not compile is warned about once, whichever path compiles it.
     const completed = await target.registry.askMissing(

@@ -70,6 +70,30 @@ describe.skipIf(MISSING_BINARIES)('question rounds across instances on one store
     ).toHaveLength(1);
   });
 
+  it('refuses a confirmation replayed to another instance: the call runs once', async () => {
+    await using a = await instance({ BRIDGE_STATE_KEY: KEY });
+    await using b = await instance({ BRIDGE_STATE_KEY: KEY });
+    const first = await deleteItem(a, 'once');
+    const round = first.json?.result as Record<string, unknown>;
+    const [key] = Object.keys(round.inputRequests as object);
+    const retry = {
+      requestState: round.requestState,
+      inputResponses: { [key as string]: { action: 'accept', content: { confirm: true } } },
+    };
+    const answered = await deleteItem(b, 'once', retry);
+    expect(answered.json?.result?.isError).toBeFalsy();
+    // The same state and answer again, to the instance that did not open it: refused there too.
+    const replayed = await deleteItem(a, 'once', retry);
+    expect(replayed.json?.error?.code).toBe(-32602);
+    expect(replayed.json?.error?.message).toContain('already used');
+    const again = await deleteItem(b, 'once', retry);
+    expect(again.json?.error?.code).toBe(-32602);
+    // The world: the upstream saw one DELETE.
+    expect(
+      upstream.requests.filter((seen) => seen.method === 'DELETE' && seen.url.endsWith('/once')),
+    ).toHaveLength(1);
+  });
+
   it('refuses the answer on another instance without a shared key, runs nothing, and says why at start', async () => {
     await using a = await instance({});
     await using b = await instance({});
