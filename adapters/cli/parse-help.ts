@@ -32,6 +32,9 @@ export function parseHelpOptions(text: string): OptionSpec[] {
       index++;
     }
     const option = parseHeader(match.header, description.filter(Boolean).join(' '));
+    // yargs' type column says what the schema's type and enum say already: kept for the parse
+    // above, left out of what the model reads (with the spaces that aligned it).
+    if (option?.description) option.description = withoutYargsTypeTags(option.description);
     if (!option || seen.has(option.name) || isIgnored(option)) continue;
     seen.add(option.name);
     options.push(option);
@@ -154,6 +157,15 @@ function kindOf(
   if (NUMBER_WORDS.test(bare) || /^-?\d+\.\d+$/.test(placeholder)) return { kind: 'number' };
   if (/^-?\d+$/.test(placeholder) || INTEGER_WORDS.test(bare)) return { kind: 'integer' };
   return { kind: 'string' };
+}
+
+/** A description without yargs' `[string]`, `[number]`, `[boolean]`, `[array]`, `[count]` and `[choices: …]`. */
+function withoutYargsTypeTags(description: string): string {
+  const stripped = description
+    .replace(/\[(?:string|number|boolean|array|count)\]|\[choices: [^\]]*\]/g, '')
+    .replace(/\s{2,}/g, ' ')
+    .trim();
+  return stripped === '' ? description : stripped;
 }
 
 /** The type yargs tags an option's description with. */
