@@ -46,7 +46,10 @@ function ajv(): Ajv2020 {
  * compile; callers compile lazily, on a tool's first call, so one bad schema costs nothing up front.
  */
 export function compileValidator(schema: JsonSchema): ArgumentValidator {
-  if (namesProto(schema)) return withProtoKeys(schema);
+  return namesProto(schema) ? withProtoKeys(schema) : compilePlain(schema);
+}
+
+function compilePlain(schema: JsonSchema): ArgumentValidator {
   const validate: ValidateFunction = ajv().compile(schema);
   return (args) => {
     if (validate(args)) return [];
@@ -59,9 +62,10 @@ export function compileValidator(schema: JsonSchema): ArgumentValidator {
   };
 }
 
-// A schema naming a `__proto__` property, which Ajv would never accept: see proto-key.ts.
+// A schema naming a `__proto__` property, which Ajv would never accept: see proto-key.ts. Compiled
+// plain once spelled: `"__proto__"` left as data (an `enum` value, a description) must not recurse.
 function withProtoKeys(schema: JsonSchema): ArgumentValidator {
-  const check = compileValidator(spellProtoKeys(schema) as JsonSchema);
+  const check = compilePlain(spellProtoKeys(schema) as JsonSchema);
   const unspell = (text: string) => text.replaceAll(PROTO_STAND_IN, '__proto__');
   return (args) => {
     renameKeys(args, '__proto__', PROTO_STAND_IN);

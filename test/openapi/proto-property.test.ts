@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compileValidator } from '../../src/validate-arguments.js';
 import { BRIDGE_BIN } from '../helpers/start-bridge.js';
 import { startUpstream, type Upstream } from './helpers/upstream.js';
 
@@ -143,5 +144,15 @@ describe('a property named __proto__', () => {
     expect(wrong.isError).toBe(true);
     expect(upstream.requests.length).toBe(sent);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('compiles when "__proto__" is also data (an enum value), not only a name', () => {
+    // The stand-in spelling leaves data as written: compiling it must not loop back on itself.
+    const validate = compileValidator({
+      type: 'object',
+      properties: { kind: { type: 'string', enum: ['__proto__', 'plain'] } },
+    });
+    expect(validate({ kind: '__proto__' })).toEqual([]);
+    expect(validate({ kind: 'other' })).toHaveLength(1);
   });
 });
