@@ -125,10 +125,10 @@ export class LegacySessions {
           : lane.resume(request));
       if (direct) return direct;
       if (!release) return session.transport.handleRequest(request, options);
-      session.calls.track(calls, release);
+      const refused = session.calls.track(calls, release);
       const response = await session.transport.handleRequest(request, options);
       // Only a stream carries answers; a refusal (or a 202) answers none of them.
-      if (!response.headers.get('content-type')?.startsWith('text/event-stream')) session.calls.forget(calls);
+      if (!response.headers.get('content-type')?.startsWith('text/event-stream')) refused();
       return response;
     }
     if (request.method !== 'POST') {

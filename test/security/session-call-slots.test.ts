@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SessionCalls } from '../../src/transports/session-calls.js';
 import { RawSession } from '../helpers/raw-session.js';
 import { distPath, type HttpBridge, startHttpBridge } from '../helpers/start-bridge.js';
 
@@ -95,5 +96,31 @@ describe('session calls whose client hung up keep their call slots until they en
     await next.open({});
     await accepted(next);
     await next.close();
+  });
+});
+
+describe('a reused request id never keeps call slots past its session', () => {
+  it('each answer settles the oldest call of its id, and closing releases the rest', () => {
+    const calls = new SessionCalls();
+    const released: string[] = [];
+    // One batch naming an id twice, then another call reusing it while the first run.
+    calls.track(['a', 'a'], () => released.push('batch'));
+    calls.track(['a'], () => released.push('later'));
+    calls.answered('a');
+    calls.answered('a');
+    expect(released).toEqual(['batch']);
+    calls.answered('a');
+    expect(released).toEqual(['batch', 'later']);
+
+    const refused = calls.track(['b'], () => released.push('refused'));
+    calls.track(['b'], () => released.push('running'));
+    calls.track(['c'], () => released.push('open'));
+    refused();
+    // The refused call's entry is gone: the answer to `b` settles the call still running.
+    calls.answered('b');
+    expect(released).toEqual(['batch', 'later', 'refused', 'running']);
+    calls.forget();
+    calls.forget();
+    expect(released).toEqual(['batch', 'later', 'refused', 'running', 'open']);
   });
 });
