@@ -43,12 +43,24 @@ function walkPointer(document: Json, ref: string): unknown {
   if (path === '') return document;
   let current: unknown = document;
   for (const raw of path.slice(1).split('/')) {
-    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    const key = decodeSegment(raw);
+    if (key === undefined) return undefined;
     if (Array.isArray(current)) current = current[Number(key)];
-    else if (isObject(current)) current = current[key];
+    // Own properties only: `#/components/schemas/constructor` or `#/__proto__` must point nowhere,
+    // not at Object's constructor or prototype.
+    else if (isObject(current) && Object.hasOwn(current, key)) current = current[key];
     else return undefined;
   }
   return current;
+}
+
+// A pointer segment's name; undefined for a malformed percent escape (`%E0`), which names nothing.
+function decodeSegment(raw: string): string | undefined {
+  try {
+    return decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+  } catch {
+    return undefined;
+  }
 }
 
 /**
