@@ -54,6 +54,8 @@ describe('bridge cli jq', () => {
     ['a relative path out of them', { filter: '.', files: ['../secret.json'] }],
     ['a module import by a relative path', { filter: 'import "../secret" as $s; $s', n: true }],
     ['an include', { filter: 'include "../x"; .', n: true }],
+    ['an import behind a comment', { filter: 'import # c\n"../secret" as $s; $s', n: true }],
+    ['an import of a formatted string', { filter: 'import @text "../secret" as $s; $s', n: true }],
     ['--rawfile', { filter: '$x', n: true, rawfile: ['x', '/etc/passwd'] }],
     ['--slurpfile', { filter: '$x', n: true, slurpfile: ['x', '../secret.json'] }],
   ])('refuses %s, and nothing outside is read', async (_label, args) => {
