@@ -226,6 +226,12 @@ export function createSessionLane(
             sink.end(text);
             return;
           }
+          // Another GET of the stream may have opened since this one passed the check above: the
+          // stream stays with it, as a 409 would have said, rather than leave it open unwritten.
+          if (call.sink?.gone === false) {
+            sink.end();
+            return;
+          }
           call.sink = sink;
           if (text) sink.write(text);
         },

@@ -283,3 +283,98 @@ describe('which session requests the lane takes (in-process, on its own decision
     }
   });
 });
+
+describe('two resumes of one lane stream (in-process)', () => {
+  it('the stream stays with the first to open; the second ends at once rather than hang unwritten', async () => {
+    const { createSessionLane } = await import('../../src/server/direct-session-call.js');
+    const { SessionEventStore } = await import('../../src/transports/session-event-store.js');
+    const { MemoryResourceStore, silentLogger, ToolRegistry, textResult } = await import(
+      '../../src/index.js'
+    );
+    let finish = () => {};
+    const registry = new ToolRegistry([
+      {
+        source: 'pin',
+        tools: [
+          {
+            name: 'held',
+            description: 'held',
+            inputSchema: { type: 'object', properties: {} },
+            annotations: {
+              readOnlyHint: true,
+              destructiveHint: false,
+              idempotentHint: true,
+              openWorldHint: false,
+            },
+            invoke: () => new Promise((resolve) => (finish = () => resolve(textResult('done')))),
+          },
+        ],
+      },
+    ]);
+    const setup = {
+      info: { name: 'pin', version: '1' },
+      registry: () => registry,
+      resources: new MemoryResourceStore(),
+      log: silentLogger,
+      shutdown: new AbortController().signal,
+    };
+    const server = {
+      setNotificationHandler: () => {},
+      getClientVersion: () => ({ name: 'pin', version: '1' }),
+      getNegotiatedProtocolVersion: () => VERSION,
+      getClientCapabilities: () => ({}),
+      projectCallToolResult: (result: unknown) => result,
+      notification: async () => {},
+      request: async () => ({}),
+    };
+    const events = new SessionEventStore();
+    const lane = createSessionLane(setup as never, {} as never, {
+      server: server as never,
+      events,
+      sessionId: 's',
+    });
+    const sink = () => {
+      const sink = {
+        text: '',
+        ended: false,
+        gone: false,
+        write(text: string) {
+          sink.text += text;
+        },
+        end(text?: string) {
+          sink.text += text ?? '';
+          sink.ended = true;
+        },
+      };
+      return sink;
+    };
+    const headers = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': VERSION };
+    const post = new Request('http://localhost/mcp', { method: 'POST', headers });
+    const body = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'held', arguments: {} } };
+    const first = sink();
+    const answer = lane.take(post, body, undefined);
+    answer?.open(first);
+    // The priming event goes out alone once the call has been quiet a moment.
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const primingId = /id: (\S+)/.exec(first.text)?.[1] as string;
+    expect(events.streamOf(primingId)).toBeDefined();
+    first.gone = true;
+
+    const get = () =>
+      lane.resume(
+        new Request('http://localhost/mcp', { headers: { ...headers, 'last-event-id': primingId } }),
+      ) as { open: (sink: unknown) => void };
+    // Both GETs pass the conflict check before either opens.
+    const [a, b] = [get(), get()];
+    const [second, third] = [sink(), sink()];
+    a.open(second);
+    b.open(third);
+    expect(third.ended).toBe(true);
+    finish();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(second.ended).toBe(true);
+    expect(second.text).toContain('"text":"done"');
+    expect(third.text).toBe('');
+    lane.closed();
+  });
+});
