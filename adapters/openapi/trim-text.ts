@@ -7,8 +7,13 @@ export const TITLE_BUDGET = 120;
 
 // A sentence that only points at documentation ("For more information, see "Using pagination in the
 // REST API.""): its link is dropped below, so what is left tells a model nothing it can act on.
-const POINTER = /[ \t]*For more (?:information|details)\b[^\n]*?(?:\.["\u201d]?|["\u201d]\.)(?=\s|$)/g;
-const LINK = /\[([^\]]+)\]\((?:https?:\/\/|\/)[^)\s]*\)/g;
+// These patterns stay linear in the text (a spec's descriptions can be made to make a start spin):
+// a match starts only where a run of blanks does, not at each blank of it; a sentence is looked for
+// within a bounded length; a link's words hold no `[`. Runs of blanks or `[`, or unended "For more
+// information", were quadratic (minutes for a 200 kB description).
+const POINTER =
+  /(?<![ \t])[ \t]*For more (?:information|details)\b[^\n]{0,500}?(?:\.["\u201d]?|["\u201d]\.)(?=\s|$)/g;
+const LINK = /\[([^[\]]+)\]\((?:https?:\/\/|\/)[^)\s]*\)/g;
 
 /**
  * `text` within `budget` characters, cut with `...`. Markdown links keep their words and lose their URLs: API
@@ -27,7 +32,7 @@ export function trimText(text: string, budget: number): string {
   if (pointers)
     clean = clean
       .replace(POINTER, '')
-      .replace(/[ \t]+\n/g, '\n')
+      .replace(/(?<![ \t])[ \t]+\n/g, '\n')
       .replace(/\n{3,}/g, '\n\n');
   clean = clean.trim();
   return clean.length <= budget ? clean : `${clean.slice(0, budget - 3).trimEnd()}...`;

@@ -53,3 +53,14 @@ describe('description budgets', () => {
     expect(cut.length).toBeLessThanOrEqual(TOOL_DESCRIPTION_BUDGET);
   });
 });
+
+describe('description budgets, on text made to be slow', () => {
+  it('stay linear on long runs of blanks and on pointers that never end', () => {
+    const started = performance.now();
+    trimText(`${' '.repeat(200_000)}x For more `, 300);
+    trimText('For more information '.repeat(20_000), 300);
+    trimText(`${'['.repeat(200_000)}](`, 300);
+    // Quadratic, these took minutes.
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+});
