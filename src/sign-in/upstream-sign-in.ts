@@ -90,13 +90,6 @@ export class UpstreamSignIn {
     if (held?.accessToken === accessToken) held.expiresAt = 0;
   }
 
-  /** Forgets every caller's tokens and sign-ins in progress. */
-  clear(): void {
-    for (const flow of this.#flows.values()) flow.stop(new Error('the sign-in was abandoned'));
-    this.#flows.clear();
-    this.#tokens.clear();
-  }
-
   // One refresh per caller at a time: concurrent calls share it, and a rotated refresh token is
   // used once.
   #refresh(caller: string, refreshToken: string, signal: AbortSignal): Promise<TokenSet> {
