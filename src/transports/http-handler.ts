@@ -10,6 +10,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { callerOfAuth } from '../caller.js';
 import type { Logger } from '../logger.js';
+import { isPlainObject } from '../server/answer-tools-call.js';
 import type { DirectCall, JsonAnswer } from '../server/direct-call.js';
 import type { EventStreamAnswer } from '../server/direct-session-call.js';
 import { asTaskListen, serveTaskListen, type TaskFeed } from '../tasks/task-listen.js';
@@ -250,8 +251,4 @@ function claimsModernEra(request: Request, body: unknown): boolean {
     return false;
   const meta = isPlainObject(body.params) ? body.params._meta : undefined;
   return isPlainObject(meta) && 'io.modelcontextprotocol/protocolVersion' in meta;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
