@@ -54,6 +54,7 @@ describe('bridge cli jq', () => {
     ['a relative path out of them', { filter: '.', files: ['../secret.json'] }],
     ['a module import by a relative path', { filter: 'import "../secret" as $s; $s', n: true }],
     ['an include', { filter: 'include "../x"; .', n: true }],
+    ['a module loaded by name (modulemeta)', { filter: '"../x" | modulemeta', n: true }],
     ['an import behind a comment', { filter: 'import # c\n"../secret" as $s; $s', n: true }],
     ['an import of a formatted string', { filter: 'import @text "../secret" as $s; $s', n: true }],
     ['--rawfile', { filter: '$x', n: true, rawfile: ['x', '/etc/passwd'] }],
