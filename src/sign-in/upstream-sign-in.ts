@@ -294,11 +294,14 @@ function describeCaller(caller: string): string {
 }
 
 /**
- * What makes tokens of one sign-in good for another: the same authorization server, token
- * endpoint, client and scopes. A reload that changes any of them signs callers in again.
+ * What makes tokens of one sign-in good for another: the same upstream (the label names the scheme
+ * and its spec or endpoint, which a reload keeps), authorization server, token endpoint, client and
+ * scopes. Two sources sharing one OAuth client still sign in apart, as the README says ("per
+ * scheme"); a reload that changes any of these signs callers in again.
  */
 function clientIdentity(settings: SignInSettings): string {
   return JSON.stringify([
+    settings.label,
     settings.authorizationUrl,
     settings.tokenUrl,
     settings.clientId,
