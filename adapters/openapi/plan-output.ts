@@ -17,10 +17,19 @@ export const OUTPUT_BUDGET = 1_000;
 const MAX_HOPS = 16;
 const JSON_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null']);
 
-/** A spec schema as the outline reads it: the document it lives in and its dialect. */
+/**
+ * Schemas one outline may visit. `allOf`/`oneOf` members that refer back to their own component
+ * multiply at each level, up to `MAX_HOPS` deep (ten such members: billions of visits); past this
+ * many, the outline gives up and the output stays open. Real ones visit far fewer (GitHub's: <= 52).
+ */
+const MAX_VISITS = 20_000;
+const TANGLED = new Error('the schema is too tangled to outline');
+
+/** A spec schema as the outline reads it: the document it lives in, its dialect, the visits so far. */
 interface Spec {
   document: Json;
   version: SpecVersion;
+  visits: number;
 }
 
 /**
@@ -36,14 +45,14 @@ export function planOutput(schema: unknown, document: Json, version: SpecVersion
   // Big APIs answer with the same components again and again (GitHub: 506 of its 926 response
   // schemas are a bare `$ref`, to 241 components): each is outlined once per document.
   const ref = isObject(schema) && typeof schema.$ref === 'string' && Object.keys(schema).length === 1;
-  if (!ref) return outline(schema, { document, version });
+  if (!ref) return outline(schema, { document, version, visits: 0 });
   let outlines = byRef.get(document);
   if (!outlines) {
     outlines = new Map();
     byRef.set(document, outlines);
   }
   const key = `${version} ${(schema as Json).$ref}`;
-  if (!outlines.has(key)) outlines.set(key, outline(schema, { document, version }));
+  if (!outlines.has(key)) outlines.set(key, outline(schema, { document, version, visits: 0 }));
   const outlined = outlines.get(key);
   // A copy for each tool: what one tool's schema holds is never another's to change.
   if (!outlined) return undefined;
@@ -55,6 +64,16 @@ export function planOutput(schema: unknown, document: Json, version: SpecVersion
 const byRef = new WeakMap<Json, Map<string, JsonSchema | undefined>>();
 
 function outline(schema: unknown, spec: Spec): JsonSchema | undefined {
+  try {
+    return outlineOf(schema, spec);
+  } catch (error) {
+    // Too tangled to tell within `MAX_VISITS`: open, as for a schema that is not an object.
+    if (error === TANGLED) return undefined;
+    throw error;
+  }
+}
+
+function outlineOf(schema: unknown, spec: Spec): JsonSchema | undefined {
   const parts = conjuncts(schema, spec);
   const type = typeOf(parts, spec);
   if (type?.length !== 1 || type[0] !== 'object') return undefined;
@@ -100,6 +119,7 @@ function summarize(parts: Json[], spec: Spec): JsonSchema {
  */
 function conjuncts(schema: unknown, spec: Spec, out: Json[] = [], hops = 0): Json[] {
   if (!isObject(schema) || hops > MAX_HOPS) return out;
+  if (++spec.visits > MAX_VISITS) throw TANGLED;
   if (typeof schema.$ref === 'string') {
     const target = schema.$ref.startsWith('#') ? resolvePointer(spec.document, schema.$ref) : undefined;
     // An unresolvable or remote reference leaves the value open: nothing is added for it.

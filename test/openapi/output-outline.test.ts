@@ -151,4 +151,18 @@ describe('output schema outlines', () => {
     expect(JSON.stringify(wide?.properties).length).toBeLessThanOrEqual(OUTPUT_BUDGET + 2);
     expect(compileValidator(wide ?? {})({ field_199: 'x', field_0: 'y' })).toEqual([]);
   });
+
+  it('stay open, and quick, for components whose members refer back to themselves', () => {
+    // Each level multiplies by the members: without a bound, billions of visits (a spec made to hang).
+    const ref = { $ref: '#/components/schemas/X' };
+    const started = performance.now();
+    for (const schema of [
+      { type: 'object', allOf: Array(20).fill(ref) },
+      { properties: { a: {} }, oneOf: Array(20).fill(ref) },
+    ]) {
+      const tangled = { components: { schemas: { X: schema } } };
+      expect(planOutput(ref, tangled, 'openapi30')).toBeUndefined();
+    }
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
 });
