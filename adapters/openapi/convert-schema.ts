@@ -61,7 +61,6 @@ export class SchemaConverter {
   readonly #document: Json;
   readonly #version: SpecVersion;
   readonly #names = new Map<string, string>();
-  readonly #pointers = new Map<string, string>();
   readonly #flags = new Map<string, { readOnly: boolean; writeOnly: boolean }>();
   readonly #taken = new Set<string>();
   readonly #cache: Record<Direction, Map<string, Converted>> = { request: new Map(), response: new Map() };
@@ -114,7 +113,6 @@ export class SchemaConverter {
     for (let n = 2; this.#taken.has(name); n++) name = `${base}_${n}`;
     this.#taken.add(name);
     this.#names.set(pointer, name);
-    this.#pointers.set(name, pointer);
     return name;
   }
 
