@@ -156,6 +156,9 @@ function problem(cached: Record<string, unknown>, specPath: string): string | un
   if (cached.bridge !== bridgeVersion()) return `written by bridge ${String(cached.bridge)}`;
   const files = cached.files;
   if (!Array.isArray(files) || files.length === 0) return 'no files';
+  // Each is read as [path, sha256, stat] before the tools are (see `unchanged`).
+  if (!files.every((entry) => Array.isArray(entry) && entry.every((part) => typeof part === 'string')))
+    return 'incomplete file entry';
   // The files' hashes only say that what it was built from is unchanged: it must be this spec.
   if (!Array.isArray(files[0]) || files[0][0] !== specPath) return 'built from another spec';
   if (!Array.isArray(cached.tools) || !cached.servers || !Array.isArray(cached.warnings)) return 'incomplete';

@@ -11,7 +11,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readCache, writeCache } from '../../adapters/openapi/cache-tools.js';
+import { hashFile, readCache, writeCache } from '../../adapters/openapi/cache-tools.js';
 import { silentLogger } from '../../src/index.js';
 import { connect } from '../helpers/connect.js';
 import { BRIDGE_BIN } from '../helpers/start-bridge.js';
@@ -296,6 +296,21 @@ describe('openapi conversion cache', () => {
     expect(again.log).toMatch(/conversion cache unreadable.*others can write it/);
     await until(() => (statSync(theCacheFile()).mode & 0o777) === 0o600);
     expect(statSync(theCacheFile()).mode & 0o777).toBe(0o600);
+  });
+
+  it('ignores a head whose file entries are malformed, rather than failing the start', () => {
+    const file = join(dir, 'malformed.json');
+    const conversion = { servers: {}, schemes: {}, title: 't', warnings: [], tools: [] };
+    const { sha256, stat } = hashFile(spec) as { sha256: string; stat: string };
+    const whole = [spec, sha256, stat];
+    for (const files of [
+      [whole, 5],
+      [whole, null],
+      [whole, [spec, 7]],
+    ]) {
+      writeCache(file, { ...conversion, files } as never, silentLogger);
+      expect(readCache(file, spec, silentLogger)).toBeUndefined();
+    }
   });
 
   it("ignores another spec's cache file put in place of this one's (its files unchanged)", async () => {
