@@ -31,7 +31,7 @@ export function applyOverrides(
   const used = new Set<string>();
   const result = operations.map((info) => {
     const keys = [info.operationId, `${info.method.toUpperCase()} ${info.path}`].filter(
-      (key): key is string => key !== undefined && key in overrides,
+      (key): key is string => key !== undefined && Object.hasOwn(overrides, key),
     );
     if (keys.length === 0) return info;
     let extension: Json = isObject(info.operation['x-mcp']) ? { ...info.operation['x-mcp'] } : {};
