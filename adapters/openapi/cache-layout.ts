@@ -3,9 +3,10 @@ import type { OperationSummary, ToolData } from './operations-to-tools.js';
 
 // The conversion cache file's layout: one line of JSON (the head: what every start needs, and where
 // each tool's parts are) followed by the body (the JSON of each part, back to back). A start parses
-// the head and then only what it serves: `--tools all` each tool's list fields; dynamic mode
-// nothing more until a model searches, describes or calls. Request plans are parsed on a tool's
-// first call. GitHub's spec: 3.7 MB, of which a `--tools all` start parses 2.2 MB and dynamic 50 kB.
+// the head and then only what it serves: dynamic mode nothing more until a model searches,
+// describes or calls; `--tools all` nothing more either, since each tool's first part is exactly
+// its listed members as `tools/list` sends them (see `keepListedJson`). A tool's parts are parsed
+// on its first call. GitHub's spec: 3.7 MB, of which a start parses the head's 50 kB.
 
 /** One operation in the cache: converted, or why it cannot be. */
 export interface CachedTool {
@@ -15,10 +16,15 @@ export interface CachedTool {
   readOnly: boolean;
   /** Read from a cache file: parsed on first access, and its `plan` on the first access of that. */
   data?: ToolData;
+  /** Read from a cache file: `data`'s listed members as JSON (see `keepListedJson`), unparsed. */
+  listed?: Uint8Array;
   error?: string;
 }
 
-/** A tool in the head: why it cannot be converted, or where its list fields and its plan are. */
+/**
+ * A tool in the head: why it cannot be converted, or where its listed members (`listedMembers`)
+ * and the rest of its data (`plan`, `timeoutMs`) are.
+ */
 type HeadTool = [name: string, readOnly: boolean, error: string] | [string, boolean, number, number, number];
 
 /** The head line, around the fields of the conversion itself. */
@@ -42,9 +48,9 @@ export function encode(meta: Record<string, unknown>, tools: CachedTool[]): Buff
   const operations: [number, number] = [0, add(tools.map((tool) => tool.operation))];
   const entries = tools.map((tool): HeadTool => {
     if (!tool.data) return [tool.name, tool.readOnly, tool.error ?? 'not converted'];
-    const { plan, ...listed } = tool.data;
+    const { plan, timeoutMs } = tool.data;
     const start = offset;
-    return [tool.name, tool.readOnly, start, add(listed), add(plan)];
+    return [tool.name, tool.readOnly, start, add(listedMembers(tool.data)), add({ plan, timeoutMs })];
   });
   const body = Buffer.concat(parts);
   const head: Head = {
@@ -54,6 +60,15 @@ export function encode(meta: Record<string, unknown>, tools: CachedTool[]): Buff
     tools: entries,
   };
   return Buffer.concat([Buffer.from(`${JSON.stringify(head)}\n`), body]);
+}
+
+/**
+ * The members of `data` that `tools/list` carries, as the core lists a definition (`listEntry`):
+ * the title only when not empty, the output schema only when there is one.
+ */
+function listedMembers(data: ToolData): Record<string, unknown> {
+  const { title, description, inputSchema, outputSchema, annotations } = data;
+  return { ...(title ? { title } : {}), description, inputSchema, outputSchema, annotations };
 }
 
 /**
@@ -112,7 +127,7 @@ export function lazyTools(head: Head, body: Buffer): CachedTool[] {
         },
       };
     }
-    const [, , start, planAt, end] = entry;
+    const [, , start, restAt, end] = entry;
     let data: ToolData | undefined;
     return {
       name,
@@ -121,23 +136,17 @@ export function lazyTools(head: Head, body: Buffer): CachedTool[] {
         return operationAt(index);
       },
       get data() {
-        data ??= withLazyPlan(parse(body, start, planAt) as Omit<ToolData, 'plan'>, body, planAt, end);
+        // The title an empty one left out (see `listedMembers`) is back as the empty string.
+        data ??= {
+          title: '',
+          ...(parse(body, start, restAt) as object),
+          ...(parse(body, restAt, end) as object),
+        } as ToolData;
         return data;
       },
+      listed: body.subarray(start, restAt),
     };
   });
-}
-
-// The plan as an enumerable getter: a tool is listed without it, and JSON.stringify still sees it.
-function withLazyPlan(listed: Omit<ToolData, 'plan'>, body: Buffer, start: number, end: number): ToolData {
-  let plan: ToolData['plan'] | undefined;
-  return Object.defineProperty(listed, 'plan', {
-    enumerable: true,
-    get: () => {
-      plan ??= parse(body, start, end) as ToolData['plan'];
-      return plan;
-    },
-  }) as ToolData;
 }
 
 const parse = (body: Buffer, start: number, end: number): unknown =>

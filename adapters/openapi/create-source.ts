@@ -31,6 +31,7 @@ import {
   operationsToTools,
   operationTool,
   serverFields,
+  type ToolData,
 } from './operations-to-tools.js';
 import type { OpenApiOptions } from './options.js';
 import { isObject } from './resolve-ref.js';
@@ -229,13 +230,22 @@ function fromCache(
   const setup = settings(cached.servers, cached.schemes);
   // The cached parts are parsed when first read (see cache-layout.ts): nothing here reads them yet.
   const tools = cached.tools.map((tool) => {
-    let converted: ReturnType<OperationTool['data']> | undefined;
-    const data = () => {
-      const { data: read, error } = tool;
-      converted ??= read ? { data: read } : { error: error ?? 'not converted' };
-      return converted;
-    };
-    return operationTool(tool.name, () => tool.operation, tool.readOnly, setup, data);
+    const converted: ReturnType<OperationTool['data']> =
+      tool.error === undefined
+        ? {
+            get data() {
+              return tool.data as ToolData;
+            },
+          }
+        : { error: tool.error };
+    return operationTool(
+      tool.name,
+      () => tool.operation,
+      tool.readOnly,
+      setup,
+      () => converted,
+      tool.listed,
+    );
   });
   return { tools, title: cached.title, files: cached.files.map(([file]) => file) };
 }

@@ -1,5 +1,6 @@
 import {
   compileValidator,
+  keepListedJson,
   type ToolAnnotations,
   type ToolContext,
   type ToolDefinition,
@@ -49,12 +50,25 @@ export interface CallSettings {
   forwardAuth: boolean;
 }
 
-/** The tool of one converted operation: its schemas as converted, its calls through `setup`. */
-export function dataToTool(name: string, data: ToolData, setup: CallSettings): ToolDefinition {
-  const outputSchema = setup.relaxOutput ? undefined : data.outputSchema;
-  const timeoutMs = data.timeoutMs ?? setup.timeoutMs;
+/**
+ * The tool of one converted operation: its schemas as converted, its calls through `setup`. `read`
+ * is called on the first use of any member, not before: a tool from the conversion cache is listed
+ * from its kept JSON (`listed`, see `keepListedJson`) and parsed only when it is called or read.
+ */
+export function dataToTool(
+  name: string,
+  read: () => ToolData,
+  setup: CallSettings,
+  listed?: Uint8Array,
+): ToolDefinition {
+  let data: ToolData | undefined;
+  const get = () => {
+    data ??= read();
+    return data;
+  };
   let checkOutput: ((value: unknown) => string[]) | undefined;
   const outputChecker = () => {
+    const outputSchema = definition.outputSchema;
     if (checkOutput || !outputSchema) return checkOutput;
     try {
       const validate = compileValidator(outputSchema);
@@ -66,20 +80,34 @@ export function dataToTool(name: string, data: ToolData, setup: CallSettings): T
   };
   const definition: ToolDefinition = {
     name,
-    title: data.title,
-    description: data.description,
-    inputSchema: data.inputSchema,
-    annotations: data.annotations,
-    invoke: (args, context) =>
-      callOperation(name, data.plan, args, context, setup, timeoutMs, outputChecker()),
+    get title() {
+      return get().title;
+    },
+    get description() {
+      return get().description;
+    },
+    get inputSchema() {
+      return get().inputSchema;
+    },
+    get outputSchema() {
+      return setup.relaxOutput ? undefined : get().outputSchema;
+    },
+    get annotations() {
+      return get().annotations;
+    },
+    invoke: (args, context) => {
+      const { plan, timeoutMs } = get();
+      return callOperation(name, plan, args, context, setup, timeoutMs ?? setup.timeoutMs, outputChecker());
+    },
     // The request as it would be sent, for the user to confirm (credentials are added later, unshown).
     preview: (args) => {
-      const request = buildRequest(data.plan, args, baseUrlOf(data.plan, setup));
+      const { plan } = get();
+      const request = buildRequest(plan, args, baseUrlOf(plan, setup));
       return `${request.method.toUpperCase()} ${request.origin}${request.path}`;
     },
   };
-  if (outputSchema) definition.outputSchema = outputSchema;
-  return definition;
+  // --relax-output lists no output schema: the kept text, which has it, cannot be sent as it is.
+  return listed && !setup.relaxOutput ? keepListedJson(definition, listed) : definition;
 }
 
 const baseUrls = new WeakMap<object, URL>();

@@ -91,6 +91,7 @@ export function operationsToTools(operations: OperationInfo[], setup: CallSetup)
 /**
  * An operation tool from what `data()` returned before (the conversion cache). `operation` is read
  * only when needed (dynamic mode's search, an error naming the operation): the cache parses it then.
+ * `listed` is the cache's JSON of the data's listed members (see `dataToTool`).
  */
 export function operationTool(
   name: string,
@@ -98,6 +99,7 @@ export function operationTool(
   readOnly: boolean,
   setup: CallSettings,
   data: OperationTool['data'],
+  listed?: Uint8Array,
 ): OperationTool {
   let built: ToolDefinition | undefined;
   return {
@@ -111,7 +113,7 @@ export function operationTool(
       if (built) return built;
       const converted = data();
       if ('data' in converted) {
-        built = dataToTool(name, converted.data, setup);
+        built = dataToTool(name, () => converted.data, setup, listed);
         return built;
       }
       const { method, path } = operation();

@@ -1,6 +1,6 @@
 import type { Logger } from '../logger.js';
 import type { ToolRegistry } from '../registry.js';
-import { listEntry } from '../server/list-entry.js';
+import { listEntryParts } from '../server/list-json.js';
 
 /**
  * Past this many tokens one tool's `tools/list` entry is a problem of its own: a Kubernetes
@@ -39,12 +39,15 @@ const WARN_AFTER_MS = 1_000;
 /**
  * Logs the tools over budget, by name, a second after the server is up: measuring means serializing
  * every schema, so it waits until the first `tools/list` has been answered rather than delay it.
+ * Measured on the entries' bytes as `tools/list` sends them, which a tool listed from kept text
+ * (the OpenAPI conversion cache) has without parsing its schemas.
  */
 export function warnAboutLargeTools(registry: ToolRegistry, log: Logger): void {
   setTimeout(() => {
     let total = 0;
     for (const tool of registry.tools) {
-      const tokens = estimateTokens(listEntry(tool));
+      const bytes = listEntryParts(tool).reduce((sum, part) => sum + part.length, 0);
+      const tokens = Math.ceil(bytes / 4);
       total += tokens;
       const warning = toolBudgetWarning(tokens);
       if (warning) log.warn(`tool ${tool.name} is ${warning}`);

@@ -1,5 +1,4 @@
 import {
-  type JSONRPCMessage,
   type McpRequestContext,
   Server,
   type ServerContext,
@@ -21,7 +20,7 @@ import type { TaskOptions } from '../tasks/task-runner.js';
 import { answerToolsCall, plainToolsCallParams, type ToolsCallParams } from './answer-tools-call.js';
 import { createDirectCall, type DirectCall } from './direct-call.js';
 import { createSessionLane, type LaneEvents, type SessionLane } from './direct-session-call.js';
-import { createStdioLane, type StdioLane } from './direct-stdio-call.js';
+import { createStdioLane, type StdioLane, type StdioOutput } from './direct-stdio-call.js';
 import { promptHandlers, registerCompletionHandler } from './handle-prompts.js';
 import { resourceHandlers } from './handle-resources.js';
 import { listEntry } from './list-entry.js';
@@ -77,7 +76,7 @@ export interface AskOptions {
 export function createServerFactory(setup: ServerSetup): ((context: McpRequestContext) => Server) & {
   taskFeed: TaskFeed;
   direct: DirectCall;
-  stdioLane: (send: (message: JSONRPCMessage) => Promise<void>) => StdioLane;
+  stdioLane: (output: StdioOutput) => StdioLane;
   sessionLane: (session: { server: Server; events: LaneEvents; sessionId: string }) => SessionLane;
 } {
   // Built once per registry and per place of the title (see `listEntry`).
@@ -162,9 +161,8 @@ export function createServerFactory(setup: ServerSetup): ((context: McpRequestCo
     tasks.install(server, context);
     return server;
   };
-  // One stdio lane per connection, made by the stdio transport with its way of sending.
-  const stdioLane = (send: (message: JSONRPCMessage) => Promise<void>) =>
-    createStdioLane(setup, askSettings, send);
+  // One stdio lane per connection, made by the stdio transport, which it answers through.
+  const stdioLane = (output: StdioOutput) => createStdioLane(setup, askSettings, output);
   // One session lane per initialize-era HTTP session, made once the session has its id.
   const sessionLane = (session: { server: Server; events: LaneEvents; sessionId: string }) =>
     createSessionLane(setup, askSettings, session);

@@ -9,12 +9,22 @@ import { forgetClientRoots, trackClientRoots } from '../client-roots.js';
 import {
   answerToolsCall,
   isCancellation,
+  isPlainObject,
   plainToolsCall,
   type ToolsCallParams,
   type ToolsCallSite,
 } from './answer-tools-call.js';
 import type { ServerSetup } from './create-server.js';
 import { errorAnswer } from './direct-call.js';
+import { toolsListAnswer } from './list-json.js';
+
+/** How a lane answers on its connection: the stdio transport. */
+export interface StdioOutput {
+  /** Sends a message, serialized by the transport. */
+  send(message: JSONRPCMessage): Promise<void>;
+  /** Writes one message already serialized: a whole line, newline included. */
+  write(line: Uint8Array): Promise<void>;
+}
 
 /** Takes the messages of one stdio connection it answers itself; the rest go on to the SDK. */
 export interface StdioLane {
@@ -40,7 +50,7 @@ export interface StdioLane {
 export function createStdioLane(
   setup: ServerSetup,
   askSettings: AskSettings,
-  send: (message: JSONRPCMessage) => Promise<void>,
+  output: StdioOutput,
 ): StdioLane {
   // A call's one signal: aborted by the client's `notifications/cancelled`, by the connection
   // closing, and at shutdown (followed here once per connection, not joined per call).
@@ -68,6 +78,7 @@ export function createStdioLane(
         }
         return false;
       }
+      if (method === 'tools/list') return listTools(server, message);
       if (method !== 'tools/call') return false;
       const call = plainToolsCall(message);
       // Before `initialize` the SDK answers (the era and the client are not known yet). A `_meta`
@@ -125,9 +136,39 @@ export function createStdioLane(
     if (running.get(call.id) === entry) running.delete(call.id);
     // A call the client cancelled gets no answer, as the SDK does it; one stopped by shutdown does.
     if (entry.cancelled) return;
-    await send(message).catch(() => {});
+    await output.send(message).catch(() => {});
+  }
+
+  // A plain `tools/list` of a client since 2025-06-18 (older ones read the title elsewhere, see
+  // `listEntry`), written from the entries' JSON (see list-json.ts). The SDK answers the rest, and
+  // every error.
+  function listTools(server: Server, message: unknown): boolean {
+    const version = server.getNegotiatedProtocolVersion();
+    if (server.getClientVersion() === undefined || version === undefined || version < '2025-06-18')
+      return false;
+    const request = plainListRequest(message);
+    if (!request) return false;
+    const answer = toolsListAnswer(setup.registry(), request.id, request.cursor);
+    if (!answer) return false;
+    void output.write(answer).catch(() => {});
+    return true;
   }
 }
+
+/** A `tools/list` request whose params hold no more than a cursor; undefined for anything else. */
+function plainListRequest(message: unknown): { id: string | number; cursor: string | undefined } | undefined {
+  if (!isPlainObject(message) || message.jsonrpc !== '2.0') return undefined;
+  for (const key in message) if (!REQUEST_KEYS.has(key)) return undefined;
+  const { id, params } = message;
+  if (typeof id !== 'string' && !Number.isSafeInteger(id)) return undefined;
+  if (params === undefined) return { id: id as string | number, cursor: undefined };
+  if (!isPlainObject(params)) return undefined;
+  for (const key in params) if (key !== 'cursor') return undefined;
+  if (params.cursor !== undefined && typeof params.cursor !== 'string') return undefined;
+  return { id: id as string | number, cursor: params.cursor };
+}
+
+const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 
 interface LaneCall {
   controller: AbortController;

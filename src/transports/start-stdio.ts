@@ -18,8 +18,8 @@ export const startStdio: StartTransport<StdioTransportOptions> = async (_options
     return server;
   };
   const transport = new StdioLineTransport();
-  // Plain initialize-era calls skip the SDK's per-message checks (see `createStdioLane`).
-  const lane = setup.factory.stdioLane?.((message) => transport.send(message));
+  // Plain initialize-era calls and lists skip the SDK's per-message checks (see `createStdioLane`).
+  const lane = setup.factory.stdioLane?.(transport);
   if (lane) {
     transport.interceptor = {
       take: (message) => pinned?.era === 'legacy' && lane.take(pinned.server, message),

@@ -52,6 +52,14 @@ export class StdioLineTransport implements Transport {
     });
   }
 
+  /** Writes one message already serialized: a whole line, newline included. */
+  write(line: Uint8Array): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error('stdio transport is closed'));
+    return new Promise((resolve, reject) => {
+      this.#stdout.write(line, (error) => (error ? reject(error) : resolve()));
+    });
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;

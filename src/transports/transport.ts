@@ -1,7 +1,7 @@
-import type { JSONRPCMessage, McpRequestContext, Server } from '@modelcontextprotocol/server';
+import type { McpRequestContext, Server } from '@modelcontextprotocol/server';
 import type { Logger } from '../logger.js';
 import type { DirectCall } from '../server/direct-call.js';
-import type { StdioLane } from '../server/direct-stdio-call.js';
+import type { StdioLane, StdioOutput } from '../server/direct-stdio-call.js';
 import type { TaskFeed } from '../tasks/task-listen.js';
 import type { HttpHandlerOptions } from './http-handler.js';
 import type { SessionLaneFactory } from './legacy-sessions.js';
@@ -74,7 +74,7 @@ export interface TransportSetup {
   factory: ((context: McpRequestContext) => Server) & {
     taskFeed: TaskFeed;
     direct?: DirectCall;
-    stdioLane?: (send: (message: JSONRPCMessage) => Promise<void>) => StdioLane;
+    stdioLane?: (output: StdioOutput) => StdioLane;
     sessionLane?: SessionLaneFactory;
   };
   log: Logger;
