@@ -56,10 +56,25 @@ export function repeatedSentences(operations: readonly OperationInfo[]): Set<str
   if (operations.length < BOILERPLATE_OPERATIONS) return counter.repeated;
   for (const { description } of operations) {
     counter.nextOperation();
-    if (description) for (const sentence of candidates(description, false)) counter.add(sentence);
+    if (!description) continue;
+    for (const sentence of candidates(description, false)) {
+      counter.add(sentence);
+      const shape = credentialsShape(sentence);
+      if (shape !== undefined) counter.add(shape);
+    }
   }
   return counter.repeated;
 }
+
+// What the credentials need, worded the same but for the scopes or permissions named in backticks
+// ("OAuth app tokens and personal access tokens (classic) need the `X` scope to use this
+// endpoint.": 67 of GitHub's operations, each scope in fewer than 10): the sentence with its code
+// spans as a placeholder no description holds. Undefined for any other sentence.
+function credentialsShape(sentence: string): string | undefined {
+  if (!sentence.includes('`') || !ABOUT_CREDENTIALS.test(sentence)) return undefined;
+  return sentence.replace(CODE_SPAN, '`\0`');
+}
+const CODE_SPAN = /`[^`\n]*`/g;
 
 /**
  * The sentences of parameter descriptions that recur in the parameters of at least
@@ -178,11 +193,19 @@ export function dropBoilerplate(
     ? description.replace(MEDIA_TYPES_NOTE, '').replace(/\n{3,}/g, '\n\n')
     : description;
   // Most descriptions hold none of the (few dozen) sentences: a substring test each, before splitting.
-  if (boilerplate.size > 0 && [...boilerplate].some((sentence) => text.includes(sentence))) {
+  if (
+    boilerplate.size > 0 &&
+    ((text.includes('`') && ABOUT_CREDENTIALS.test(text)) ||
+      [...boilerplate].some((sentence) => text.includes(sentence)))
+  ) {
     const names = parameters.map((name) => `\`${name}\``);
-    const kept = (sentence: string) =>
-      !boilerplate.has(sentence) ||
-      (!ABOUT_CREDENTIALS.test(sentence) && names.some((name) => sentence.includes(name)));
+    const kept = (sentence: string) => {
+      if (boilerplate.has(sentence))
+        return !ABOUT_CREDENTIALS.test(sentence) && names.some((name) => sentence.includes(name));
+      // A credentials note repeated but for its scopes goes too, as the same note repeated does.
+      const shape = credentialsShape(sentence);
+      return shape === undefined || !boilerplate.has(shape);
+    };
     text = withoutSentences(text, kept);
   }
   return text.trim();
