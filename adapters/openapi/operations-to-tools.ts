@@ -58,7 +58,8 @@ export function operationsToTools(operations: OperationInfo[], setup: CallSetup)
       return sentences;
     },
     get parameterBoilerplate() {
-      const descriptions = parameterDescriptions(loaded.document);
+      // `this.loaded`, not `loaded`: a closure naming `loaded` would keep the spec alive in every tool.
+      const descriptions = parameterDescriptions(this.loaded.document);
       const sentences = repeatedParameterSentences(operations, descriptions);
       Object.defineProperty(this, 'parameterBoilerplate', { value: sentences });
       return sentences;
