@@ -1,8 +1,9 @@
 import type { OperationInfo } from './list-operations.js';
 
-// What a tool description can lose without a model losing anything it can act on: text about
-// choices the bridge does not give the caller, and the API's boilerplate repeated across many
-// operations. Applied to the spec's own operation descriptions, never to an `x-mcp` description.
+// What a tool or parameter description can lose without a model losing anything it can act on:
+// text about choices the bridge does not give the caller, and the API's boilerplate repeated
+// across many operations. Applied to the spec's own operation and parameter descriptions, never to
+// an `x-mcp` description.
 
 /** A sentence in the descriptions of at least this many operations is the API's boilerplate. */
 export const BOILERPLATE_OPERATIONS = 10;
