@@ -1,8 +1,9 @@
 import type { OperationInfo } from './list-operations.js';
 
-// What a tool description can lose without a model losing anything it can act on: text about
-// choices the bridge does not give the caller, and the API's boilerplate repeated across many
-// operations. Applied to the spec's own operation descriptions, never to an `x-mcp` description.
+// What a tool or parameter description can lose without a model losing anything it can act on:
+// text about choices the bridge does not give the caller, and the API's boilerplate repeated
+// across many operations. Applied to the spec's own operation and parameter descriptions, never to
+// an `x-mcp` description.
 
 /** A sentence in the descriptions of at least this many operations is the API's boilerplate. */
 export const BOILERPLATE_OPERATIONS = 10;
@@ -52,25 +53,130 @@ const BOUNDARY = /[.!?][ \t]+/g;
  * with fewer operations than that.
  */
 export function repeatedSentences(operations: readonly OperationInfo[]): Set<string> {
-  const repeated = new Set<string>();
-  if (operations.length < BOILERPLATE_OPERATIONS) return repeated;
-  const counts = new Map<string, number>();
+  const counter = sentenceCounter();
+  if (operations.length < BOILERPLATE_OPERATIONS) return counter.repeated;
   for (const { description } of operations) {
+    counter.nextOperation();
     if (!description) continue;
-    const seen = new Set<string>();
-    for (const line of description.split('\n')) {
-      if (line.length < MIN_SENTENCE) continue;
-      for (const sentence of sentencesOf(line.trim())) {
-        if (sentence.length < MIN_SENTENCE || seen.has(sentence)) continue;
-        if (!WHOLE_SENTENCE.test(sentence) || ABOUT_THE_CALL.test(sentence)) continue;
-        seen.add(sentence);
-        const count = (counts.get(sentence) ?? 0) + 1;
-        counts.set(sentence, count);
-        if (count === BOILERPLATE_OPERATIONS) repeated.add(sentence);
-      }
+    for (const sentence of candidates(description, false)) {
+      counter.add(sentence);
+      const shape = credentialsShape(sentence);
+      if (shape !== undefined) counter.add(shape);
     }
   }
-  return repeated;
+  return counter.repeated;
+}
+
+// What the credentials need, worded the same but for the scopes or permissions named in backticks
+// ("OAuth app tokens and personal access tokens (classic) need the `X` scope to use this
+// endpoint.": 67 of GitHub's operations, each scope in fewer than 10): the sentence with its code
+// spans as a placeholder no description holds. Undefined for any other sentence.
+function credentialsShape(sentence: string): string | undefined {
+  if (!sentence.includes('`') || !ABOUT_CREDENTIALS.test(sentence)) return undefined;
+  return sentence.replace(CODE_SPAN, '`\0`');
+}
+const CODE_SPAN = /`[^`\n]*`/g;
+
+/**
+ * The sentences of parameter descriptions that recur in the parameters of at least
+ * `BOILERPLATE_OPERATIONS` operations (`parametersOf` gives one operation's descriptions). Never a
+ * description's first sentence (what the parameter is), nor one holding a code span: a format
+ * (`YYYY-MM-DDTHH:MM:SSZ`), a value (`container`) or an argument is what a model may have to
+ * write. GitHub's: "The name is not case sensitive." beside every `owner`, `org` and `repo` (47 kB
+ * over 924 tools), the cursor and wildcard notes.
+ */
+export function repeatedParameterSentences(
+  operations: readonly OperationInfo[],
+  parametersOf: (operation: OperationInfo) => readonly unknown[],
+): Set<string> {
+  const counter = sentenceCounter();
+  if (operations.length < BOILERPLATE_OPERATIONS) return counter.repeated;
+  // GitHub's parameters are shared components: ~300 distinct descriptions behind ~3,500 uses.
+  const byText = new Map<string, string[]>();
+  for (const operation of operations) {
+    counter.nextOperation();
+    for (const text of parametersOf(operation)) {
+      if (typeof text !== 'string') continue;
+      let sentences = byText.get(text);
+      if (!sentences) {
+        sentences = candidates(text, true).filter((sentence) => !sentence.includes('`'));
+        byText.set(text, sentences);
+      }
+      for (const sentence of sentences) counter.add(sentence);
+    }
+  }
+  return counter.repeated;
+}
+
+/** Counts each sentence once per operation; `repeated` fills with those found in enough of them. */
+function sentenceCounter() {
+  const repeated = new Set<string>();
+  const counts = new Map<string, number>();
+  const seen = new Set<string>();
+  return {
+    repeated,
+    nextOperation: () => seen.clear(),
+    add(sentence: string) {
+      if (seen.has(sentence)) return;
+      seen.add(sentence);
+      const count = (counts.get(sentence) ?? 0) + 1;
+      counts.set(sentence, count);
+      if (count === BOILERPLATE_OPERATIONS) repeated.add(sentence);
+    },
+  };
+}
+
+// The sentences of `text` that can be boilerplate: long enough, whole, and not about the call.
+// With `skipFirst`, never the text's first sentence.
+function candidates(text: string, skipFirst: boolean): string[] {
+  const found: string[] = [];
+  let first = skipFirst;
+  for (const line of text.split('\n')) {
+    if (line.length < MIN_SENTENCE) {
+      if (first && line.trim()) first = false;
+      continue;
+    }
+    for (const sentence of sentencesOf(line.trim())) {
+      if (first) {
+        first = false;
+        continue;
+      }
+      if (sentence.length < MIN_SENTENCE) continue;
+      if (!WHOLE_SENTENCE.test(sentence) || ABOUT_THE_CALL.test(sentence)) continue;
+      found.push(sentence);
+    }
+  }
+  return found;
+}
+
+/**
+ * A parameter's description without the `repeated` sentences (see `repeatedParameterSentences`),
+ * its first sentence always kept, so it is never left empty.
+ */
+export function dropRepeatedSentences(description: string, repeated: ReadonlySet<string>): string {
+  if (repeated.size === 0 || ![...repeated].some((sentence) => description.includes(sentence)))
+    return description;
+  let first = true;
+  return withoutSentences(description, (sentence) => {
+    const keep = first || !repeated.has(sentence);
+    if (sentence) first = false;
+    return keep;
+  });
+}
+
+// `text` with only the sentences `kept` says yes to, each line's layout kept otherwise; lines and
+// paragraphs left empty go.
+function withoutSentences(text: string, kept: (sentence: string) => boolean): string {
+  return text
+    .split('\n')
+    .map((line) => {
+      const sentences = sentencesOf(line.trim());
+      const keep = sentences.map(kept);
+      return keep.every(Boolean) ? line : sentences.filter((_, i) => keep[i]).join(' ');
+    })
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 }
 
 /**
@@ -88,19 +194,20 @@ export function dropBoilerplate(
     ? description.replace(MEDIA_TYPES_NOTE, '').replace(/\n{3,}/g, '\n\n')
     : description;
   // Most descriptions hold none of the (few dozen) sentences: a substring test each, before splitting.
-  if (boilerplate.size > 0 && [...boilerplate].some((sentence) => text.includes(sentence))) {
+  if (
+    boilerplate.size > 0 &&
+    ((text.includes('`') && ABOUT_CREDENTIALS.test(text)) ||
+      [...boilerplate].some((sentence) => text.includes(sentence)))
+  ) {
     const names = parameters.map((name) => `\`${name}\``);
-    const kept = (sentence: string) =>
-      !boilerplate.has(sentence) ||
-      (!ABOUT_CREDENTIALS.test(sentence) && names.some((name) => sentence.includes(name)));
-    text = text
-      .split('\n')
-      .map((line) => {
-        const sentences = sentencesOf(line.trim());
-        return sentences.every(kept) ? line : sentences.filter(kept).join(' ');
-      })
-      .join('\n')
-      .replace(/\n{3,}/g, '\n\n');
+    const kept = (sentence: string) => {
+      if (boilerplate.has(sentence))
+        return !ABOUT_CREDENTIALS.test(sentence) && names.some((name) => sentence.includes(name));
+      // A credentials note repeated but for its scopes goes too, as the same note repeated does.
+      const shape = credentialsShape(sentence);
+      return shape === undefined || !boilerplate.has(shape);
+    };
+    text = withoutSentences(text, kept);
   }
   return text.trim();
 }

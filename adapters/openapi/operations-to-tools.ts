@@ -1,14 +1,14 @@
 import { BridgeError, describeError, type Logger, type ToolDefinition } from '../../src/index.js';
 import { SchemaConverter } from './convert-schema.js';
 import { type CallSettings, dataToTool, type ServerFields, type ToolData } from './data-to-tool.js';
-import { dropBoilerplate, repeatedSentences } from './drop-boilerplate.js';
+import { dropBoilerplate, repeatedParameterSentences, repeatedSentences } from './drop-boilerplate.js';
 import { inferAnnotations } from './infer-annotations.js';
 import { inlineSingleUse } from './inline-defs.js';
 import type { OperationInfo } from './list-operations.js';
 import type { LoadedDocument } from './load-document.js';
 import { nameTools } from './name-tools.js';
 import { planOperation } from './plan-operation.js';
-import { isObject } from './resolve-ref.js';
+import { deref, isObject } from './resolve-ref.js';
 import { checkCompiles } from './schema-dialect.js';
 import { TITLE_BUDGET, TOOL_DESCRIPTION_BUDGET, trimText } from './trim-text.js';
 
@@ -55,6 +55,13 @@ export function operationsToTools(operations: OperationInfo[], setup: CallSetup)
     get boilerplate() {
       const sentences = repeatedSentences(operations);
       Object.defineProperty(this, 'boilerplate', { value: sentences });
+      return sentences;
+    },
+    get parameterBoilerplate() {
+      // `this.loaded`, not `loaded`: a closure naming `loaded` would keep the spec alive in every tool.
+      const descriptions = parameterDescriptions(this.loaded.document);
+      const sentences = repeatedParameterSentences(operations, descriptions);
+      Object.defineProperty(this, 'parameterBoilerplate', { value: sentences });
       return sentences;
     },
   };
@@ -160,14 +167,38 @@ interface Spec {
   loaded: LoadedDocument;
   /** The sentences repeated across the spec's operation descriptions (see drop-boilerplate.ts). */
   readonly boilerplate: ReadonlySet<string>;
+  /** The same across the operations' parameter descriptions. */
+  readonly parameterBoilerplate: ReadonlySet<string>;
+}
+
+// An operation's parameter descriptions, path-level ones included. A reference leading nowhere
+// gives none (the operation's own conversion says why); each reference is followed once per spec
+// (GitHub's ~3,500 parameters are ~200 shared components).
+function parameterDescriptions(document: LoadedDocument['document']) {
+  const byRef = new Map<string, unknown>();
+  const descriptionOf = (raw: unknown): unknown => {
+    const ref = isObject(raw) && typeof raw.$ref === 'string' ? raw.$ref : undefined;
+    if (ref !== undefined && byRef.has(ref)) return byRef.get(ref);
+    let description: unknown;
+    try {
+      const parameter = deref(document, raw);
+      description = isObject(parameter) ? parameter.description : undefined;
+    } catch {}
+    if (ref !== undefined) byRef.set(ref, description);
+    return description;
+  };
+  return (info: OperationInfo): unknown[] => {
+    const own = Array.isArray(info.operation.parameters) ? info.operation.parameters : [];
+    return [...info.pathParameters, ...own].map(descriptionOf);
+  };
 }
 
 function convertOperation(
   name: string,
   operation: OperationInfo,
-  { converter, loaded, boilerplate }: Spec,
+  { converter, loaded, boilerplate, parameterBoilerplate }: Spec,
 ): ToolData {
-  const planned = planOperation(operation, loaded.document, loaded.version, converter);
+  const planned = planOperation(operation, loaded.document, loaded.version, converter, parameterBoilerplate);
   const extension = isObject(operation.operation['x-mcp']) ? operation.operation['x-mcp'] : {};
   const title =
     typeof extension.title === 'string'

@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../../src/index.js';
 import type { SchemaConverter } from './convert-schema.js';
+import { dropRepeatedSentences } from './drop-boilerplate.js';
 import type { HttpMethod, OperationInfo } from './list-operations.js';
 import type { SpecVersion } from './load-document.js';
 import { type BodyPlan, binaryFields, openApiBodyPlan, swaggerBodyPlan } from './plan-body.js';
@@ -40,12 +41,16 @@ export interface PlannedOperation {
 const RESERVED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
 const LOCATION_ORDER: ParamLocation[] = ['path', 'query', 'header', 'cookie'];
 
-/** Turns one operation into its request plan and input/output schemas. Throws when it cannot. */
+/**
+ * Turns one operation into its request plan and input/output schemas. Throws when it cannot.
+ * `repeated`: sentences left out of parameter descriptions (see `repeatedParameterSentences`).
+ */
 export function planOperation(
   info: OperationInfo,
   document: Json,
   version: SpecVersion,
   converter: SchemaConverter,
+  repeated: ReadonlySet<string> = new Set(),
 ): PlannedOperation {
   const deps = new Set<string>();
   const parameters = collectParameters(info, document);
@@ -66,7 +71,10 @@ export function planOperation(
       const arg = (nameCount.get(name) ?? 0) > 1 && location !== 'path' ? `${name}__${location}` : name;
       const { schema, json } = parameterSchema(parameter, version);
       const converted = converter.convertInline(schema, 'request', deps);
-      const description = propertyDescription(parameter.description);
+      const text = parameter.description;
+      const description = propertyDescription(
+        typeof text === 'string' ? dropRepeatedSentences(text, repeated) : text,
+      );
       if (description) converted.description = description;
       if (parameter.deprecated === true) converted.deprecated = true;
       setOwn(properties, arg, converted);

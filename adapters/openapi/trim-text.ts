@@ -1,7 +1,7 @@
-/** Longest tool description: summary, description and notes together (~200 tokens). */
-export const TOOL_DESCRIPTION_BUDGET = 800;
+/** Longest tool description: summary, description and notes together (~150 tokens). */
+export const TOOL_DESCRIPTION_BUDGET = 600;
 /** Longest description of a parameter, a request body or a schema property. */
-export const PROPERTY_DESCRIPTION_BUDGET = 300;
+export const PROPERTY_DESCRIPTION_BUDGET = 200;
 /** Longest tool title. */
 export const TITLE_BUDGET = 120;
 
@@ -35,7 +35,22 @@ export function trimText(text: string, budget: number): string {
       .replace(/(?<![ \t])[ \t]+\n/g, '\n')
       .replace(/\n{3,}/g, '\n\n');
   clean = clean.trim();
-  return clean.length <= budget ? clean : `${clean.slice(0, budget - 3).trimEnd()}...`;
+  return clean.length <= budget ? clean : cut(clean, budget);
+}
+
+// Within `budget` with the cut marked `...`: after the last whole sentence that fits, when that
+// keeps at least half the budget (a model reads whole statements, not one broken off mid-way, and
+// the fragment was spending the budget); else at the budget, mid-sentence.
+function cut(text: string, budget: number): string {
+  const room = budget - ' ...'.length;
+  for (let end = room - 1; end >= budget / 2; end--) {
+    const char = text.charCodeAt(end);
+    // `.`, `!` or `?` before a blank or line end: a sentence ends there.
+    if ((char === 46 || char === 33 || char === 63) && /\s/.test(text[end + 1] ?? '')) {
+      return `${text.slice(0, end + 1)} ...`;
+    }
+  }
+  return `${text.slice(0, budget - 3).trimEnd()}...`;
 }
 
 // Typographic punctuation as its ASCII equivalent (and the cut marked `...`, not `…`). The words

@@ -43,6 +43,23 @@ describe('description budgets', () => {
     expect(propertyDescription(3)).toBeUndefined();
   });
 
+  it('cut after the last whole sentence that fits, when that keeps at least half the budget', () => {
+    const sentence = 'The branch the pull request merges into. ';
+    const text = `${sentence.repeat(6)}Only a branch of this repository can be chosen here.`;
+    const cut = trimText(text, PROPERTY_DESCRIPTION_BUDGET);
+    expect(cut.length).toBeLessThanOrEqual(PROPERTY_DESCRIPTION_BUDGET);
+    expect(cut).toBe(`${sentence.repeat(4).trimEnd()} ...`);
+    // A question or an exclamation ends a sentence too; a dot inside a word or number does not.
+    expect(trimText('Is it merged? Then v1.2.3 is out and the rest of this is long', 40)).toBe(
+      'Is it merged? Then v1.2.3 is out and...',
+    );
+    expect(trimText('Is it merged? Yes! Then v1.2.3 is out and the rest is long', 30)).toBe(
+      'Is it merged? Yes! ...',
+    );
+    // A sentence that would leave less than half the budget: cut mid-way, as before.
+    expect(trimText(`Short. ${'word '.repeat(40)}`, 40)).toBe(`Short. ${'word '.repeat(5)}word...`);
+  });
+
   it('write typographic punctuation as ASCII, so a list of ASCII text stays a one-byte string', () => {
     const text = 'It\u2019s \u201cfast\u201d \u2013 really\u2026 and caf\u00e9 stays.';
     expect(trimText(text, 500)).toBe('It\'s "fast" - really... and caf\u00e9 stays.');
