@@ -134,9 +134,9 @@ describe('tools/list from the conversion cache', () => {
 
     expect(repeat.tools).toEqual(fresh.tools);
     expect(repeat.tools[0]).not.toHaveProperty('title');
-    expect((repeat.tools[0]?.annotations as Record<string, unknown>).title).toEqual(expect.any(String));
+    expect(repeat.tools[0]).toHaveProperty('annotations.title', expect.any(String));
     expect(bad.error?.code).toBe(-32602);
-    expect((after.result?.tools as unknown[]).length).toBe(500);
+    expect(after.result).toHaveProperty('tools.length', 500);
   }, 60_000);
 
   it('lists what a config changes (overrides, namespace) and what --relax-output leaves out, not the cached text', async () => {
