@@ -3,19 +3,23 @@ import type { RegisteredTool, ToolRegistry } from '../registry.js';
 import { listEntry } from './list-entry.js';
 import { PAGE_SIZE, pageBounds } from './paginate.js';
 
-// `tools/list` answers written as bytes: each entry's JSON made once per registry, from the text
-// the adapter kept (`keepListedJson`) where there is one, and a page joined from them. For GitHub's
-// 1,223 tools from the conversion cache this skips parsing 1.8 MB into objects only to serialize
-// them again, the largest part of a repeat start after loading the code (see README, Performance).
+// `tools/list` answers written as bytes: each entry's JSON from the text the adapter kept
+// (`keepListedJson`) where there is one, serialized otherwise, and a page joined from them. For
+// GitHub's 1,223 tools from the conversion cache this skips parsing 1.6 MB into objects only to
+// serialize them again, the largest part of a repeat start after loading the code (see README,
+// Performance).
 
 /**
- * Each tool's entry as byte parts to join, made on a registry's first list; `null` for a registry
- * with a tool whose output schema is not an object: the 2025-era SDK wraps such a schema in its
- * list answers (`{type: object, properties: {result: …}}`), which only the SDK path does.
+ * Per registry, made on its first list: each tool's entry parts when it has kept text (a name
+ * prefix and a view of that text: no copy), undefined for a tool serialized on each answer
+ * (holding its bytes would keep a second copy of every schema, the SDK path keeps none either);
+ * `null` for a registry the SDK lists: one without any kept text, or with a tool whose output
+ * schema is not an object (the 2025-era SDK wraps such a schema in its list answers, `{type:
+ * object, properties: {result: …}}`, which only the SDK path does).
  */
-const entriesOf = new WeakMap<ToolRegistry, Uint8Array[][] | null>();
+const entriesOf = new WeakMap<ToolRegistry, Array<Uint8Array[] | undefined> | null>();
 
-function entriesFor(registry: ToolRegistry): Uint8Array[][] | null {
+function entriesFor(registry: ToolRegistry): Array<Uint8Array[] | undefined> | null {
   let entries = entriesOf.get(registry);
   if (entries === undefined) {
     // Kept text promises an object root (see `keepListedJson`); the rest is looked at.
@@ -23,10 +27,22 @@ function entriesFor(registry: ToolRegistry): Uint8Array[][] | null {
       const output = listedJsonOf(definition) ? undefined : definition.outputSchema;
       return output !== undefined && output.type !== 'object';
     });
-    entries = wrapped ? null : registry.tools.map(listEntryParts);
+    const kept = wrapped ? [] : registry.tools.map((tool) => keptParts(tool));
+    // Without any kept text the SDK's serialization of the whole page is the leaner (one copy).
+    entries = kept.some((parts) => parts !== undefined) ? kept : null;
     entriesOf.set(registry, entries);
   }
   return entries;
+}
+
+// `{"name":…,` before the kept object's members; `execution` is not among them.
+function keptParts(tool: RegisteredTool): Uint8Array[] | undefined {
+  const { definition } = tool;
+  const listed = listedJsonOf(definition);
+  const tasks = definition.taskSupport !== undefined && definition.taskSupport !== 'forbidden';
+  if (!listed || tasks || listed[0] !== OPEN_BRACE || listed[listed.length - 1] !== CLOSE_BRACE)
+    return undefined;
+  return [Buffer.from(`{"name":${JSON.stringify(tool.name)},`), listed.subarray(1)];
 }
 
 /**
@@ -34,14 +50,7 @@ function entriesFor(registry: ToolRegistry): Uint8Array[][] | null {
  * UTF-8 JSON parts: the same members `listEntry` builds, in another order when taken from kept text.
  */
 export function listEntryParts(tool: RegisteredTool): Uint8Array[] {
-  const { definition } = tool;
-  const listed = listedJsonOf(definition);
-  const tasks = definition.taskSupport !== undefined && definition.taskSupport !== 'forbidden';
-  // `{"name":…,` before the kept object's members; `execution` is not among them.
-  if (listed && !tasks && listed[0] === OPEN_BRACE && listed[listed.length - 1] === CLOSE_BRACE) {
-    return [Buffer.from(`{"name":${JSON.stringify(tool.name)},`), listed.subarray(1)];
-  }
-  return [Buffer.from(JSON.stringify(listEntry(tool)))];
+  return keptParts(tool) ?? [Buffer.from(JSON.stringify(listEntry(tool)))];
 }
 
 const OPEN_BRACE = 0x7b;
@@ -49,8 +58,8 @@ const CLOSE_BRACE = 0x7d;
 
 /**
  * The whole JSON-RPC answer (one line, newline included) to a `tools/list` request `id` for the
- * page after `cursor`, as the SDK would send `listPage`'s result; undefined when the SDK must answer:
- * an unreadable cursor (its error), a tool it would wrap (see `entriesOf`).
+ * page after `cursor`, as the SDK would send `listPage`'s result; undefined when the SDK answers:
+ * an unreadable cursor (its error), a registry it lists (see `entriesOf`).
  */
 export function toolsListAnswer(
   registry: ToolRegistry,
@@ -64,7 +73,7 @@ export function toolsListAnswer(
   const parts: Uint8Array[] = [Buffer.from('{"result":{"tools":[')];
   for (let index = bounds.start; index < bounds.end; index++) {
     if (index > bounds.start) parts.push(COMMA);
-    parts.push(...(entries[index] as Uint8Array[]));
+    parts.push(...(entries[index] ?? listEntryParts(registry.tools[index] as RegisteredTool)));
   }
   const next = bounds.nextCursor === undefined ? '' : `,"nextCursor":${JSON.stringify(bounds.nextCursor)}`;
   parts.push(Buffer.from(`]${next}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}\n`));
