@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { BridgeError, type BridgeErrorCode, describeError } from '../../src/index.js';
+import { jsonText } from './json-text.js';
 
 /** The OpenAPI generation a document is written in; decides the schema dialect and the layout. */
 export type SpecVersion = 'swagger2' | 'openapi30' | 'openapi31';
@@ -74,25 +75,35 @@ export async function loadDocument(
   return { document, version, location, files, ...(sha256 ? { sha256 } : {}) };
 }
 
-// Reads and parses in a frame of its own: once it returns, nothing holds the text.
+// Reads and parses in a frame of its own: once it returns, nothing holds the text. A local JSON
+// file comes as bytes, decoded by `jsonText`; its errors are reported from the exact UTF-8 text.
 async function parseSource(
-  pending: Promise<string>,
+  pending: Promise<string | Buffer>,
   location: string,
   code: BridgeErrorCode,
 ): Promise<{ document: Record<string, unknown>; external: boolean }> {
-  const text = await pending;
-  if (!text.trimStart().startsWith('{')) await preloadYaml();
-  return { external: hasExternalRefs(text), document: parseText(text, location, code) };
+  const source = await pending;
+  if (typeof source !== 'string') {
+    const text = jsonText(source);
+    const external = hasExternalRefs(text);
+    try {
+      return { external, document: parseText(text, location, code) };
+    } catch {
+      return parseSource(Promise.resolve(source.toString('utf8')), location, code);
+    }
+  }
+  if (!source.trimStart().startsWith('{')) await preloadYaml();
+  return { external: hasExternalRefs(source), document: parseText(source, location, code) };
 }
 
-async function readText(path: string, hashed?: (bytes: Buffer) => void): Promise<string> {
+async function readText(path: string, hashed?: (bytes: Buffer) => void): Promise<string | Buffer> {
   try {
     // Bytes first, decoded once: with an encoding, fs/promises decodes each 512 KiB slice through a
     // StringDecoder and joins them into a rope that the parse must then flatten, all alive together
-    // (GitHub's 13 MB spec: ~6-13 MB more peak RSS).
+    // (GitHub's 13 MB spec: ~6-13 MB more peak RSS). JSON stays bytes, for `jsonText`.
     const bytes = await readFile(path);
     hashed?.(bytes);
-    return bytes.toString('utf8');
+    return jsonBytes(bytes) ?? bytes.toString('utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const why =
@@ -108,6 +119,15 @@ async function readText(path: string, hashed?: (bytes: Buffer) => void): Promise
     throw new BridgeError('invalid_input', `cannot read the OpenAPI spec ${path}`, { cause: error });
   }
 }
+
+/** A JSON document's bytes without a byte-order mark; undefined when `bytes` do not start as JSON. */
+function jsonBytes(bytes: Buffer): Buffer | undefined {
+  let start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  while (start < bytes.length && JSON_SPACE.has(bytes[start] as number)) start++;
+  return bytes[start] === 0x7b ? bytes.subarray(start) : undefined;
+}
+// Space, tab, line feed, carriage return.
+const JSON_SPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
 
 // A bound on what a URL may answer, far above the largest real specs (GitHub's is 13 MB, Microsoft
 // Graph's under 100 MB): an endless or enormous body fails instead of exhausting memory.
