@@ -39,7 +39,7 @@ export {
 } from './errors.js';
 export { emptyCredentialWarnings, expandHeaders } from './expand-headers.js';
 export { booleanFlag, headerFlags, integerFlag, listFlag, stringFlag, withFlags } from './flags.js';
-export { keepListedJson } from './listed-json.js';
+export { keepListedJson, LISTED_JSON_FORMAT } from './listed-json.js';
 export { createStderrLogger, type Logger, type LogLevel, silentLogger } from './logger.js';
 export { PAGE_URI_TEMPLATE, type PagedOutput, type PageOutputOptions, pageOutput } from './page-output.js';
 export { invokeTool, type RegisteredTool, type SourceTools, ToolRegistry } from './registry.js';

@@ -12,6 +12,13 @@ import type { ToolDefinition } from './tool.js';
 const texts = new WeakMap<ToolDefinition, Uint8Array>();
 
 /**
+ * The shape `keepListedJson` promises, as a number: bumped whenever `listEntry` changes which
+ * members it takes from a definition or how. An adapter that stores kept text (the OpenAPI
+ * conversion cache) records it beside the text and drops text of another shape.
+ */
+export const LISTED_JSON_FORMAT = 1;
+
+/**
  * Declares `json` (UTF-8) to be, exactly, the JSON object of `definition`'s listed members as
  * `tools/list` carries them: `title` (when not empty), `description`, `inputSchema`,
  * `outputSchema` (when present, with `"type": "object"` at its root) and `annotations`, and no

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cacheDir, type Logger, readOwnFile, writeOwnFile } from '../../src/index.js';
+import { cacheDir, LISTED_JSON_FORMAT, type Logger, readOwnFile, writeOwnFile } from '../../src/index.js';
 import {
   type CachedTool,
   encode,
@@ -48,7 +48,7 @@ export interface CachedConversion {
  */
 export function cacheFile(specPath: string, options: unknown): string {
   const key = createHash('sha256')
-    .update(JSON.stringify([CACHE_FORMAT, bridgeVersion(), specPath, options]))
+    .update(JSON.stringify([CACHE_FORMAT, LISTED_JSON_FORMAT, bridgeVersion(), specPath, options]))
     .digest('hex')
     .slice(0, 20);
   return join(cacheDir(), 'openapi', `${basename(specPath).replace(/[^\w.-]/g, '_')}-${key}.json`);
@@ -143,7 +143,8 @@ export function writeCache(
 ): void {
   try {
     const { tools, ...meta } = conversion;
-    writeOwnFile(file, encode({ format: CACHE_FORMAT, bridge: bridgeVersion(), ...meta }, tools));
+    const format = { format: CACHE_FORMAT, listed: LISTED_JSON_FORMAT, bridge: bridgeVersion() };
+    writeOwnFile(file, encode({ ...format, ...meta }, tools));
   } catch (error) {
     log.debug('openapi: conversion cache not written', { file, error: String(error) });
   }
@@ -153,6 +154,9 @@ export function writeCache(
 function problem(cached: Record<string, unknown>, specPath: string): string | undefined {
   if (cached === null || typeof cached !== 'object' || Array.isArray(cached)) return 'not an object';
   if (cached.format !== CACHE_FORMAT) return `format ${String(cached.format)}, expected ${CACHE_FORMAT}`;
+  // Each tool's first part is sent to clients as it is (see `keepListedJson`): only of this shape.
+  if (cached.listed !== LISTED_JSON_FORMAT)
+    return `listed entries of format ${String(cached.listed)}, expected ${LISTED_JSON_FORMAT}`;
   if (cached.bridge !== bridgeVersion()) return `written by bridge ${String(cached.bridge)}`;
   const files = cached.files;
   if (!Array.isArray(files) || files.length === 0) return 'no files';

@@ -8,7 +8,7 @@ import type { RegisteredTool } from '../registry.js';
  * `getDisplayName`: title → annotations.title → name), so a copy in the annotations only cost bytes
  * (~60 kB over GitHub's 1,223 tools). Clients of a revision before 2025-06-18, which know only
  * `annotations.title`, get the title there instead (`titleIn: 'annotations'`). The annotations keep
- * all four hints.
+ * all four hints. A change to what this takes from a definition bumps `LISTED_JSON_FORMAT`.
  */
 export function listEntry(tool: RegisteredTool, titleIn: 'top' | 'annotations' = 'top'): Tool {
   const { definition } = tool;

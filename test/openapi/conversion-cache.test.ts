@@ -255,6 +255,11 @@ describe('openapi conversion cache', () => {
     ['not JSON', () => '\u0000garbage', /conversion cache unreadable/],
     ['another format', (text: string) => text.replace(/"format":\d+/, '"format":999'), /format 999/],
     [
+      'listing entries of another shape',
+      (text: string) => text.replace(/"listed":\d+/, '"listed":999'),
+      /listed entries of format 999/,
+    ],
+    [
       'another bridge version',
       (text: string) => text.replace(/"bridge":"[^"]*"/, '"bridge":"0.0.0-old"'),
       /written by bridge 0\.0\.0-old/,
