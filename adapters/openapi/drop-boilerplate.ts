@@ -164,6 +164,25 @@ export function dropRepeatedSentences(description: string, repeated: ReadonlySet
   });
 }
 
+// Advice to percent-encode a value ("The name must be URL encoded. For example, any slashes in the
+// name must be replaced with `%2F`.": GitHub's `environment_name`, in 23 operations). The bridge
+// encodes path, query and cookie values itself, so a model that follows it sends the value encoded
+// twice (`a%252Fb`) and the API looks up another name.
+const ENCODING_ADVICE = /\b(?:url|uri|percent)[- ]?encod|\breplaced? (?:with|by) `?%[0-9a-f]{2}/i;
+
+/** What a value the bridge encodes is told instead: give it as it is. */
+export const SENT_ENCODED = 'Give it as it is: the bridge URL-encodes it.';
+
+/**
+ * The description of a parameter whose value the bridge percent-encodes, without the API's advice
+ * to encode it first, and saying so instead (see `ENCODING_ADVICE`); unchanged when it gives none.
+ */
+export function dropEncodingAdvice(description: string): string {
+  if (!ENCODING_ADVICE.test(description)) return description;
+  const kept = withoutSentences(description, (sentence) => !ENCODING_ADVICE.test(sentence));
+  return kept ? `${kept} ${SENT_ENCODED}` : SENT_ENCODED;
+}
+
 // `text` with only the sentences `kept` says yes to, each line's layout kept otherwise; lines and
 // paragraphs left empty go.
 function withoutSentences(text: string, kept: (sentence: string) => boolean): string {

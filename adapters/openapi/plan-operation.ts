@@ -1,6 +1,6 @@
 import type { JsonSchema } from '../../src/index.js';
 import type { SchemaConverter } from './convert-schema.js';
-import { dropRepeatedSentences } from './drop-boilerplate.js';
+import { dropEncodingAdvice, dropRepeatedSentences } from './drop-boilerplate.js';
 import type { HttpMethod, OperationInfo } from './list-operations.js';
 import type { SpecVersion } from './load-document.js';
 import { type BodyPlan, binaryFields, openApiBodyPlan, swaggerBodyPlan } from './plan-body.js';
@@ -73,7 +73,7 @@ export function planOperation(
       const converted = converter.convertInline(schema, 'request', deps);
       const text = parameter.description;
       const description = propertyDescription(
-        typeof text === 'string' ? dropRepeatedSentences(text, repeated) : text,
+        typeof text === 'string' ? ownWords(dropRepeatedSentences(text, repeated), location) : text,
       );
       if (description) converted.description = description;
       if (parameter.deprecated === true) converted.deprecated = true;
@@ -132,4 +132,10 @@ export function planOperation(
 function securityOf(info: OperationInfo, document: Json): Json[] {
   const security = Array.isArray(info.operation.security) ? info.operation.security : document.security;
   return Array.isArray(security) ? security.filter(isObject) : [];
+}
+
+// Path, query and cookie values are percent-encoded when sent (build-request.ts); header values
+// are sent as given, so advice to encode one still holds.
+function ownWords(description: string, location: ParamLocation): string {
+  return location === 'header' ? description : dropEncodingAdvice(description);
 }
