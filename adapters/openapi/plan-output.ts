@@ -9,7 +9,7 @@ import { deref, isObject, type Json, resolvePointer } from './resolve-ref.js';
  * pull in deep component graphs (GitHub: 4 MB over 1,223 operations), which cost tokens on every
  * tools/list and time at every start, while a client only needs the shape to check and use the
  * result. So an output schema is an outline: the top-level properties, in the order the spec
- * declares them, until this budget is spent. GitHub's outlines keep their first 10-15 fields
+ * declares them, links last, until this budget is spent. GitHub's outlines keep their first 10-15 fields
  * (148 kB over 1,223 tools, 204 kB at 1,000 characters); the response itself still comes back
  * whole in `structuredContent`, so the cut costs a model only the preview of later fields.
  */
@@ -88,22 +88,33 @@ function outlineOf(schema: unknown, spec: Spec): JsonSchema | undefined {
       declared.set(name, list);
     }
   }
-  const kept: Array<[string, JsonSchema]> = [];
+  const kept = new Map<string, JsonSchema>();
   let left = OUTPUT_BUDGET;
-  for (const [name, schemas] of declared) {
-    const propertyParts = schemas.flatMap((one) => conjuncts(one, spec));
+  // Links last: GitHub's objects open with a dozen `*_url` fields (a pull request's ten come before
+  // its `state` and `title`), which tell a model least about the answer.
+  const names = [...declared.keys()];
+  for (const name of [...names.filter((one) => !LINK.test(one)), ...names.filter((one) => LINK.test(one))]) {
+    const propertyParts = (declared.get(name) as unknown[]).flatMap((one) => conjuncts(one, spec));
     // Responses leave out writeOnly properties (they are only ever sent).
     if (propertyParts.some((part) => part.writeOnly === true)) continue;
     const summary = summarize(propertyParts, spec);
-    left -= name.length + JSON.stringify(summary).length + 4;
-    if (left < 0) break;
-    kept.push([name, summary]);
+    const cost = name.length + JSON.stringify(summary).length + 4;
+    if (cost > left) break;
+    left -= cost;
+    kept.set(name, summary);
   }
   const out: JsonSchema = { type: 'object' };
-  // fromEntries makes every name an own property, `__proto__` included.
-  if (kept.length > 0) out.properties = Object.fromEntries(kept);
+  // In the order the spec declares them; fromEntries makes every name an own property, `__proto__`
+  // included.
+  if (kept.size > 0)
+    out.properties = Object.fromEntries(
+      names.flatMap((name) => (kept.has(name) ? [[name, kept.get(name)]] : [])),
+    );
   return out;
 }
+
+/** A property holding a link (`url`, `html_url`, `diff_url`, `avatar_urls`). */
+const LINK = /(?:^|_)urls?$/i;
 
 // A property reduced to its type: `{}` when the spec leaves it open or its type cannot be told.
 function summarize(parts: Json[], spec: Spec): JsonSchema {

@@ -168,4 +168,19 @@ describe('GitHub output schemas, outlined', () => {
       fork: { type: 'boolean' },
     });
   });
+
+  it('give links the room left after the other fields, in the order the spec declares them', () => {
+    const outline = (id: string) =>
+      Object.keys(
+        served.find(({ operation }) => operation.operationId === id)?.tool.outputSchema?.properties ?? {},
+      );
+    // A pull request declares ten `*_url` fields before its number, state and title.
+    const pull = outline('pulls/get');
+    expect(pull).toEqual(expect.arrayContaining(['number', 'state', 'title', 'user', 'body', 'labels']));
+    expect(pull.filter((name) => /_url$|^url$/.test(name))).toEqual([]);
+    expect(pull.indexOf('number')).toBeLessThan(pull.indexOf('state'));
+    // An object small enough keeps its links too.
+    const emoji = outline('reactions/create-for-issue');
+    expect(emoji).toEqual(expect.arrayContaining(['id', 'content', 'created_at']));
+  });
 });
