@@ -3,11 +3,18 @@ import type { EventStore, JSONRPCMessage } from '@modelcontextprotocol/server';
 export interface SessionEventStoreOptions {
   /** Events kept; the oldest are dropped first. Default 1,000. */
   maxEvents?: number;
-  /** Bytes of serialized messages kept. Default 4 MiB. */
+  /** Bytes of events kept: their serialized messages, and `EVENT_OVERHEAD` each. Default 4 MiB. */
   maxBytes?: number;
   /** What all the sessions of one server keep together (see `EventBudget`). */
   budget?: EventBudget;
 }
+
+/**
+ * What keeping one event costs besides its message's bytes: its id, its entry in the session's map
+ * and in the budget's queue (~160 bytes measured on Node 20). Counted so that many tiny events
+ * (progress notifications) cannot hold several times the budget.
+ */
+export const EVENT_OVERHEAD = 160;
 
 interface Kept {
   store: SessionEventStore;
@@ -99,7 +106,7 @@ export class SessionEventStore implements EventStore {
   /** Keeps the event `text` (a JSON message) of `streamId`; returns its id. */
   append(streamId: string, text: string): string {
     const eventId = `${++this.#seq}`;
-    const bytes = Buffer.byteLength(text);
+    const bytes = Buffer.byteLength(text) + EVENT_OVERHEAD;
     this.#events.set(eventId, { streamId, text, bytes });
     this.#bytes += bytes;
     for (const id of this.#events.keys()) {

@@ -101,8 +101,11 @@ describe('the session event store', () => {
   });
 
   it('all sessions together keep at most their budget: the oldest events of any session go first', async () => {
-    const { EventBudget, SessionEventStore } = await import('../../src/transports/session-event-store.js');
-    const budget = new EventBudget(1_000);
+    const { EVENT_OVERHEAD, EventBudget, SessionEventStore } = await import(
+      '../../src/transports/session-event-store.js'
+    );
+    // Eight events of 116 bytes and their overhead fit; a ninth does not.
+    const budget = new EventBudget(8 * (116 + EVENT_OVERHEAD) + 100);
     const first = new SessionEventStore({ budget });
     const second = new SessionEventStore({ budget });
     const text = (n: number) =>
@@ -112,7 +115,7 @@ describe('the session event store', () => {
     expect(firstIds.every((id) => first.holds(id)) && secondIds.every((id) => second.holds(id))).toBe(true);
     // Past the budget, the second session's next event pushes out the first session's oldest.
     secondIds.push(second.append('b', text(4)));
-    expect(budget.bytes).toBeLessThanOrEqual(1_000);
+    expect(budget.bytes).toBeLessThanOrEqual(8 * (116 + EVENT_OVERHEAD) + 100);
     expect(first.holds(firstIds[0] as string)).toBe(false);
     expect(first.holds(firstIds[1] as string)).toBe(true);
     expect(second.holds(secondIds.at(-1) as string)).toBe(true);
@@ -128,7 +131,19 @@ describe('the session event store', () => {
     for (let n = 0; n < 5_000; n++) own.append('c', text(n));
     expect(own.size).toBe(2);
     expect(budget.bytes).toBe(
-      2 * Buffer.byteLength(text(4_999)) - (String(4_999).length - String(4_998).length),
+      2 * (Buffer.byteLength(text(4_999)) + EVENT_OVERHEAD) - (String(4_999).length - String(4_998).length),
     );
+  });
+
+  it('counts what each event costs besides its text, so tiny events cannot hold many times the budget', async () => {
+    const { EVENT_OVERHEAD, EventBudget, SessionEventStore } = await import(
+      '../../src/transports/session-event-store.js'
+    );
+    const budget = new EventBudget(100 * (EVENT_OVERHEAD + 2));
+    const store = new SessionEventStore({ budget, maxEvents: 10_000 });
+    for (let n = 0; n < 1_000; n++) store.append('s', '{}');
+    // 1,000 two-byte messages would be 2 kB of text: the events themselves are what fills it.
+    expect(store.size).toBe(100);
+    expect(budget.bytes).toBe(100 * (EVENT_OVERHEAD + 2));
   });
 });
