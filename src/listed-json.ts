@@ -2,7 +2,7 @@ import type { ToolDefinition } from './tool.js';
 
 // A definition's listed members as JSON text the adapter already holds, so that `tools/list` can
 // send them without building and serializing objects. The OpenAPI conversion cache keeps each
-// tool's members serialized: a repeat start then lists GitHub's 1,223 tools (1.8 MB) without
+// tool's members serialized: a repeat start then lists GitHub's 1,223 tools (1.6 MB) without
 // parsing them first, and parses a tool's schemas only when it is called.
 //
 // Kept beside the definition rather than in it: whatever copies a definition to change it (a

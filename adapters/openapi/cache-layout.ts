@@ -6,7 +6,7 @@ import type { OperationSummary, ToolData } from './operations-to-tools.js';
 // the head and then only what it serves: dynamic mode nothing more until a model searches,
 // describes or calls; `--tools all` nothing more either, since each tool's first part is exactly
 // its listed members as `tools/list` sends them (see `keepListedJson`). A tool's parts are parsed
-// on its first call. GitHub's spec: 3.7 MB, of which a start parses the head's 50 kB.
+// on its first call. GitHub's spec: 3.1 MB, of which a start parses the head's ~80 kB.
 
 /** One operation in the cache: converted, or why it cannot be. */
 export interface CachedTool {
@@ -14,7 +14,7 @@ export interface CachedTool {
   /** Read from a cache file: parsed on first access (all operations at once). */
   operation: OperationSummary;
   readOnly: boolean;
-  /** Read from a cache file: parsed on first access, and its `plan` on the first access of that. */
+  /** Read from a cache file: both its parts parsed on first access. */
   data?: ToolData;
   /** Read from a cache file: `data`'s listed members as JSON (see `keepListedJson`), unparsed. */
   listed?: Uint8Array;
