@@ -10,6 +10,7 @@ import type { Authenticator } from './authenticate.js';
 import { resolveBaseUrl } from './base-url.js';
 import { buildRequest, type HttpRequest } from './build-request.js';
 import type { LoadedDocument } from './load-document.js';
+import { nextPageNote } from './next-page.js';
 import type { OperationPlan } from './plan-operation.js';
 import { responseToResult } from './response-to-result.js';
 import type { HttpSender } from './send-request.js';
@@ -152,7 +153,7 @@ async function callOperation(
     await prepare();
     response = await setup.sender.send(request, options);
   }
-  return responseToResult(
+  const result = await responseToResult(
     request,
     response,
     {
@@ -162,4 +163,8 @@ async function callOperation(
     },
     context,
   );
+  // The next page of a list paged by its Link header, which the result does not carry otherwise.
+  const note = result.isError ? undefined : nextPageNote(response.headers.link, request, plan.params, name);
+  if (note) result.content.push({ type: 'text', text: note });
+  return result;
 }

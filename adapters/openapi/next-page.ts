@@ -1,0 +1,83 @@
+import type { HttpRequest } from './build-request.js';
+import type { ParamPlan } from './plan-parameters.js';
+
+// Pagination that lives in a response's `Link` header (RFC 8288), which the tool result does not
+// otherwise carry: GitHub pages its lists so, and its cursor parameters say "A cursor, as given in
+// the Link header" (`before`/`after` in 33 operations). Without the header a model can read the
+// first page of those lists and no other. The note gives the arguments to change instead of the
+// URL, which a model cannot call.
+
+/** Longest note: a cursor is tens of characters; a longer one is not worth the model's context. */
+const MAX_NOTE = 2_000;
+
+/**
+ * A note on how to get the next page (and which is the last) when `link` has a `rel="next"`: the
+ * query arguments whose values the next page's URL changes. Undefined when there is no next page,
+ * or it changes a query parameter the tool has no argument for.
+ */
+export function nextPageNote(
+  link: string | undefined,
+  request: HttpRequest,
+  params: readonly ParamPlan[],
+  toolName: string,
+): string | undefined {
+  if (!link) return undefined;
+  const targets = relations(link);
+  const next = targets.get('next');
+  if (next === undefined) return undefined;
+  const sent = new URL(`${request.origin}${request.path}`);
+  const nextArgs = changedArguments(next, sent, params);
+  if (!nextArgs) return undefined;
+  const last = targets.get('last');
+  const lastArgs = last === undefined ? undefined : changedArguments(last, sent, params);
+  const note =
+    `More results: call ${toolName} again with the same arguments and ${JSON.stringify(nextArgs)}.` +
+    (lastArgs ? ` The last page: ${JSON.stringify(lastArgs)}.` : '');
+  return note.length <= MAX_NOTE ? note : undefined;
+}
+
+/** The target of each relation in a `Link` header, the first of each. */
+function relations(link: string): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const match of link.matchAll(LINK_VALUE)) {
+    const [, target = '', parameters = ''] = match;
+    const rel = /(?:^|;)\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,"]+))/i.exec(parameters);
+    for (const name of (rel?.[1] ?? rel?.[2] ?? '').toLowerCase().split(/\s+/)) {
+      if (name && !found.has(name)) found.set(name, target);
+    }
+  }
+  return found;
+}
+// `<target>` and the parameters after it, up to the next link value's `<`.
+const LINK_VALUE = /<([^>]*)>([^<]*)/g;
+
+/**
+ * The query arguments that take the request from what was sent to `target`: each query parameter
+ * of `target` whose value differs, by the tool argument that carries it. Undefined when `target`
+ * cannot be read, adds or changes a parameter no argument carries, or changes nothing.
+ */
+function changedArguments(
+  target: string,
+  sent: URL,
+  params: readonly ParamPlan[],
+): Record<string, string> | undefined {
+  let url: URL;
+  try {
+    url = new URL(target, sent);
+  } catch {
+    return undefined;
+  }
+  const changed: Record<string, string> = {};
+  let any = false;
+  for (const name of new Set(url.searchParams.keys())) {
+    const values = url.searchParams.getAll(name);
+    const before = sent.searchParams.getAll(name);
+    if (values.length === before.length && values.every((value, index) => value === before[index])) continue;
+    const param = params.find((one) => one.in === 'query' && one.name === name);
+    // Arrays, objects and JSON parameters do not map back from one query value.
+    if (!param || param.json || values.length !== 1) return undefined;
+    changed[param.arg] = values[0] as string;
+    any = true;
+  }
+  return any ? changed : undefined;
+}
