@@ -40,7 +40,8 @@ function keptParts(tool: RegisteredTool): Uint8Array[] | undefined {
   const { definition } = tool;
   const listed = listedJsonOf(definition);
   const tasks = definition.taskSupport !== undefined && definition.taskSupport !== 'forbidden';
-  if (!listed || tasks || listed[0] !== OPEN_BRACE || listed[listed.length - 1] !== CLOSE_BRACE)
+  // An object with at least one member, which the name is joined to with a comma.
+  if (!listed || tasks || listed.length < 3 || listed[0] !== OPEN_BRACE || listed.at(-1) !== CLOSE_BRACE)
     return undefined;
   return [Buffer.from(`{"name":${JSON.stringify(tool.name)},`), listed.subarray(1)];
 }

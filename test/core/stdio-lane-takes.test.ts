@@ -140,6 +140,25 @@ describe('which stdio messages the lane takes (in-process, on its own decision)'
     }
   });
 
+  it('a kept text that is not a non-empty object is listed from the members instead', async () => {
+    const empty = keepListedJson(tool('e'), Buffer.from('{}'));
+    const pin = await connection([kept('a'), empty]);
+    try {
+      expect(pin.take('tools/list')).toBe(true);
+      const page = JSON.parse(pin.written[0] as string) as {
+        result: { tools: Array<Record<string, unknown>> };
+      };
+      expect(page.result.tools[1]).toEqual({
+        name: 'e',
+        description: 'e',
+        inputSchema: tool('e').inputSchema,
+        annotations,
+      });
+    } finally {
+      await pin.close();
+    }
+  });
+
   it('tools/list stays with the SDK without kept text, for an old client, or with a non-object output schema', async () => {
     for (const [tools, version] of [
       [[tool('a'), tool('b')], '2025-11-25'],
