@@ -9,8 +9,8 @@ import {
 import type { Authenticator } from './authenticate.js';
 import { resolveBaseUrl } from './base-url.js';
 import { buildRequest, type HttpRequest } from './build-request.js';
+import { headerNotes } from './describe-headers.js';
 import type { LoadedDocument } from './load-document.js';
-import { nextPageNote } from './next-page.js';
 import type { OperationPlan } from './plan-operation.js';
 import { responseToResult } from './response-to-result.js';
 import type { HttpSender } from './send-request.js';
@@ -163,8 +163,11 @@ async function callOperation(
     },
     context,
   );
-  // The next page of a list paged by its Link header, which the result does not carry otherwise.
-  const note = result.isError ? undefined : nextPageNote(response.headers.link, request, plan.params, name);
-  if (note) result.content.push({ type: 'text', text: note });
+  // What the headers say that the result does not carry otherwise: the next page, a new resource.
+  if (!result.isError) {
+    for (const text of headerNotes(response.headers, request, plan.params, name)) {
+      result.content.push({ type: 'text', text });
+    }
+  }
   return result;
 }

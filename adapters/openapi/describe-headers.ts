@@ -1,14 +1,50 @@
 import type { HttpRequest } from './build-request.js';
 import type { ParamPlan } from './plan-parameters.js';
 
+// What a successful answer says in its headers that a model needs and the result does not carry
+// otherwise: where the next page of a list is, and where a created resource lives.
+
+/** Longest note: a cursor or a URL is tens of characters; a longer one is not worth the context. */
+const MAX_NOTE = 2_000;
+
+/**
+ * The notes a successful answer's headers call for, each a text block for the end of the result:
+ * the next page (see `nextPageNote`) and a created resource's `Location`.
+ */
+export function headerNotes(
+  headers: Record<string, string>,
+  request: HttpRequest,
+  params: readonly ParamPlan[],
+  toolName: string,
+): string[] {
+  const notes: string[] = [];
+  const next = nextPageNote(headers.link, request, params, toolName);
+  if (next) notes.push(next);
+  const location = locationNote(headers.location, request);
+  if (location) notes.push(location);
+  return notes;
+}
+
+/**
+ * Where a successful answer says its resource lives (a 201's new resource, a 202's accepted work),
+ * as an absolute URL: an API that answers a POST with an empty body and a `Location` leaves a model
+ * without the new resource's id otherwise. Undefined without one, or when it is not an http(s) URL.
+ */
+export function locationNote(location: string | undefined, request: HttpRequest): string | undefined {
+  if (!location || location.length > MAX_NOTE) return undefined;
+  try {
+    const url = new URL(location, `${request.origin}${request.path}`);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? `Location: ${url.href}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 // Pagination that lives in a response's `Link` header (RFC 8288), which the tool result does not
 // otherwise carry: GitHub pages its lists so, and its cursor parameters say "A cursor, as given in
 // the Link header" (`before`/`after` in 33 operations). Without the header a model can read the
 // first page of those lists and no other. The note gives the arguments to change instead of the
 // URL, which a model cannot call.
-
-/** Longest note: a cursor is tens of characters; a longer one is not worth the model's context. */
-const MAX_NOTE = 2_000;
 
 /**
  * A note on how to get the next page (and which is the last) when `link` has a `rel="next"`: the

@@ -1,10 +1,13 @@
 import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { HttpRequest } from '../../adapters/openapi/build-request.js';
-import { nextPageNote } from '../../adapters/openapi/next-page.js';
+import { locationNote, nextPageNote } from '../../adapters/openapi/describe-headers.js';
 import type { ParamPlan } from '../../adapters/openapi/plan-parameters.js';
 import { connect } from '../helpers/connect.js';
 import { BRIDGE_BIN } from '../helpers/start-bridge.js';
@@ -67,6 +70,60 @@ describe('nextPageNote', () => {
     expect(
       nextPageNote(`<https://h/x?after=${'c'.repeat(3_000)}>; rel="next"`, request('/x'), params, 't'),
     ).toBeUndefined();
+  });
+});
+
+describe('locationNote', () => {
+  it('gives where a created resource lives as an absolute URL, and nothing for what is not one', () => {
+    expect(locationNote('/v1/items/42', request('/v1/items'))).toBe(
+      'Location: https://api.example.com/v1/items/42',
+    );
+    expect(locationNote('https://other.example/x', request('/v1/items'))).toBe(
+      'Location: https://other.example/x',
+    );
+    expect(locationNote(undefined, request('/x'))).toBeUndefined();
+    expect(locationNote('javascript:alert(1)', request('/x'))).toBeUndefined();
+    expect(locationNote('http://[bad', request('/x'))).toBeUndefined();
+  });
+
+  it('ends the result of a call whose answer names one: an empty 201 then says where the item is', async () => {
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(201, { location: '/v1/items/42' });
+        res.end();
+      });
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const dir = mkdtempSync(join(tmpdir(), 'bridge-location-'));
+    try {
+      const spec = join(dir, 'items.json');
+      writeFileSync(
+        spec,
+        JSON.stringify({
+          openapi: '3.0.3',
+          info: { title: 'items', version: '1' },
+          paths: {
+            '/items': { post: { operationId: 'addItem', responses: { '201': { description: 'made' } } } },
+          },
+        }),
+      );
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+      await using client = await connect('v1', 'stdio', {
+        script: BRIDGE_BIN,
+        args: ['openapi', spec, '--base-url', base, '--no-cache'],
+      });
+      const result = await client.callTool('addItem', {});
+      expect(result.isError).toBeFalsy();
+      expect(result.content).toEqual([
+        { type: 'text', text: 'HTTP 201 Created' },
+        { type: 'text', text: `Location: ${base}/items/42` },
+      ]);
+    } finally {
+      server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
