@@ -5,10 +5,11 @@ import type { ToolDefinition } from './tool.js';
 // tool's members serialized: a repeat start then lists GitHub's 1,223 tools (1.6 MB) without
 // parsing them first, and parses a tool's schemas only when it is called.
 //
-// Kept beside the definition rather than in it: whatever copies a definition to change it (a
-// config override, a namespace, a confirmation wrapper) makes a new object, which has no text
-// here, and is listed from its members. A member of the definition object itself would be copied
-// along and list the old title or description.
+// Kept beside the definition rather than in it: a copy made to change a definition (a config
+// override, a namespace, a confirmation wrapper) keeps the text only through `copyDefinition`, and
+// only when it changes none of the listed members; any other copy has no text here and is listed
+// from its members. A member of the definition object itself would be copied along by a spread
+// and list the old title or description.
 const texts = new WeakMap<ToolDefinition, Uint8Array>();
 
 /**
@@ -33,4 +34,22 @@ export function keepListedJson<T extends ToolDefinition>(definition: T, json: Ui
 /** The text `keepListedJson` declared for this very definition object, if any. */
 export function listedJsonOf(definition: ToolDefinition): Uint8Array | undefined {
   return texts.get(definition);
+}
+
+/** The members `keepListedJson`'s text holds: a copy that changes one is listed from its members. */
+const LISTED_MEMBERS = ['title', 'description', 'inputSchema', 'outputSchema', 'annotations'];
+
+/**
+ * A copy of `definition` with `changes` applied. Members read through accessors stay accessors,
+ * not read now: an adapter's lazily parsed definition (the OpenAPI conversion cache) stays lazy.
+ * The copy keeps the original's listed text unless `changes` touch a listed member.
+ */
+export function copyDefinition(definition: ToolDefinition, changes: Partial<ToolDefinition>): ToolDefinition {
+  const copy = Object.defineProperties({}, Object.getOwnPropertyDescriptors(definition)) as ToolDefinition;
+  for (const [key, value] of Object.entries(changes)) {
+    Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  const text = texts.get(definition);
+  if (text && !LISTED_MEMBERS.some((member) => Object.hasOwn(changes, member))) texts.set(copy, text);
+  return copy;
 }

@@ -1,4 +1,5 @@
 import { describeError } from '../errors.js';
+import { copyDefinition } from '../listed-json.js';
 import { type ToolAnnotations, type ToolDefinition, textResult } from '../tool.js';
 
 /** When a tool asks the user before it runs. */
@@ -30,9 +31,9 @@ export function withConfirmation(
   mode: ConfirmMode,
   fallback: ConfirmFallback,
 ): ToolDefinition {
-  if (!needsConfirmation(mode, tool.annotations)) return tool;
-  return {
-    ...tool,
+  // `never` first: the annotations of a lazily read tool are not read for nothing.
+  if (mode === 'never' || !needsConfirmation(mode, tool.annotations)) return tool;
+  return copyDefinition(tool, {
     async invoke(args, context) {
       const ask = context.ask;
       if (!ask?.can('form')) {
@@ -80,7 +81,7 @@ export function withConfirmation(
       }
       return tool.invoke(args, context);
     },
-  };
+  });
 }
 
 function confirmationMessage(

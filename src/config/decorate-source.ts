@@ -1,5 +1,6 @@
 import { type ConfirmFallback, type ConfirmMode, withConfirmation } from '../ask/confirm-call.js';
 import { BridgeError } from '../errors.js';
+import { copyDefinition } from '../listed-json.js';
 import type { LoadContext, Source } from '../source.js';
 import type { ToolContext, ToolDefinition } from '../tool.js';
 import type { ToolOverride } from './config-schema.js';
@@ -84,14 +85,14 @@ function applyOverride(
   override: ToolOverride | undefined,
 ) {
   const name = override?.name ?? (namespace ? `${namespace}_${tool.name}` : tool.name);
-  const result: ToolDefinition = { ...tool, name };
-  if (!override) return result;
-  if (override.title !== undefined) result.title = override.title;
-  if (override.description !== undefined) result.description = override.description;
-  if (override.annotations) result.annotations = { ...tool.annotations, ...override.annotations };
-  if (override.taskSupport !== undefined) result.taskSupport = override.taskSupport;
-  if (override.timeoutMs !== undefined) result.invoke = withTimeout(tool, name, override.timeoutMs);
-  return result;
+  const changes: Partial<ToolDefinition> = { name };
+  if (override?.title !== undefined) changes.title = override.title;
+  if (override?.description !== undefined) changes.description = override.description;
+  if (override?.annotations) changes.annotations = { ...tool.annotations, ...override.annotations };
+  if (override?.taskSupport !== undefined) changes.taskSupport = override.taskSupport;
+  if (override?.timeoutMs !== undefined) changes.invoke = withTimeout(tool, name, override.timeoutMs);
+  // A copy that reads the tool's members only when they are used, as the tool itself does.
+  return copyDefinition(tool, changes);
 }
 
 // The tool sees an aborted signal at the deadline, and the call returns then even if the tool

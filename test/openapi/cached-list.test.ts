@@ -139,7 +139,7 @@ describe('tools/list from the conversion cache', () => {
     expect(after.result).toHaveProperty('tools.length', 500);
   }, 60_000);
 
-  it('lists what a config changes (overrides, namespace) and what --relax-output leaves out, not the cached text', async () => {
+  it('lists what a config changes (overrides) from its members, a namespaced tool from the cached text, and honours --relax-output', async () => {
     const spec = join(dir, 'items.json');
     writeFileSync(
       spec,
@@ -170,6 +170,11 @@ describe('tools/list from the conversion cache', () => {
               'x-mcp': { title: '' },
               responses: { '201': { description: 'made' } },
             },
+            get: {
+              operationId: 'listItems',
+              summary: 'List items',
+              responses: { '200': { description: 'ok' } },
+            },
           },
         },
       }),
@@ -195,8 +200,16 @@ describe('tools/list from the conversion cache', () => {
     const { tools } = await cached.list();
     await cached.close();
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
-    expect(Object.keys(byName).sort()).toEqual(['shop_addItem', 'shop_getItem']);
+    expect(Object.keys(byName).sort()).toEqual(['shop_addItem', 'shop_getItem', 'shop_listItems']);
     expect(byName.shop_getItem?.description).toBe('Overridden by the config.');
+    // Renamed only: still listed from the cache's text (title second); overridden: from its members.
+    expect(Object.keys(byName.shop_listItems as object).slice(0, 3)).toEqual([
+      'name',
+      'title',
+      'description',
+    ]);
+    expect(byName.shop_listItems?.title).toBe('List items');
+    expect(Object.keys(byName.shop_getItem as object).slice(0, 2)).toEqual(['name', 'description']);
     expect(byName.shop_getItem?.outputSchema).toEqual({
       type: 'object',
       properties: { id: { type: 'integer' } },
