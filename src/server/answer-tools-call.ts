@@ -54,7 +54,8 @@ export function plainToolsCall(
   return params ? { id: id as string | number, params } : undefined;
 }
 
-const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
+/** The members a JSON-RPC request has; a lane leaves a request with any other to the SDK. */
+export const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 
 /** A `notifications/cancelled` naming a request: what aborts a call a lane took. */
 export function isCancellation(

@@ -11,6 +11,7 @@ import {
   isCancellation,
   isPlainObject,
   plainToolsCall,
+  REQUEST_KEYS,
   type ToolsCallParams,
   type ToolsCallSite,
 } from './answer-tools-call.js';
@@ -167,8 +168,6 @@ function plainListRequest(message: unknown): { id: string | number; cursor: stri
   if (params.cursor !== undefined && typeof params.cursor !== 'string') return undefined;
   return { id: id as string | number, cursor: params.cursor };
 }
-
-const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 
 interface LaneCall {
   controller: AbortController;
