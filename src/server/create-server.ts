@@ -27,6 +27,9 @@ import { listEntry } from './list-entry.js';
 import { listPage } from './paginate.js';
 import type { ResourceSubscriptions } from './resource-subscriptions.js';
 
+/** How long and for whom a 2026-07-28 client may cache a tools/list answer (the SDK's cache hint). */
+export const LIST_CACHE_HINT = { ttlMs: 60_000, cacheScope: 'public' } as const;
+
 /** Everything one protocol server instance needs; shared by every instance the factory makes. */
 export interface ServerSetup {
   /** Name and version announced to clients. */
@@ -116,7 +119,7 @@ export function createServerFactory(setup: ServerSetup): ((context: McpRequestCo
     capabilities: { tools: { listChanged: true }, resources: {}, logging: {} },
     ...(setup.instructions === undefined ? {} : { instructions: setup.instructions }),
     cacheHints: {
-      'tools/list': { ttlMs: 60_000, cacheScope: 'public' },
+      'tools/list': LIST_CACHE_HINT,
       'resources/templates/list': { ttlMs: 3_600_000, cacheScope: 'public' },
       'resources/list': { ttlMs: 0, cacheScope: 'private' },
       'resources/read': { ttlMs: 0, cacheScope: 'private' },
@@ -130,7 +133,8 @@ export function createServerFactory(setup: ServerSetup): ((context: McpRequestCo
     // Initialize era: roots by a `roots/list` request, kept per connection. (2026-07-28: by `prepareAsking`.)
     const clientRoots = trackClientRoots(server);
 
-    server.setRequestHandler('tools/list', (request) => {
+    server.setRequestHandler('tools/list', (request, ctx) => {
+      if (context.era === 'modern') direct.accepted(ctx.mcpReq.envelope);
       // Before 2025-06-18 a tool had no top-level title: such clients read `annotations.title`.
       const version = context.era === 'modern' ? undefined : server.getNegotiatedProtocolVersion();
       const titleIn = version !== undefined && version < '2025-06-18' ? 'annotations' : 'top';

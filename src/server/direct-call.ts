@@ -9,8 +9,9 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { AskSettings } from '../ask/call-asking.js';
-import { answerToolsCall, isPlainObject, plainToolsCall } from './answer-tools-call.js';
-import type { ServerSetup } from './create-server.js';
+import { answerToolsCall, isPlainObject, plainToolsCall, REQUEST_KEYS } from './answer-tools-call.js';
+import { LIST_CACHE_HINT, type ServerSetup } from './create-server.js';
+import { toolsListAnswer } from './list-json.js';
 
 /** The one 2026-07-28 revision the direct lane answers; anything else goes to the SDK. */
 const REVISION = '2026-07-28';
@@ -29,7 +30,13 @@ const MAX_ENVELOPE_CHARS = 4_096;
  * A JSON answer the HTTP server writes as it is, without a web `Response` around it: what the
  * direct lane answers, where a `Response` and its body stream would cost a good part of the call.
  */
-export interface JsonAnswer {
+export type JsonAnswer =
+  | MessageAnswer
+  /** The message already serialized (a `tools/list` page joined from its entries' JSON). */
+  | { status: number; body: Uint8Array };
+
+/** A JSON answer as a message, serialized when written. */
+export interface MessageAnswer {
   status: number;
   message: Record<string, unknown>;
 }
@@ -52,12 +59,14 @@ export interface DirectCallRequest {
  * (the SDK's handler reports each envelope it served: `accepted`) — with the same handler body
  * (`answerToolsCall`) and the SDK's 2026-07-28 result encoding. Everything else, including every
  * error the SDK would answer before the handler, returns `undefined` and goes through the SDK.
- * `test/core/direct-call.test.ts` compares the two paths response by response.
+ * `test/core/direct-call.test.ts` compares the two paths response by response. A plain `tools/list`
+ * of a registry with kept JSON is answered too (`test/core/direct-list.test.ts`).
  */
 export function createDirectCall(setup: ServerSetup, askSettings: AskSettings) {
   const envelopes = new Set<string>();
 
   const answer = (call: DirectCallRequest): Promise<JsonAnswer> | undefined => {
+    if (isPlainObject(call.body) && call.body.method === 'tools/list') return list(call);
     const message = plainToolsCall(call.body);
     if (!message) return undefined;
     const { params } = message;
@@ -89,9 +98,37 @@ export function createDirectCall(setup: ServerSetup, askSettings: AskSettings) {
     );
   };
 
+  // A plain `tools/list` (an envelope the SDK accepted, at most a cursor beside it, standard
+  // headers): the page joined from the entries' JSON (see list-json.ts), encoded as the SDK's codec
+  // does. Unreadable cursors and registries the SDK lists go to the SDK.
+  const list = (call: DirectCallRequest): Promise<JsonAnswer> | undefined => {
+    const body = call.body as Record<string, unknown>;
+    if (body.jsonrpc !== '2.0') return undefined;
+    for (const key in body) if (!REQUEST_KEYS.has(key)) return undefined;
+    const { id, params } = body;
+    if ((typeof id !== 'string' && !Number.isSafeInteger(id)) || !isPlainObject(params)) return undefined;
+    for (const key in params) if (key !== '_meta' && key !== 'cursor') return undefined;
+    if (params.cursor !== undefined && typeof params.cursor !== 'string') return undefined;
+    const headers = call.request.headers;
+    if (
+      headers.get('mcp-protocol-version') !== REVISION ||
+      headers.get('mcp-method') !== 'tools/list' ||
+      headers.has('mcp-name')
+    ) {
+      return undefined;
+    }
+    const key = envelopeKey(params._meta as Record<string, unknown> | undefined);
+    if (key === undefined || !envelopes.has(key)) return undefined;
+    const answer = toolsListAnswer(setup.registry(), id as string | number, params.cursor, {
+      serverInfo: setup.info,
+      ...LIST_CACHE_HINT,
+    });
+    return answer ? Promise.resolve({ status: 200, body: answer }) : undefined;
+  };
+
   return {
     answer,
-    /** Called by the SDK's `tools/call` handler with each 2026-07-28 envelope it let through. */
+    /** Called by the SDK's `tools/call` and `tools/list` handlers with each 2026-07-28 envelope they let through. */
     accepted(envelope: Record<string, unknown> | undefined): void {
       const key = envelopeKey(envelope);
       if (key === undefined || key.length > MAX_ENVELOPE_CHARS || envelopes.has(key)) return;
@@ -166,7 +203,7 @@ function encodeModern(result: Record<string, unknown>, info: { name: string; ver
  * no era sends, as -32602), message and data. In-band errors are HTTP 200, except -32021, to which
  * the spec gives its own 400.
  */
-export function errorAnswer(id: string | number, thrown: unknown): JsonAnswer {
+export function errorAnswer(id: string | number, thrown: unknown): MessageAnswer {
   const error = thrown as { code?: unknown; message?: string; data?: unknown };
   const raw = Number.isSafeInteger(error.code) ? (error.code as number) : -32603;
   const code = raw === -32002 ? -32602 : raw;

@@ -1,3 +1,4 @@
+import { SERVER_INFO_META_KEY } from '@modelcontextprotocol/server';
 import { listedJsonOf } from '../listed-json.js';
 import type { RegisteredTool, ToolRegistry } from '../registry.js';
 import { listEntry } from './list-entry.js';
@@ -58,14 +59,27 @@ const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 
 /**
- * The whole JSON-RPC answer (one line, newline included) to a `tools/list` request `id` for the
- * page after `cursor`, as the SDK would send `listPage`'s result; undefined when the SDK answers:
- * an unreadable cursor (its error), a registry it lists (see `entriesOf`).
+ * What a 2026-07-28 list result carries besides its tools, as the SDK's codec stamps it: the
+ * server's identity in `_meta` and the cache fields of the server's hint for `tools/list`. Its
+ * tools carry no `execution` (the revision deleted the member).
+ */
+export interface ModernListing {
+  serverInfo: { name: string; version: string };
+  ttlMs: number;
+  cacheScope: string;
+}
+
+/**
+ * The whole JSON-RPC answer to a `tools/list` request `id` for the page after `cursor`, as the SDK
+ * would send `listPage`'s result: to an initialize-era client (`modern` absent), one line with its
+ * newline; to a 2026-07-28 client, the encoded result (see `ModernListing`). Undefined when the
+ * SDK answers: an unreadable cursor (its error), a registry it lists (see `entriesOf`).
  */
 export function toolsListAnswer(
   registry: ToolRegistry,
   id: string | number,
   cursor: string | undefined,
+  modern?: ModernListing,
 ): Buffer | undefined {
   const entries = entriesFor(registry);
   if (!entries) return undefined;
@@ -74,11 +88,22 @@ export function toolsListAnswer(
   const parts: Uint8Array[] = [Buffer.from('{"result":{"tools":[')];
   for (let index = bounds.start; index < bounds.end; index++) {
     if (index > bounds.start) parts.push(COMMA);
-    parts.push(...(entries[index] ?? listEntryParts(registry.tools[index] as RegisteredTool)));
+    const tool = registry.tools[index] as RegisteredTool;
+    parts.push(...(entries[index] ?? (modern ? [modernEntry(tool)] : listEntryParts(tool))));
   }
   const next = bounds.nextCursor === undefined ? '' : `,"nextCursor":${JSON.stringify(bounds.nextCursor)}`;
-  parts.push(Buffer.from(`]${next}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}\n`));
+  const stamps = modern
+    ? `,"resultType":"complete","ttlMs":${JSON.stringify(modern.ttlMs)},"cacheScope":${JSON.stringify(modern.cacheScope)},"_meta":${JSON.stringify({ [SERVER_INFO_META_KEY]: modern.serverInfo })}`
+    : '';
+  const end = modern ? '}' : '}\n';
+  parts.push(Buffer.from(`]${next}${stamps}},"jsonrpc":"2.0","id":${JSON.stringify(id)}${end}`));
   return Buffer.concat(parts);
+}
+
+// A tool without kept text as the 2026-07-28 codec lists it: without `execution`.
+function modernEntry(tool: RegisteredTool): Uint8Array {
+  const { execution: _, ...entry } = listEntry(tool);
+  return Buffer.from(JSON.stringify(entry));
 }
 
 const COMMA = Buffer.from(',');

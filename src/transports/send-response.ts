@@ -22,8 +22,11 @@ export function headRequest(req: IncomingMessage, host: string): Request {
 }
 
 /** Writes a JSON answer in one write, with its length. */
-export function sendJson(res: ServerResponse, answer: { status: number; message: unknown }): void {
-  const body = JSON.stringify(answer.message);
+export function sendJson(
+  res: ServerResponse,
+  answer: { status: number; message: unknown } | { status: number; body: Uint8Array },
+): void {
+  const body = 'body' in answer ? answer.body : JSON.stringify(answer.message);
   res.writeHead(answer.status, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),
