@@ -99,20 +99,21 @@ describe('the 2026-07-28 list lane answers exactly what the SDK answers', () => 
     expect(cursor).toEqual(expect.any(String));
     const second = await list('sdk-2', { cursor }, 'page-2');
     await list('lane'); // makes the envelope known
-    const viaLane = [await list('lane'), await list('lane', { cursor }, 'page-2')];
+    const laneFirst = await list('lane');
+    const laneSecond = await list('lane', { cursor }, 'page-2');
     for (const [sdk, lane] of [
-      [first, viaLane[0]],
-      [second, viaLane[1]],
+      [first, laneFirst],
+      [second, laneSecond],
     ] as const) {
-      expect(lane?.status).toBe(sdk.status);
-      expect(lane?.type).toBe(sdk.type);
-      expect(lane?.json).toEqual(sdk.json);
+      expect(lane.status).toBe(sdk.status);
+      expect(lane.type).toBe(sdk.type);
+      expect(lane.json).toEqual(sdk.json);
     }
     expect(first.json.result.tools).toHaveLength(500);
     expect(second.json.result.tools).toHaveLength(102);
     expect(second.json.result).not.toHaveProperty('nextCursor');
     // Listed by name: `plain` and `tasky` come before the `tool_…` ones.
-    const [plain, tasky, kept0] = viaLane[0]?.json.result.tools as Array<Record<string, unknown>>;
+    const [plain, tasky, kept0] = laneFirst.json.result.tools as Array<Record<string, unknown>>;
     expect([plain?.name, tasky?.name, kept0?.name]).toEqual(['plain', 'tasky', 'tool_0000']);
     expect(tasky).not.toHaveProperty('execution');
     // The lane wrote the kept text as it is (title second); the SDK builds listEntry's order.
