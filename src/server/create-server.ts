@@ -24,11 +24,9 @@ import { createStdioLane, type StdioLane, type StdioOutput } from './direct-stdi
 import { promptHandlers, registerCompletionHandler } from './handle-prompts.js';
 import { resourceHandlers } from './handle-resources.js';
 import { listEntry } from './list-entry.js';
+import { LIST_CACHE_HINT } from './list-json.js';
 import { listPage } from './paginate.js';
 import type { ResourceSubscriptions } from './resource-subscriptions.js';
-
-/** How long and for whom a 2026-07-28 client may cache a tools/list answer (the SDK's cache hint). */
-export const LIST_CACHE_HINT = { ttlMs: 60_000, cacheScope: 'public' } as const;
 
 /** Everything one protocol server instance needs; shared by every instance the factory makes. */
 export interface ServerSetup {

@@ -10,8 +10,8 @@ import {
 } from '@modelcontextprotocol/server';
 import type { AskSettings } from '../ask/call-asking.js';
 import { answerToolsCall, isPlainObject, plainToolsCall, REQUEST_KEYS } from './answer-tools-call.js';
-import { LIST_CACHE_HINT, type ServerSetup } from './create-server.js';
-import { toolsListAnswer } from './list-json.js';
+import type { ServerSetup } from './create-server.js';
+import { LIST_CACHE_HINT, toolsListAnswer } from './list-json.js';
 
 /** The one 2026-07-28 revision the direct lane answers; anything else goes to the SDK. */
 const REVISION = '2026-07-28';

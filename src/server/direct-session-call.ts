@@ -10,6 +10,7 @@ import {
 } from './answer-tools-call.js';
 import type { ServerSetup } from './create-server.js';
 import { errorAnswer, type JsonAnswer } from './direct-call.js';
+import { plainListRequest, toolsListAnswer } from './list-json.js';
 
 /**
  * An answer the HTTP server streams as server-sent events without a web `Response` around it:
@@ -159,8 +160,42 @@ export function createSessionLane(
       .catch(() => finish(call, undefined));
   };
 
+  // A plain `tools/list` of a client since 2025-06-18 (older ones read the title elsewhere), from
+  // the entries' JSON (see list-json.ts), on a stream of its own as the SDK's transport writes it:
+  // the priming event, then the answer, both kept for a client that resumes.
+  const list = (request: Request, body: unknown): EventStreamAnswer | undefined => {
+    const message = plainListRequest(body);
+    const version = server.getNegotiatedProtocolVersion();
+    if (
+      !message ||
+      server.getClientVersion() === undefined ||
+      version === undefined ||
+      version < '2025-06-18'
+    )
+      return undefined;
+    if (
+      !acceptsBoth(request.headers.get('accept')) ||
+      request.headers.get('mcp-protocol-version') !== version
+    )
+      return undefined;
+    const answer = toolsListAnswer(setup.registry(), message.id, message.cursor);
+    if (!answer) return undefined;
+    // The line without its newline: an event's data.
+    const text = answer.toString('utf8', 0, answer.length - 1);
+    return {
+      status: 200,
+      headers,
+      open: (sink) => {
+        const streamId = `${STREAM_PREFIX}${++streams}`;
+        const priming = version >= '2025-11-25' ? `id: ${events.append(streamId, '{}')}\ndata: \n\n` : '';
+        sink.end(priming + sseEvent(events.append(streamId, text), text));
+      },
+    };
+  };
+
   return {
     take(request, body, authInfo, settled) {
+      if (isPlainObject(body) && body.method === 'tools/list') return list(request, body);
       const message = plainToolsCall(body);
       // Before `initialize` completes, or an id still running here, the SDK answers.
       if (!message || running.has(message.id) || server.getClientVersion() === undefined) return undefined;

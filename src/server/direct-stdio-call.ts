@@ -9,15 +9,13 @@ import { forgetClientRoots, trackClientRoots } from '../client-roots.js';
 import {
   answerToolsCall,
   isCancellation,
-  isPlainObject,
   plainToolsCall,
-  REQUEST_KEYS,
   type ToolsCallParams,
   type ToolsCallSite,
 } from './answer-tools-call.js';
 import type { ServerSetup } from './create-server.js';
 import { errorAnswer } from './direct-call.js';
-import { toolsListAnswer } from './list-json.js';
+import { plainListRequest, toolsListAnswer } from './list-json.js';
 
 /** How a lane answers on its connection: the stdio transport. */
 export interface StdioOutput {
@@ -154,19 +152,6 @@ export function createStdioLane(
     void output.write(answer).catch(() => {});
     return true;
   }
-}
-
-/** A `tools/list` request whose params hold no more than a cursor; undefined for anything else. */
-function plainListRequest(message: unknown): { id: string | number; cursor: string | undefined } | undefined {
-  if (!isPlainObject(message) || message.jsonrpc !== '2.0') return undefined;
-  for (const key in message) if (!REQUEST_KEYS.has(key)) return undefined;
-  const { id, params } = message;
-  if (typeof id !== 'string' && !Number.isSafeInteger(id)) return undefined;
-  if (params === undefined) return { id: id as string | number, cursor: undefined };
-  if (!isPlainObject(params)) return undefined;
-  for (const key in params) if (key !== 'cursor') return undefined;
-  if (params.cursor !== undefined && typeof params.cursor !== 'string') return undefined;
-  return { id: id as string | number, cursor: params.cursor };
 }
 
 interface LaneCall {

@@ -1,6 +1,7 @@
 import { SERVER_INFO_META_KEY } from '@modelcontextprotocol/server';
 import { listedJsonOf } from '../listed-json.js';
 import type { RegisteredTool, ToolRegistry } from '../registry.js';
+import { isPlainObject, REQUEST_KEYS } from './answer-tools-call.js';
 import { listEntry } from './list-entry.js';
 import { PAGE_SIZE, pageBounds } from './paginate.js';
 
@@ -58,6 +59,9 @@ export function listEntryParts(tool: RegisteredTool): Uint8Array[] {
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 
+/** How long and for whom a 2026-07-28 client may cache a tools/list answer (the SDK's cache hint). */
+export const LIST_CACHE_HINT = { ttlMs: 60_000, cacheScope: 'public' } as const;
+
 /**
  * What a 2026-07-28 list result carries besides its tools, as the SDK's codec stamps it: the
  * server's identity in `_meta` and the cache fields of the server's hint for `tools/list`. Its
@@ -107,3 +111,18 @@ function modernEntry(tool: RegisteredTool): Uint8Array {
 }
 
 const COMMA = Buffer.from(',');
+
+/** A `tools/list` request whose params hold no more than a cursor; undefined for anything else. */
+export function plainListRequest(
+  message: unknown,
+): { id: string | number; cursor: string | undefined } | undefined {
+  if (!isPlainObject(message) || message.jsonrpc !== '2.0') return undefined;
+  for (const key in message) if (!REQUEST_KEYS.has(key)) return undefined;
+  const { id, params } = message;
+  if (typeof id !== 'string' && !Number.isSafeInteger(id)) return undefined;
+  if (params === undefined) return { id: id as string | number, cursor: undefined };
+  if (!isPlainObject(params)) return undefined;
+  for (const key in params) if (key !== 'cursor') return undefined;
+  if (params.cursor !== undefined && typeof params.cursor !== 'string') return undefined;
+  return { id: id as string | number, cursor: params.cursor };
+}
