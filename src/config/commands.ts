@@ -68,7 +68,22 @@ export async function runConfig(
     server.transport = { ...server.transport, instance };
   }
   const store = values.store ?? config.server.store;
-  const running = await serveConfig({
+  // Signals are taken from the start: one that arrives while the sources load, or between the
+  // "listening" line and the bridge being handed back, stops it cleanly once it serves (its caches
+  // written, its processes stopped), and within 2 s whatever the load is doing.
+  let running: Awaited<ReturnType<typeof serveConfig>> | undefined;
+  let stopRequested = false;
+  const stop = () => {
+    if (running) {
+      void running.close();
+      return;
+    }
+    stopRequested = true;
+    setTimeout(() => process.exit(0), 2_000).unref();
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  running = await serveConfig({
     config,
     ...(typeof store === 'string' ? { store } : {}),
     ...(reread ? { reread: () => reread().then(withFlags) } : {}),
@@ -77,10 +92,9 @@ export async function runConfig(
     watch: values['no-watch'] !== true,
   });
   server.attach(running.bridge);
-  const stop = () => void running.close();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  const hangup = () => void running.reload();
+  if (stopRequested) void running.close();
+  const serving = running;
+  const hangup = () => void serving.reload();
   process.on('SIGHUP', hangup);
   await running.closed;
   process.off('SIGHUP', hangup);

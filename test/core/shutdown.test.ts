@@ -1,12 +1,14 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connect, MATRIX } from '../helpers/connect.js';
 import { modernRequest } from '../helpers/modern-request.js';
-import { distPath, startHttpBridge } from '../helpers/start-bridge.js';
+import { BRIDGE_BIN, distPath, startHttpBridge } from '../helpers/start-bridge.js';
 
 const echoServer = { script: distPath('test/servers/echo-server.js'), args: [] };
 const dir = mkdtempSync(join(tmpdir(), 'bridge-shutdown-'));
@@ -107,5 +109,61 @@ describe('shutdown', () => {
     const exited = once(child, 'exit');
     child.stdin.end();
     await exited;
+  });
+});
+
+describe('a signal before the bridge is fully up', () => {
+  const spec = join(dir, 'items.json');
+  writeFileSync(
+    spec,
+    JSON.stringify({
+      openapi: '3.0.3',
+      info: { title: 'items', version: '1' },
+      paths: { '/items': { get: { operationId: 'listItems', responses: { '200': { description: 'ok' } } } } },
+    }),
+  );
+
+  function start(target: string, cacheDir: string) {
+    const child = spawn(
+      process.execPath,
+      [BRIDGE_BIN, 'openapi', target, '--tools', 'all', '--http', '127.0.0.1:0'],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: { ...process.env, BRIDGE_CACHE_DIR: cacheDir },
+      },
+    );
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    return { child, stderr: () => stderr };
+  }
+
+  it('SIGTERM right after "listening" stops it cleanly: exit 0, its conversion cache written', async () => {
+    const cacheDir = join(dir, 'cache-listening');
+    const { child, stderr } = start(spec, cacheDir);
+    await waitFor(() => stderr().includes('listening'), 'the bridge to listen');
+    child.kill('SIGTERM');
+    const [code, signal] = await once(child, 'exit');
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    expect(readdirSync(join(cacheDir, 'openapi')).some((name) => name.endsWith('.json'))).toBe(true);
+  });
+
+  it('SIGTERM while the spec is still loading stops it too, with exit 0', async () => {
+    // A spec URL that never answers: the load waits on it.
+    const silent = createServer(() => {});
+    silent.listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    try {
+      const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/spec.json`;
+      const { child } = start(url, join(dir, 'cache-loading'));
+      await once(silent, 'connection');
+      child.kill('SIGTERM');
+      const [code, signal] = await once(child, 'exit');
+      expect({ code, signal }).toEqual({ code: 0, signal: null });
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
   });
 });
