@@ -19,9 +19,9 @@ export type { CachedTool } from './cache-layout.js';
  * Bumped whenever conversion changes what it produces, or the file's layout (cache-layout.ts)
  * changes, so that older cache files are ignored.
  */
-const CACHE_FORMAT = 14;
+const CACHE_FORMAT = 15;
 
-/** A file the tools came from: its SHA-256, and its size, mtime and inode when it was hashed. */
+/** A file the tools came from: its SHA-256, and its size, mtime, ctime and inode when it was hashed. */
 export type CachedFile = [path: string, sha256: string, stat: string];
 
 /** Everything `load` needs to serve a spec again without reading it as OpenAPI. */
@@ -44,7 +44,7 @@ export interface CachedConversion {
  * after the spec's path and the options that change conversion; inside, the content hash of every
  * file the tools came from decides whether it is still valid, so an edited spec (or a file it
  * references) is converted again, never served stale. A file whose size, nanosecond mtime and
- * inode are all as they were when it was hashed is not read again.
+ * ctime, and inode are all as they were when it was hashed is not read again.
  */
 export function cacheFile(specPath: string, options: unknown): string {
   const key = createHash('sha256')
@@ -73,13 +73,17 @@ export function statFile(path: string): string | undefined {
   }
 }
 
-/** Size, modification time (sub-millisecond) and inode: what changes when a file is written. */
+/**
+ * Size, modification and change times (nanoseconds) and inode: what changes when a file is
+ * written. The change time is the one a program cannot set: an edit whose modification time is put
+ * back (`touch -r`, an editor or a sync tool keeping times) still moves it.
+ */
 function statOf(path: string): string {
   const stat = statSync(path, { bigint: true });
-  return `${stat.size}:${stat.mtimeNs}:${stat.ino}`;
+  return `${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}:${stat.ino}`;
 }
 
-// Unchanged size, mtime and inode: the same bytes (a 13 MB spec is not read and hashed again);
+// Unchanged size, mtime, ctime and inode: the same bytes (a 13 MB spec is not read and hashed again);
 // anything else is decided by the content hash, so a touched but identical spec still hits.
 function unchanged([path, sha256, stat]: CachedFile): boolean {
   try {

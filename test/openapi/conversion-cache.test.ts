@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
   mkdtempSync,
@@ -248,6 +249,21 @@ describe('openapi conversion cache', () => {
     expect((await descriptions()).described).toEqual(['FROM CACHE', 'FROM CACHE']);
     writeFileSync(spec, readFileSync(spec, 'utf8').replace('Get one item', 'Get one ITEM'));
     expect((await descriptions()).described).toEqual(['POST /items', 'Get one ITEM']);
+  });
+
+  it('an edit of the same size whose modification time is put back (touch -r) still misses', async () => {
+    await descriptions();
+    markCache('FROM CACHE');
+    const reference = join(dir, 'reference');
+    writeFileSync(reference, '');
+    execFileSync('touch', ['-r', spec, reference]);
+    const before = statSync(spec, { bigint: true });
+    writeFileSync(spec, readFileSync(spec, 'utf8').replace('Get one item', 'Get one ITEm'));
+    execFileSync('touch', ['-r', reference, spec]);
+    const after = statSync(spec, { bigint: true });
+    // Size, modification time and inode are all as they were when the cache was written.
+    expect([after.size, after.mtimeNs, after.ino]).toEqual([before.size, before.mtimeNs, before.ino]);
+    expect((await descriptions()).described).toEqual(['POST /items', 'Get one ITEm']);
   });
 
   it.each([
