@@ -155,7 +155,11 @@ function errorResult(
       ' ',
     ),
   ];
-  if (response.status === 429 || response.status === 503) {
+  const limited = rateLimitUntil(response.headers);
+  if (limited) {
+    // GitHub answers a used-up rate limit with 403 (or 429) and says until when in its headers.
+    lines.push(`The API's rate limit is used up until ${limited}; calls before then fail the same way.`);
+  } else if (response.status === 429 || response.status === 503 || response.headers['retry-after']) {
     const after = response.headers['retry-after'];
     lines.push(
       `The upstream asks to retry later${after ? ` (Retry-After: ${after})` : ''}` +
@@ -163,14 +167,19 @@ function errorResult(
     );
   } else if (response.status === 502 || response.status === 504) {
     lines.push('A gateway failed; retrying may help.');
-  } else if (response.status === 401 || response.status === 403) {
-    if (options.missingCredentials.length > 0) {
-      lines.push(
-        `No credentials were sent: set ${options.missingCredentials.join(' or ')} in the bridge's environment.`,
-      );
-    }
-  } else if (response.status >= 400 && response.status < 500) {
+  } else if (
+    response.status >= 400 &&
+    response.status < 500 &&
+    response.status !== 401 &&
+    response.status !== 403
+  ) {
     lines.push('Retrying with the same arguments will fail the same way; fix the request.');
+  }
+  // Also beside a used-up rate limit: an unauthenticated caller's limit is the lower one.
+  if ((response.status === 401 || response.status === 403) && options.missingCredentials.length > 0) {
+    lines.push(
+      `No credentials were sent: set ${options.missingCredentials.join(' or ')} in the bridge's environment.`,
+    );
   }
   const text = textOf(response.body, mediaType);
   if (text === undefined) lines.push(`(${response.body.length} bytes of ${mediaType || 'binary data'})`);
@@ -182,6 +191,27 @@ function errorResult(
     );
   }
   return { content: [{ type: 'text', text: lines.join('\n') }], isError: true };
+}
+
+/**
+ * When a used-up rate limit resets, as an ISO time with the header that said so: `x-ratelimit-*`
+ * (GitHub and others: the reset as epoch seconds) or the IETF draft's `ratelimit-*` (seconds from
+ * now). Undefined unless the answer says no requests remain.
+ */
+function rateLimitUntil(headers: Record<string, string>): string | undefined {
+  const at = (epochMs: number, header: string) =>
+    Number.isFinite(epochMs) && epochMs > 0 ? `${new Date(epochMs).toISOString()} (${header})` : undefined;
+  if (headers['x-ratelimit-remaining']?.trim() === '0' && headers['x-ratelimit-reset'] !== undefined)
+    return at(
+      Number(headers['x-ratelimit-reset']) * 1000,
+      `x-ratelimit-reset: ${headers['x-ratelimit-reset']}`,
+    );
+  if (headers['ratelimit-remaining']?.trim() === '0' && headers['ratelimit-reset'] !== undefined)
+    return at(
+      Date.now() + Number(headers['ratelimit-reset']) * 1000,
+      `ratelimit-reset: ${headers['ratelimit-reset']}`,
+    );
+  return undefined;
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
