@@ -1,5 +1,6 @@
 import type { HttpRequest } from './build-request.js';
 import type { ParamPlan } from './plan-parameters.js';
+import { setOwn } from './resolve-ref.js';
 
 // What a successful answer says in its headers that a model needs and the result does not carry
 // otherwise: where the next page of a list is, and where a created resource lives.
@@ -112,7 +113,8 @@ function changedArguments(
     const param = params.find((one) => one.in === 'query' && one.name === name);
     // Arrays, objects and JSON parameters do not map back from one query value.
     if (!param || param.json || values.length !== 1) return undefined;
-    changed[param.arg] = values[0] as string;
+    // An argument may be named `__proto__`: an own member like any other.
+    setOwn(changed, param.arg, values[0]);
     any = true;
   }
   return any ? changed : undefined;

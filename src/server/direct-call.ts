@@ -9,9 +9,9 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { AskSettings } from '../ask/call-asking.js';
-import { answerToolsCall, isPlainObject, plainToolsCall, REQUEST_KEYS } from './answer-tools-call.js';
+import { answerToolsCall, isPlainObject, plainToolsCall } from './answer-tools-call.js';
 import type { ServerSetup } from './create-server.js';
-import { LIST_CACHE_HINT, toolsListAnswer } from './list-json.js';
+import { LIST_CACHE_HINT, plainListRequest, toolsListAnswer } from './list-json.js';
 
 /** The one 2026-07-28 revision the direct lane answers; anything else goes to the SDK. */
 const REVISION = '2026-07-28';
@@ -102,13 +102,8 @@ export function createDirectCall(setup: ServerSetup, askSettings: AskSettings) {
   // headers): the page joined from the entries' JSON (see list-json.ts), encoded as the SDK's codec
   // does. Unreadable cursors and registries the SDK lists go to the SDK.
   const list = (call: DirectCallRequest): Promise<JsonAnswer> | undefined => {
-    const body = call.body as Record<string, unknown>;
-    if (body.jsonrpc !== '2.0') return undefined;
-    for (const key in body) if (!REQUEST_KEYS.has(key)) return undefined;
-    const { id, params } = body;
-    if ((typeof id !== 'string' && !Number.isSafeInteger(id)) || !isPlainObject(params)) return undefined;
-    for (const key in params) if (key !== '_meta' && key !== 'cursor') return undefined;
-    if (params.cursor !== undefined && typeof params.cursor !== 'string') return undefined;
+    const request = plainListRequest(call.body, true);
+    if (!request) return undefined;
     const headers = call.request.headers;
     if (
       headers.get('mcp-protocol-version') !== REVISION ||
@@ -117,9 +112,9 @@ export function createDirectCall(setup: ServerSetup, askSettings: AskSettings) {
     ) {
       return undefined;
     }
-    const key = envelopeKey(params._meta as Record<string, unknown> | undefined);
+    const key = isPlainObject(request.meta) ? envelopeKey(request.meta) : undefined;
     if (key === undefined || !envelopes.has(key)) return undefined;
-    const answer = toolsListAnswer(setup.registry(), id as string | number, params.cursor, {
+    const answer = toolsListAnswer(setup.registry(), request.id, request.cursor, {
       serverInfo: setup.info,
       ...LIST_CACHE_HINT,
     });

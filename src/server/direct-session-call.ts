@@ -187,7 +187,7 @@ export function createSessionLane(
       headers,
       open: (sink) => {
         const streamId = `${STREAM_PREFIX}${++streams}`;
-        const priming = version >= '2025-11-25' ? `id: ${events.append(streamId, '{}')}\ndata: \n\n` : '';
+        const priming = primes(version) ? primingEvent(events, streamId) : '';
         sink.end(priming + sseEvent(events.append(streamId, text), text));
       },
     };
@@ -223,10 +223,9 @@ export function createSessionLane(
           running.set(call.id, call);
           byStream.set(call.streamId, call);
           keepAlive ??= startKeepAlive(running);
-          // The priming event gives the client an id to resume from before anything else is sent
-          // (the SDK sends it to clients of 2025-11-25 and later, whose parsers take empty data).
-          if (version !== undefined && version >= '2025-11-25') {
-            call.priming = `id: ${events.append(call.streamId, '{}')}\ndata: \n\n`;
+          // The priming event gives the client an id to resume from before anything else is sent.
+          if (primes(version)) {
+            call.priming = primingEvent(events, call.streamId);
             call.primingTimer = setTimeout(() => call.sink?.write(takePriming(call)), PRIMING_MS);
           }
           run(call, message.params, request, authInfo);
@@ -358,6 +357,14 @@ function takePriming(call: LaneCall): string {
   clearTimeout(call.primingTimer);
   call.priming = undefined;
   return priming;
+}
+
+// The SDK sends a priming event to clients of 2025-11-25 and later, whose parsers take empty data.
+const primes = (version: string | undefined) => version !== undefined && version >= '2025-11-25';
+
+/** A stream's priming event, kept (as the SDK keeps it) so that a resume can start after it. */
+function primingEvent(events: LaneEvents, streamId: string): string {
+  return `id: ${events.append(streamId, '{}')}\ndata: \n\n`;
 }
 
 function sseEvent(id: string, text: string): string {

@@ -112,17 +112,21 @@ function modernEntry(tool: RegisteredTool): Uint8Array {
 
 const COMMA = Buffer.from(',');
 
-/** A `tools/list` request whose params hold no more than a cursor; undefined for anything else. */
+/**
+ * A `tools/list` request whose params hold no more than a cursor (and, with `envelope`, the
+ * 2026-07-28 `_meta`, returned as `meta`); undefined for anything else.
+ */
 export function plainListRequest(
   message: unknown,
-): { id: string | number; cursor: string | undefined } | undefined {
+  envelope = false,
+): { id: string | number; cursor: string | undefined; meta?: unknown } | undefined {
   if (!isPlainObject(message) || message.jsonrpc !== '2.0') return undefined;
   for (const key in message) if (!REQUEST_KEYS.has(key)) return undefined;
   const { id, params } = message;
   if (typeof id !== 'string' && !Number.isSafeInteger(id)) return undefined;
   if (params === undefined) return { id: id as string | number, cursor: undefined };
   if (!isPlainObject(params)) return undefined;
-  for (const key in params) if (key !== 'cursor') return undefined;
+  for (const key in params) if (key !== 'cursor' && !(envelope && key === '_meta')) return undefined;
   if (params.cursor !== undefined && typeof params.cursor !== 'string') return undefined;
-  return { id: id as string | number, cursor: params.cursor };
+  return { id: id as string | number, cursor: params.cursor, meta: params._meta };
 }
