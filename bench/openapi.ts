@@ -93,6 +93,67 @@ for (let i = 0; i < RUNS; i++) {
   autoRepeat.push(await startRun(BRIDGE, bridgeArgs()));
 }
 
+// tools/list over HTTP for 2026-07-28 clients, from the conversion cache: through the SDK's
+// per-request server (an envelope the bridge has not seen) and through the direct lane (an
+// envelope a first list made known, so the page is joined from the cached entries' JSON).
+// Client: fetch (undici), every page, the answer parsed.
+async function modernLists(): Promise<{ sdk: number[]; lane: number[] }> {
+  const child = spawn(process.execPath, [BRIDGE, ...bridgeArgs('--tools', 'all', '--http', '127.0.0.1:0')], {
+    env: cacheEnv,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(stderr);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.once('exit', () => reject(new Error(`the bridge exited:\n${stderr}`)));
+  });
+  const allPages = async (client: string) => {
+    const started = performance.now();
+    let cursor: string | undefined;
+    do {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/list',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/list',
+          params: {
+            ...(cursor ? { cursor } : {}),
+            _meta: {
+              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+              'io.modelcontextprotocol/clientCapabilities': {},
+              'io.modelcontextprotocol/clientInfo': { name: client, version: '1' },
+            },
+          },
+        }),
+      });
+      const answer = (await response.json()) as { result: { nextCursor?: string } };
+      cursor = answer.result.nextCursor;
+    } while (cursor !== undefined);
+    return performance.now() - started;
+  };
+  const sdk: number[] = [];
+  const lane: number[] = [];
+  await allPages('known');
+  for (let i = 0; i < RUNS * 2; i++) {
+    sdk.push(await allPages(`fresh-${i}`));
+    lane.push(await allPages('known'));
+  }
+  child.kill();
+  return { sdk, lane };
+}
+const lists = await modernLists();
+
 // tools/call overhead: one local upstream, called directly with undici and through each server.
 const upstream = createServer((req, res) => {
   req.resume();
@@ -241,6 +302,16 @@ const measurements: Measurement[] = [
     value: first(autoCold).listBytes,
     unit: 'bytes',
     max: 16_000,
+  },
+  {
+    name: `tools/list over HTTP, 2026-07-28, every page from the cache, through the SDK's per-request server (median of ${lists.sdk.length})`,
+    value: median(lists.sdk),
+    unit: 'ms',
+  },
+  {
+    name: 'same, through the direct lane (the page joined from the cached entries)',
+    value: median(lists.lane),
+    unit: 'ms',
   },
   { name: 'GET to the upstream with undici directly, p50 (floor)', value: directP50, unit: 'ms' },
   {
