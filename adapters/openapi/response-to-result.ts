@@ -199,8 +199,11 @@ function errorResult(
  * now). Undefined unless the answer says no requests remain.
  */
 function rateLimitUntil(headers: Record<string, string>): string | undefined {
-  const at = (epochMs: number, header: string) =>
-    Number.isFinite(epochMs) && epochMs > 0 ? `${new Date(epochMs).toISOString()} (${header})` : undefined;
+  const at = (epochMs: number, header: string) => {
+    // The upstream's number: past what a Date holds (±8.64e15 ms), toISOString would throw.
+    const time = new Date(epochMs);
+    return epochMs > 0 && !Number.isNaN(time.getTime()) ? `${time.toISOString()} (${header})` : undefined;
+  };
   if (headers['x-ratelimit-remaining']?.trim() === '0' && headers['x-ratelimit-reset'] !== undefined)
     return at(
       Number(headers['x-ratelimit-reset']) * 1000,

@@ -25,6 +25,8 @@ beforeAll(async () => {
       Object.assign(headers, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(RESET) });
     } else if (req.url?.endsWith('/secondary')) {
       headers['retry-after'] = '60';
+    } else if (req.url?.endsWith('/absurd')) {
+      Object.assign(headers, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1e300' });
     } else if (req.url?.endsWith('/draft')) {
       Object.assign(headers, { 'ratelimit-remaining': '0', 'ratelimit-reset': '30' });
     }
@@ -79,6 +81,13 @@ describe('an upstream rate limit in the error result', () => {
     expect(await errorText('draft')).toMatch(
       /rate limit is used up until \d{4}-\d\d-\d\dT[\d:.]+Z \(ratelimit-reset: 30\)/,
     );
+  });
+
+  it('ignores a reset time no date can hold, and still answers the 403', async () => {
+    const text = await errorText('absurd');
+    expect(text).toContain('HTTP 403');
+    expect(text).not.toContain('rate limit is used up');
+    expect(text).toContain('API rate limit exceeded');
   });
 
   it('passes on a Retry-After on a 403 (GitHub secondary limits)', async () => {
