@@ -46,14 +46,11 @@ export class StdioLineTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    if (this.#closed) return Promise.reject(new Error('stdio transport is closed'));
-    return new Promise((resolve, reject) => {
-      this.#stdout.write(`${JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve()));
-    });
+    return this.write(`${JSON.stringify(message)}\n`);
   }
 
   /** Writes one message already serialized: a whole line, newline included. */
-  write(line: Uint8Array): Promise<void> {
+  write(line: string | Uint8Array): Promise<void> {
     if (this.#closed) return Promise.reject(new Error('stdio transport is closed'));
     return new Promise((resolve, reject) => {
       this.#stdout.write(line, (error) => (error ? reject(error) : resolve()));
