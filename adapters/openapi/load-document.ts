@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { BridgeError, type BridgeErrorCode, describeError } from '../../src/index.js';
+import { remoteRefResolver } from './fetch-remote-ref.js';
 import { jsonText } from './json-text.js';
 
 /** The OpenAPI generation a document is written in; decides the schema dialect and the layout. */
@@ -132,6 +133,8 @@ const JSON_SPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
 // A bound on what a URL may answer, far above the largest real specs (GitHub's is 13 MB, Microsoft
 // Graph's under 100 MB): an endless or enormous body fails instead of exhausting memory.
 const MAX_SPEC_BYTES = 256 * 2 ** 20;
+/** The whole fetch of one referenced document, redirects and body included. */
+const REMOTE_REF_TIMEOUT_MS = 20_000;
 
 async function fetchText(url: string, signal?: AbortSignal): Promise<string> {
   const { Agent, interceptors, request } = await import('undici');
@@ -274,6 +277,14 @@ async function bundle(
   // A spec fetched from a URL is the server's document, not the user's: its `$ref`s never read
   // local files (a `file:///…` ref would copy them into the tools).
   const remote = /^https?:\/\//i.test(location);
+  // URLs are fetched by our resolver, never the parser's (see fetch-remote-ref.ts).
+  const fetcher = options.allowRemoteRefs
+    ? await remoteRefResolver({
+        timeoutMs: REMOTE_REF_TIMEOUT_MS,
+        maxBytes: MAX_SPEC_BYTES,
+        ...(options.signal ? { signal: options.signal } : {}),
+      })
+    : undefined;
   try {
     const bundled = await parser.bundle(
       location,
@@ -281,7 +292,8 @@ async function bundle(
       {
         resolve: {
           external: true,
-          http: options.allowRemoteRefs ? { timeout: 20_000 } : false,
+          http: false,
+          ...(fetcher ? { remote: fetcher.resolver } : {}),
           ...(remote ? { file: false } : {}),
         },
       } as never,
@@ -299,6 +311,8 @@ async function bundle(
         cause: error,
       },
     );
+  } finally {
+    void fetcher?.close();
   }
 }
 

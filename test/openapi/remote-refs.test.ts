@@ -1,18 +1,25 @@
+import { lookup } from 'node:dns/promises';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadDocument } from '../../adapters/openapi/load-document.js';
+import { isPublicAddress } from '../../adapters/openapi/public-address.js';
 
-// A spec fetched from a URL with --allow-remote-refs: its references to local files are never read
-// (the server would copy the user's files into the tools). (References to loopback or private
-// addresses are refused by the parser itself, so this test cannot serve a followed one.)
+// With --allow-remote-refs, references by URL are followed to public addresses only: never to this
+// machine or its network, whatever name the URL gives (a name resolving to 127.0.0.1 included),
+// and a spec fetched from a URL never reads local files (it would copy the user's files into the
+// tools). Every server here is local, so what this file serves is what must be refused; the
+// fetching itself (redirects, size, deadline) is tested in fetch-remote-ref.test.ts.
 let dir: string;
 let server: Server;
 let base: string;
+let port: number;
+/** The paths the local server was asked for: a refused reference must not reach it at all. */
+let requested: string[];
 
 const specWith = (ref: string) => ({
   openapi: '3.0.3',
@@ -35,14 +42,18 @@ beforeEach(async () => {
   const bodies: Record<string, unknown> = {
     '/file-ref.json': specWith(secret),
   };
+  requested = [];
   server = createServer((request, response) => {
-    const body = bodies[request.url ?? ''];
+    requested.push(request.url ?? '');
+    const body = bodies[request.url ?? ''] ?? { type: 'object', description: 'INTERNAL ONLY' };
     response.statusCode = body ? 200 : 404;
     response.setHeader('content-type', 'application/json');
     response.end(JSON.stringify(body ?? {}));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // Every local address: a name the machine resolves to its own network address reaches it too.
+  await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
+  port = (server.address() as AddressInfo).port;
+  base = `http://127.0.0.1:${port}`;
 });
 afterEach(async () => {
   await new Promise((resolve) => server.close(resolve));
@@ -55,4 +66,42 @@ describe('remote spec references', () => {
     await expect(load).rejects.toThrow(`${base}/file-ref.json: cannot resolve an external $ref`);
     await expect(load).rejects.not.toThrow(/LOCAL SECRET/);
   });
+
+  it('refuses a reference by a name that resolves to this machine, and sends it nothing', async (context) => {
+    const name = await localName();
+    // Machines name themselves in /etc/hosts (Debian: 127.0.1.1; containers: their own address).
+    if (!name) return context.skip();
+    const spec = join(dir, 'spec.json');
+    writeFileSync(spec, JSON.stringify(specWith(`http://${name.host}:${port}/meta.json`)));
+    const load = loadDocument(spec, dir, { allowRemoteRefs: true });
+    await expect(load).rejects.toThrow(
+      `cannot fetch http://${name.host}:${port}/meta.json: ${name.host} resolves to ${name.address}, not a public address`,
+    );
+    expect(requested).toEqual([]);
+  });
+
+  it.each([
+    ['an IPv4-mapped IPv6 address', (p: number) => `http://[::ffff:127.0.0.1]:${p}/meta.json`],
+    ['a loopback address as one number', (p: number) => `http://2130706433:${p}/meta.json`],
+    ['a private address', (p: number) => `http://10.0.0.1:${p}/meta.json`],
+    ['cloud metadata', () => 'http://169.254.169.254/latest/meta-data/'],
+  ])('refuses a reference to %s', async (_, url) => {
+    const spec = join(dir, 'spec.json');
+    writeFileSync(spec, JSON.stringify(specWith(url(port))));
+    const load = loadDocument(spec, dir, { allowRemoteRefs: true });
+    await expect(load).rejects.toThrow(/cannot resolve an external \$ref: cannot fetch http/);
+    expect(requested).toEqual([]);
+  });
 });
+
+// A name of this machine (its host name, as /etc/hosts usually has it) and the non-public address
+// it resolves to; undefined where it resolves to nothing local.
+async function localName(): Promise<{ host: string; address: string } | undefined> {
+  for (const host of [hostname()]) {
+    try {
+      const { address } = await lookup(host, { family: 4 });
+      if (!isPublicAddress(address)) return { host, address };
+    } catch {}
+  }
+  return undefined;
+}

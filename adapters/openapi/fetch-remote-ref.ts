@@ -1,0 +1,155 @@
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import { isIP } from 'node:net';
+import { isUnsafeUrl, ResolverError } from '@apidevtools/json-schema-ref-parser';
+import type { Dispatcher } from 'undici';
+import { describeError } from '../../src/index.js';
+import { isPublicAddress } from './public-address.js';
+
+// The documents a spec's `$ref`s point to by URL (`--allow-remote-refs`), fetched for the parser in
+// place of its own HTTP resolver, which checks only the URL's text: a host name is not resolved
+// before the check, so a name that resolves to this host or the local network was followed, and a
+// body had neither a size bound nor a deadline once its headers had come.
+
+/** What a reference fetch may do. */
+export interface RemoteRefSettings {
+  /** The whole fetch, redirects and body included. */
+  timeoutMs: number;
+  /** The largest body accepted. */
+  maxBytes: number;
+  /** Ends every fetch of this load (the bridge shutting down). */
+  signal?: AbortSignal;
+  /** Which connected address is allowed: public unicast addresses (the default; tests widen it). */
+  allowAddress?: (address: string) => boolean;
+  /** Which URL is fetched at all: the parser's own check by default (local names, internal ports). */
+  allowUrl?: (url: string) => boolean;
+}
+
+/** The most redirects one reference follows, as the parser's own resolver. */
+const MAX_REDIRECTS = 5;
+
+/** A resolver for the parser's `resolve` options, and the close of its connections. */
+export interface RemoteRefResolver {
+  resolver: {
+    order: number;
+    canRead: (file: { url: string }) => boolean;
+    read: (file: { url: string }) => Promise<Buffer>;
+  };
+  close(): Promise<void>;
+}
+
+/**
+ * The parser's resolver for `http(s)` references. Each URL of a fetch, redirects included, must pass
+ * the parser's own URL check (local names, internal ports) and connect only to allowed addresses:
+ * the check is made on the addresses the name resolves to, as the connection is made to them, so a
+ * name cannot resolve one way for the check and another for the connection.
+ */
+export async function remoteRefResolver(settings: RemoteRefSettings): Promise<RemoteRefResolver> {
+  const { Agent, request } = await import('undici');
+  const allow = settings.allowAddress ?? isPublicAddress;
+  const allowUrl = settings.allowUrl ?? ((url: string) => !isUnsafeUrl(url));
+  const agent = new Agent({ connect: { lookup: checkedLookup(allow) } });
+  const fetchOnce = async (url: string, signal: AbortSignal) => {
+    refuseUnsafe(url, allow, allowUrl);
+    return request(url, { dispatcher: agent, method: 'GET', headers: { accept: ACCEPT }, signal });
+  };
+  return {
+    resolver: {
+      order: 200,
+      canRead: (file) => /^https?:\/\//i.test(file.url),
+      read: (file) => fetchRef(file.url, settings, fetchOnce),
+    },
+    close: () => agent.close(),
+  };
+}
+
+const ACCEPT = 'application/json, application/yaml;q=0.9, */*;q=0.5';
+
+async function fetchRef(
+  first: string,
+  settings: RemoteRefSettings,
+  fetchOnce: (url: string, signal: AbortSignal) => Promise<Dispatcher.ResponseData>,
+): Promise<Buffer> {
+  const deadline = AbortSignal.timeout(settings.timeoutMs);
+  const signal = settings.signal ? AbortSignal.any([deadline, settings.signal]) : deadline;
+  let url = first;
+  try {
+    for (let hops = 0; ; hops++) {
+      const response = await fetchOnce(url, signal);
+      const { statusCode, headers, body } = response;
+      if (statusCode >= 300 && statusCode < 400 && headers.location !== undefined) {
+        await body.dump();
+        if (hops === MAX_REDIRECTS) throw new Error(`more than ${MAX_REDIRECTS} redirects`);
+        url = new URL(String(headers.location), url).href;
+        continue;
+      }
+      if (statusCode >= 300) {
+        await body.dump();
+        throw new Error(`the server answered HTTP ${statusCode}`);
+      }
+      return await readBounded(body, settings.maxBytes);
+    }
+  } catch (error) {
+    const why = deadline.aborted
+      ? `no whole answer within ${settings.timeoutMs / 1000} s`
+      : describeError(error);
+    const via = url === first ? '' : ` (redirected to ${url})`;
+    // The parser keeps the message only of its own error type ("Error reading file" otherwise).
+    throw new ResolverError(new Error(`cannot fetch ${first}${via}: ${why}`, { cause: error }), first);
+  }
+}
+
+async function readBounded(body: Dispatcher.ResponseData['body'], maxBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) {
+      body.destroy();
+      throw new Error(`the body is larger than ${maxBytes} bytes`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Throws for a URL that is not http(s), names a refused address, or fails the URL check. */
+function refuseUnsafe(
+  url: string,
+  allow: (address: string) => boolean,
+  allowUrl: (url: string) => boolean,
+): void {
+  const { protocol, hostname } = new URL(url);
+  if (protocol !== 'http:' && protocol !== 'https:') throw new Error(`${protocol} URLs are not followed`);
+  // An address written in the URL is connected to without a lookup: checked here.
+  const literal = hostname.replace(/^\[|\]$/g, '');
+  if (isIP(literal) !== 0 && !allow(literal)) throw refusal(literal);
+  if (!allowUrl(url)) throw new Error('the URL names a local host or an internal service port');
+}
+
+const refusal = (address: string, name?: string) =>
+  new Error(
+    `${name ? `${name} resolves to ${address}, ` : `${address} is `}not a public address (references are followed to public addresses only: bundle an internal spec's references into one file)`,
+  );
+
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
+
+// The connection's own lookup: refuses the name when any address it resolves to is refused, so the
+// socket can only connect to an address that was checked.
+function checkedLookup(allow: (address: string) => boolean) {
+  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, []);
+      const refused = addresses.find(({ address }) => !allow(address));
+      if (refused) return callback(refusal(refused.address, hostname) as NodeJS.ErrnoException, []);
+      const [firstAddress] = addresses;
+      if (options.all) return callback(null, addresses);
+      if (!firstAddress)
+        return callback(new Error(`${hostname} has no address`) as NodeJS.ErrnoException, []);
+      callback(null, firstAddress.address, firstAddress.family);
+    });
+  };
+}
