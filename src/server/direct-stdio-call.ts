@@ -9,6 +9,7 @@ import { forgetClientRoots, trackClientRoots } from '../client-roots.js';
 import {
   answerToolsCall,
   isCancellation,
+  isPlainObject,
   plainToolsCall,
   type ToolsCallParams,
   type ToolsCallSite,
@@ -16,6 +17,7 @@ import {
 import type { ServerSetup } from './create-server.js';
 import { errorAnswer } from './direct-call.js';
 import { plainListRequest, toolsListAnswer } from './list-json.js';
+import { plainInitializeRequest } from './plain-initialize.js';
 
 /** How a lane answers on its connection: the stdio transport. */
 export interface StdioOutput {
@@ -33,6 +35,19 @@ export interface StdioLane {
    * accepts (its own checks are stricter), and acts on a notification only once that schema does.
    */
   take(server: Server, message: unknown): boolean;
+  /**
+   * Answers a plain `initialize` arriving before the SDK has pinned a server (see
+   * plain-initialize.ts): the server `open` makes is initialized with the request as the SDK's own
+   * handler would (its `_oninitialize`), and returned for the SDK to pin with the next message the
+   * lane leaves to it. Undefined when the SDK answers instead.
+   */
+  initialize(message: unknown, open: () => Server): Server | undefined;
+  /**
+   * What the lane takes between its `initialize` and the SDK's pinning: `notifications/initialized`
+   * (the SDK's handler only calls `server.oninitialized`, which the bridge leaves unset) and a plain
+   * `tools/list`. The first message it leaves has the SDK pin the server.
+   */
+  takeOpening(server: Server, message: unknown): boolean;
   /** The connection closed: calls in flight are aborted, as the SDK aborts its own. */
   closed(): void;
 }
@@ -108,6 +123,28 @@ export function createStdioLane(
       const site = { ...connection.site, roots: () => roots(ctx) };
       void answer(call, ctx, site, entry);
       return true;
+    },
+    initialize(message, open) {
+      const request = plainInitializeRequest(message);
+      if (!request) return undefined;
+      const server = open();
+      const oninitialize = (server as unknown as { _oninitialize?: unknown })._oninitialize;
+      if (typeof oninitialize !== 'function') return undefined;
+      void Promise.resolve()
+        .then(() => oninitialize.call(server, { method: 'initialize', params: request.params }))
+        .then(
+          (result) => ({ result, jsonrpc: '2.0', id: request.id }) as JSONRPCMessage,
+          (error) => errorAnswer(request.id, error).message as JSONRPCMessage,
+        )
+        .then((answer) => output.send(answer))
+        .catch(() => {});
+      return server;
+    },
+    takeOpening(server, message) {
+      const method = (message as { method?: unknown } | null)?.method;
+      if (method === 'notifications/initialized')
+        return server.oninitialized === undefined && plainNotification(message);
+      return method === 'tools/list' && listTools(server, message);
     },
     closed() {
       setup.shutdown.removeEventListener('abort', shutdown);
@@ -191,4 +228,11 @@ function stdioContext(
     http: undefined,
   };
   return context as unknown as ServerContext;
+}
+
+// A JSON-RPC notification with no more than plain params (what the SDK's notification schema takes).
+function plainNotification(message: unknown): boolean {
+  if (!isPlainObject(message) || message.jsonrpc !== '2.0') return false;
+  for (const key in message) if (key !== 'jsonrpc' && key !== 'method' && key !== 'params') return false;
+  return message.params === undefined || isPlainObject(message.params);
 }

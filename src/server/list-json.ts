@@ -15,9 +15,11 @@ import { PAGE_SIZE, pageBounds } from './paginate.js';
  * Per registry, made on its first list: each tool's entry parts when it has kept text (a name
  * prefix and a view of that text: no copy), undefined for a tool serialized on each answer
  * (holding its bytes would keep a second copy of every schema, the SDK path keeps none either);
- * `null` for a registry the SDK lists: one without any kept text, or with a tool whose output
- * schema is not an object (the 2025-era SDK wraps such a schema in its list answers, `{type:
- * object, properties: {result: …}}`, which only the SDK path does).
+ * `null` for a registry the SDK lists: one with a tool whose output schema is not an object (the
+ * 2025-era SDK wraps such a schema in its list answers, `{type: object, properties: {result: …}}`,
+ * which only the SDK path does). A registry without any kept text (a first start) is listed here
+ * too: its pages cost what the SDK's serialization costs, and a stdio start whose first list went
+ * through the SDK also paid for the SDK's message schemas (see `createStdioLane`).
  */
 const entriesOf = new WeakMap<ToolRegistry, Array<Uint8Array[] | undefined> | null>();
 
@@ -29,9 +31,7 @@ function entriesFor(registry: ToolRegistry): Array<Uint8Array[] | undefined> | n
       const output = listedJsonOf(definition) ? undefined : definition.outputSchema;
       return output !== undefined && output.type !== 'object';
     });
-    const kept = wrapped ? [] : registry.tools.map((tool) => keptParts(tool));
-    // Without any kept text the SDK's serialization of the whole page is the leaner (one copy).
-    entries = kept.some((parts) => parts !== undefined) ? kept : null;
+    entries = wrapped ? null : registry.tools.map((tool) => keptParts(tool));
     entriesOf.set(registry, entries);
   }
   return entries;

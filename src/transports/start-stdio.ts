@@ -12,17 +12,29 @@ export const startStdio: StartTransport<StdioTransportOptions> = async (_options
   // made is the pinned one (a discarded probe comes first). Changes go out through it, to the era
   // it serves: a 2026-07-28 instance sends them to its `subscriptions/listen` subscriptions.
   let pinned: { server: Server; era: Era } | undefined;
+  // The server the lane initialized, until the SDK pins it with the first message it is left.
+  let opened: Server | undefined;
   const pin = (context: McpRequestContext) => {
-    const server = setup.factory(context);
+    const server = context.era === 'legacy' && opened ? opened : setup.factory(context);
+    opened = undefined;
     pinned = { server, era: context.era };
     return server;
   };
   const transport = new StdioLineTransport();
-  // Plain initialize-era calls and lists skip the SDK's per-message checks (see `createStdioLane`).
+  // Plain initialize-era calls and lists skip the SDK's per-message checks (see `createStdioLane`),
+  // and so does a plain `initialize`: its first request costs the SDK more than the rest of a
+  // start after loading the tools (it builds its message schemas), so the lane answers it and the
+  // SDK pins the server the lane initialized when the first message the lane leaves it arrives
+  // (for the usual client, its first call: `notifications/initialized` and lists the lane takes).
   const lane = setup.factory.stdioLane?.(transport);
   if (lane) {
     transport.interceptor = {
-      take: (message) => pinned?.era === 'legacy' && lane.take(pinned.server, message),
+      take: (message) => {
+        if (pinned) return pinned.era === 'legacy' && lane.take(pinned.server, message);
+        if (opened) return lane.takeOpening(opened, message);
+        opened = lane.initialize(message, () => setup.factory({ era: 'legacy' }));
+        return opened !== undefined;
+      },
       closed: () => lane.closed(),
     };
   }
@@ -40,10 +52,14 @@ export const startStdio: StartTransport<StdioTransportOptions> = async (_options
     close: () => handle.close(),
     delivery: {
       legacy: {
-        toolsChanged: () =>
-          void on('legacy')
-            ?.sendToolListChanged()
-            .catch(() => {}),
+        toolsChanged: () => {
+          // Initialized by the lane, not pinned yet: the server has no connection to send it on.
+          if (opened) void transport.send(TOOLS_CHANGED).catch(() => {});
+          else
+            void on('legacy')
+              ?.sendToolListChanged()
+              .catch(() => {});
+        },
         resourceUpdated: (uri) => setup.legacyResourceUpdated(uri),
       },
       modern: {
@@ -59,3 +75,5 @@ export const startStdio: StartTransport<StdioTransportOptions> = async (_options
     },
   };
 };
+
+const TOOLS_CHANGED = { jsonrpc: '2.0', method: 'notifications/tools/list_changed' } as const;

@@ -172,7 +172,7 @@ describe('which list requests the lane takes', () => {
     expect(takes({ params: { _meta: known } }, extra)).toBe(false);
   });
 
-  it('leaves a registry without kept text to the SDK', () => {
+  it('takes a registry without kept text too, each tool serialized as in the pages compared above', async () => {
     const plain = createServerFactory({
       info: { name: 'lane', version: '1' },
       registry: () => new ToolRegistry([{ source: 'lane', tools: tools.slice(600) }]),
@@ -181,11 +181,26 @@ describe('which list requests the lane takes', () => {
       shutdown: new AbortController().signal,
     });
     plain.direct.accepted(known);
-    const answer = plain.direct.answer({
+    const answer = await plain.direct.answer({
       body: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: known } },
       request: new Request('http://localhost/mcp', { method: 'POST', headers }),
       signal: new AbortController().signal,
     });
-    expect(answer).toBeUndefined();
+    expect(answer && 'body' in answer).toBe(true);
+    const page = JSON.parse(Buffer.from((answer as { body: Uint8Array }).body).toString('utf8'));
+    expect(page.result.tools).toEqual([
+      {
+        name: 'plain',
+        description: 'No kept text.',
+        inputSchema: { type: 'object', properties: {} },
+        annotations,
+      },
+      {
+        name: 'tasky',
+        description: 'May run as a task.',
+        inputSchema: { type: 'object', properties: {} },
+        annotations,
+      },
+    ]);
   });
 });

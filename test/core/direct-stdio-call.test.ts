@@ -223,3 +223,44 @@ describe('the stdio lane answers exactly what the SDK answers', () => {
     expect(readFileSync(marker, 'utf8')).toBe('aborted');
   });
 });
+
+describe('initialize, answered by the lane on a fresh connection', () => {
+  // Two fresh processes: a plain initialize (the lane answers it) and the same with a `_meta` the
+  // lane leaves to the SDK. Then the opening exchange of a usual client on each: the same answers,
+  // and the server the lane initialized serves what only the SDK serves (ping, resources/list) once
+  // the SDK has pinned it.
+  async function opening(meta: object) {
+    const client = new RawClient(distPath('test/servers/echo-server.js'));
+    try {
+      const params = {
+        protocolVersion: '2025-11-25',
+        capabilities: { roots: { listChanged: true }, elicitation: {} },
+        clientInfo: { name: 'raw', version: '1' },
+        ...meta,
+      };
+      const initialize = await client.raw({ jsonrpc: '2.0', id: 1, method: 'initialize', params });
+      client.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      const list = await client.raw({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+      const ping = await client.raw({ jsonrpc: '2.0', id: 3, method: 'ping' });
+      const resources = await client.raw({ jsonrpc: '2.0', id: 4, method: 'resources/list' });
+      const call = await client.raw({
+        jsonrpc: '2.0',
+        id: 5,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { text: 'hi', times: 1 } },
+      });
+      return { initialize, list, ping, resources, call };
+    } finally {
+      client.close();
+    }
+  }
+
+  it('answers as the SDK answers, and the connection goes on as with the SDK', async () => {
+    const [lane, sdk] = await Promise.all([opening({}), opening({ _meta: { 'example.com/x': 1 } })]);
+    expect(lane).toEqual(sdk);
+    expect(lane.initialize).toMatchObject({
+      result: { protocolVersion: '2025-11-25', serverInfo: expect.any(Object) },
+    });
+    expect(lane.call).toMatchObject({ result: { content: [{ type: 'text', text: 'hi' }] } });
+  });
+});

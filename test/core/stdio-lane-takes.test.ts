@@ -78,6 +78,19 @@ async function connection(tools: ToolDefinition[], protocolVersion = '2025-11-25
   for (let i = 0; i < 200 && !replies.has(0); i++) await new Promise((resolve) => setTimeout(resolve, 5));
   let next = 1;
   return {
+    /** The SDK's own answer to the same request. */
+    sdk: async (method: string, params?: unknown) => {
+      const id = 1000 + next++;
+      await client.send({
+        jsonrpc: '2.0',
+        id,
+        method,
+        ...(params === undefined ? {} : { params }),
+      } as JSONRPCMessage);
+      for (let i = 0; i < 200 && !replies.has(id); i++)
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      return replies.get(id);
+    },
     take: (method: string, params?: unknown, extra: Record<string, unknown> = {}) =>
       lane.take(server, {
         jsonrpc: '2.0',
@@ -161,9 +174,23 @@ describe('which stdio messages the lane takes (in-process, on its own decision)'
     }
   });
 
-  it('tools/list stays with the SDK without kept text, for an old client, or with a non-object output schema', async () => {
+  it('tools/list of a registry without kept text is written as the SDK writes it', async () => {
+    const pin = await connection([tool('a'), tool('b', { taskSupport: 'optional' })]);
+    try {
+      expect(pin.take('tools/list')).toBe(true);
+      const sdk = await pin.sdk('tools/list');
+      // As serialized: the in-memory transport hands over objects (with the SDK's symbol-keyed hints).
+      expect(JSON.parse(pin.written[0] as string)).toEqual({ ...JSON.parse(JSON.stringify(sdk)), id: 1 });
+      expect(JSON.parse(pin.written[0] as string).result.tools[1].execution).toEqual({
+        taskSupport: 'optional',
+      });
+    } finally {
+      await pin.close();
+    }
+  });
+
+  it('tools/list stays with the SDK for an old client, or with a non-object output schema', async () => {
     for (const [tools, version] of [
-      [[tool('a'), tool('b')], '2025-11-25'],
       [[kept('a')], '2025-03-26'],
       [[kept('a'), tool('b', { outputSchema: { type: 'array' } })], '2025-11-25'],
     ] as const) {
@@ -175,5 +202,116 @@ describe('which stdio messages the lane takes (in-process, on its own decision)'
         await pin.close();
       }
     }
+  });
+});
+
+describe('initialize on a stdio connection', () => {
+  const setup = () =>
+    createServerFactory({
+      info: { name: 'pin', version: '1' },
+      instructions: 'Use the tools.',
+      registry: () => new ToolRegistry([{ source: 'pin', tools: [kept('a'), tool('b')] }]),
+      resources: new MemoryResourceStore(),
+      log: silentLogger,
+      shutdown: new AbortController().signal,
+    });
+
+  // The SDK's own answer to `params`, and the state it leaves its server in.
+  async function throughSdk(params: Record<string, unknown>) {
+    const server = setup()({ era: 'legacy' } as McpRequestContext);
+    const [client, serverSide] = InMemoryTransport.createLinkedPair();
+    let reply: JSONRPCMessage | undefined;
+    client.onmessage = (message) => {
+      reply = message;
+    };
+    await server.connect(serverSide);
+    await client.start();
+    await client.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params } as JSONRPCMessage);
+    for (let i = 0; i < 200 && !reply; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    const state = stateOf(server);
+    await server.close();
+    return { reply: JSON.parse(JSON.stringify(reply)), state };
+  }
+  const stateOf = (server: ReturnType<ReturnType<typeof setup>>) => ({
+    version: server.getNegotiatedProtocolVersion(),
+    client: server.getClientVersion(),
+    capabilities: server.getClientCapabilities(),
+  });
+
+  it.each([
+    { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+    {
+      protocolVersion: '2025-06-18',
+      capabilities: { roots: { listChanged: true } },
+      clientInfo: { name: 'c', version: '1' },
+    },
+    {
+      protocolVersion: '2024-11-05',
+      capabilities: { elicitation: {} },
+      clientInfo: { name: 'c', title: 'C', version: '2' },
+    },
+    {
+      protocolVersion: '1999-01-01',
+      capabilities: { sampling: {} },
+      clientInfo: { name: 'c', version: '1' },
+    },
+  ])(
+    'is answered by the lane as the SDK answers it, and leaves the server as the SDK does (%o)',
+    async (params) => {
+      const factory = setup();
+      const sent: JSONRPCMessage[] = [];
+      const lane = factory.stdioLane({
+        send: async (message) => {
+          sent.push(message);
+        },
+        write: async () => {},
+      });
+      const server = lane.initialize({ jsonrpc: '2.0', id: 1, method: 'initialize', params }, () =>
+        factory({ era: 'legacy' } as McpRequestContext),
+      );
+      expect(server).toBeDefined();
+      for (let i = 0; i < 200 && sent.length === 0; i++)
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      const sdk = await throughSdk(params);
+      expect(JSON.parse(JSON.stringify(sent[0]))).toEqual(sdk.reply);
+      expect(stateOf(server as NonNullable<typeof server>)).toEqual(sdk.state);
+      // Before the SDK pins the server, the lane lists (a client since 2025-06-18) and takes nothing else.
+      const list = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
+      expect(lane.takeOpening(server as NonNullable<typeof server>, list)).toBe(
+        (sdk.state.version ?? '') >= '2025-06-18',
+      );
+      expect(lane.takeOpening(server as NonNullable<typeof server>, { ...list, method: 'ping' })).toBe(false);
+      const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
+      expect(lane.takeOpening(server as NonNullable<typeof server>, initialized)).toBe(true);
+      expect(lane.takeOpening(server as NonNullable<typeof server>, { ...initialized, params: 1 })).toBe(
+        false,
+      );
+      expect(lane.takeOpening(server as NonNullable<typeof server>, { ...initialized, id: 9 })).toBe(false);
+      lane.closed();
+    },
+  );
+
+  it('is left to the SDK when the request is not plain, and no server is made for it', () => {
+    const factory = setup();
+    const lane = factory.stdioLane({ send: async () => {}, write: async () => {} });
+    let made = 0;
+    const open = () => {
+      made++;
+      return factory({ era: 'legacy' } as McpRequestContext);
+    };
+    const params = {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'c', version: '1' },
+    };
+    expect(
+      lane.initialize(
+        { jsonrpc: '2.0', id: 1, method: 'initialize', params: { ...params, _meta: {} } },
+        open,
+      ),
+    ).toBeUndefined();
+    expect(lane.initialize({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, open)).toBeUndefined();
+    expect(made).toBe(0);
+    lane.closed();
   });
 });
