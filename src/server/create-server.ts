@@ -164,7 +164,7 @@ export function createServerFactory(setup: ServerSetup): ((context: McpRequestCo
     return server;
   };
   // One stdio lane per connection, made by the stdio transport, which it answers through.
-  const stdioLane = (output: StdioOutput) => createStdioLane(setup, askSettings, output);
+  const stdioLane = (output: StdioOutput) => createStdioLane(setup, askSettings, output, direct);
   // One session lane per initialize-era HTTP session, made once the session has its id.
   const sessionLane = (session: { server: Server; events: LaneEvents; sessionId: string }) =>
     createSessionLane(setup, askSettings, session);

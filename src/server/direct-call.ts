@@ -15,6 +15,7 @@ import { LIST_CACHE_HINT, plainListRequest, toolsListAnswer } from './list-json.
 
 /** The one 2026-07-28 revision the direct lane answers; anything else goes to the SDK. */
 const REVISION = '2026-07-28';
+const NEWLINE = Buffer.from('\n');
 const ENVELOPE_KEYS = new Set([
   PROTOCOL_VERSION_META_KEY,
   CLIENT_CAPABILITIES_META_KEY,
@@ -112,17 +113,31 @@ export function createDirectCall(setup: ServerSetup, askSettings: AskSettings) {
     ) {
       return undefined;
     }
+    const answer = knownListAnswer(request);
+    return answer ? Promise.resolve({ status: 200, body: answer }) : undefined;
+  };
+
+  // The encoded answer to a plain list whose envelope the SDK accepted; undefined otherwise.
+  const knownListAnswer = (request: NonNullable<ReturnType<typeof plainListRequest>>) => {
     const key = isPlainObject(request.meta) ? envelopeKey(request.meta) : undefined;
     if (key === undefined || !envelopes.has(key)) return undefined;
-    const answer = toolsListAnswer(setup.registry(), request.id, request.cursor, {
+    return toolsListAnswer(setup.registry(), request.id, request.cursor, {
       serverInfo: setup.info,
       ...LIST_CACHE_HINT,
     });
-    return answer ? Promise.resolve({ status: 200, body: answer }) : undefined;
   };
 
   return {
     answer,
+    /**
+     * A 2026-07-28 `tools/list` over stdio (the connection pinned to that era): the same answer as
+     * over HTTP, as one line, for a plain request whose envelope the SDK accepted; undefined else.
+     */
+    stdioList(message: unknown): Buffer | undefined {
+      const request = plainListRequest(message, true);
+      const answer = request && knownListAnswer(request);
+      return answer && Buffer.concat([answer, NEWLINE]);
+    },
     /** Called by the SDK's `tools/call` and `tools/list` handlers with each 2026-07-28 envelope they let through. */
     accepted(envelope: Record<string, unknown> | undefined): void {
       const key = envelopeKey(envelope);

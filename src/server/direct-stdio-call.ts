@@ -15,7 +15,7 @@ import {
   type ToolsCallSite,
 } from './answer-tools-call.js';
 import type { ServerSetup } from './create-server.js';
-import { errorAnswer } from './direct-call.js';
+import { type DirectCall, errorAnswer } from './direct-call.js';
 import { plainListRequest, toolsListAnswer } from './list-json.js';
 import { plainInitializeRequest } from './plain-initialize.js';
 
@@ -43,6 +43,11 @@ export interface StdioLane {
    */
   initialize(message: unknown, open: () => Server): Server | undefined;
   /**
+   * On a connection the SDK pinned to 2026-07-28: a plain `tools/list` whose envelope the SDK has
+   * accepted once (see `createDirectCall`), answered as the SDK's codec encodes it.
+   */
+  takeModern(message: unknown): boolean;
+  /**
    * What the lane takes between its `initialize` and the SDK's pinning: `notifications/initialized`
    * (the SDK's handler only calls `server.oninitialized`, which the bridge leaves unset) and a plain
    * `tools/list`. The first message it leaves has the SDK pin the server.
@@ -65,6 +70,7 @@ export function createStdioLane(
   setup: ServerSetup,
   askSettings: AskSettings,
   output: StdioOutput,
+  direct: Pick<DirectCall, 'stdioList'>,
 ): StdioLane {
   // A call's one signal: aborted by the client's `notifications/cancelled`, by the connection
   // closing, and at shutdown (followed here once per connection, not joined per call).
@@ -139,6 +145,13 @@ export function createStdioLane(
         .then((answer) => output.send(answer))
         .catch(() => {});
       return server;
+    },
+    takeModern(message) {
+      if ((message as { method?: unknown } | null)?.method !== 'tools/list') return false;
+      const answer = direct.stdioList(message);
+      if (!answer) return false;
+      void output.write(answer).catch(() => {});
+      return true;
     },
     takeOpening(server, message) {
       const method = (message as { method?: unknown } | null)?.method;

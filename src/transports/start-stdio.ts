@@ -30,7 +30,8 @@ export const startStdio: StartTransport<StdioTransportOptions> = async (_options
   if (lane) {
     transport.interceptor = {
       take: (message) => {
-        if (pinned) return pinned.era === 'legacy' && lane.take(pinned.server, message);
+        if (pinned)
+          return pinned.era === 'legacy' ? lane.take(pinned.server, message) : lane.takeModern(message);
         if (opened) return lane.takeOpening(opened, message);
         opened = lane.initialize(message, () => setup.factory({ era: 'legacy' }));
         return opened !== undefined;

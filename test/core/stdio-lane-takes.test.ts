@@ -9,6 +9,7 @@ import {
   textResult,
 } from '../../src/index.js';
 import { createServerFactory } from '../../src/server/create-server.js';
+import { envelope } from '../helpers/modern-request.js';
 
 // Which messages of an initialize-era stdio connection the lane takes, decided by the lane itself
 // (the comparisons over a real process cannot tell: both paths answer alike). A plain call and a
@@ -312,6 +313,36 @@ describe('initialize on a stdio connection', () => {
     ).toBeUndefined();
     expect(lane.initialize({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, open)).toBeUndefined();
     expect(made).toBe(0);
+    lane.closed();
+  });
+});
+
+describe('tools/list on a stdio connection pinned to 2026-07-28', () => {
+  it('is taken once the SDK has accepted its envelope, and written as one line', () => {
+    const factory = createServerFactory({
+      info: { name: 'pin', version: '1' },
+      registry: () => new ToolRegistry([{ source: 'pin', tools: [kept('a'), tool('b')] }]),
+      resources: new MemoryResourceStore(),
+      log: silentLogger,
+      shutdown: new AbortController().signal,
+    });
+    const written: string[] = [];
+    const lane = factory.stdioLane({
+      send: async () => {},
+      write: async (line) => {
+        written.push(Buffer.from(line).toString('utf8'));
+      },
+    });
+    const meta = envelope({}, 'pin');
+    const list = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: meta } };
+    expect(lane.takeModern(list)).toBe(false);
+    factory.direct.accepted(meta);
+    expect(lane.takeModern(list)).toBe(true);
+    expect(lane.takeModern({ ...list, params: { _meta: { ...meta, progressToken: 1 } } })).toBe(false);
+    expect(lane.takeModern({ ...list, method: 'tools/call' })).toBe(false);
+    expect(written).toHaveLength(1);
+    expect(written[0]?.endsWith('}\n')).toBe(true);
+    expect(JSON.parse(written[0] as string).result).toMatchObject({ resultType: 'complete', ttlMs: 60_000 });
     lane.closed();
   });
 });
