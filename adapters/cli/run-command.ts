@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { execa } from 'execa';
 import { commandEnvironment } from '../../src/index.js';
-import { RUN_MARKER, signalEach, startTimeOf, straysOf } from './sweep-processes.js';
+import { RUN_MARKER, scanStrays, signalEach, startTimeOf, straysOf } from './sweep-processes.js';
 
 /** What to run: always an argv array, never a shell string. */
 export interface RunRequest {
@@ -112,8 +112,15 @@ export async function runCommand(request: RunRequest): Promise<RunOutcome> {
   // When the direct child is gone, whatever it left behind in its group (a background job holding
   // the output pipe open) is stopped too: nothing outlives the call.
   // A process that left the group may hold the output pipe open too: it is stopped the same way.
-  const leftovers = () =>
-    pid !== undefined && run !== undefined && (groupAlive(pid) || straysOf(run).length > 0);
+  // A scan that met a process mid-`exec` is looked at again once the run is found clean (`lookAgain`).
+  let unsure = false;
+  const leftovers = () => {
+    if (pid === undefined || run === undefined) return false;
+    if (groupAlive(pid)) return true;
+    const scan = scanStrays(run);
+    unsure ||= scan.unsure;
+    return scan.strays.length > 0;
+  };
   // The /proc scan costs a few milliseconds: at the exit it runs only when the output has not
   // closed shortly after, which is when a stray is holding it.
   let finished = false;
@@ -137,6 +144,7 @@ export async function runCommand(request: RunRequest): Promise<RunOutcome> {
     else {
       for (const timer of timers) clearTimeout(timer);
       untrack(pid, request.groups);
+      if (unsure && run !== undefined) lookAgain(run, graceMs);
     }
   }
   const outcome: RunOutcome = {
@@ -154,6 +162,21 @@ export async function runCommand(request: RunRequest): Promise<RunOutcome> {
   }
   return outcome;
 }
+
+/**
+ * A run found clean by a scan that met a process in the middle of an `exec` (see `scanStrays`) may
+ * still have a stray that has just left the group (`setsid sh -c 'sleep 1000 & exec sleep 1000'`,
+ * under load). One more scan, shortly after, stops what it finds; it keeps nothing alive.
+ */
+function lookAgain(run: Run, graceMs: number): void {
+  setTimeout(() => {
+    const strays = straysOf(run);
+    if (strays.length === 0) return;
+    signalEach(strays, 'SIGTERM');
+    setTimeout(() => signalEach([...strays, ...straysOf(run)], 'SIGKILL'), graceMs).unref();
+  }, LOOK_AGAIN_MS).unref();
+}
+const LOOK_AGAIN_MS = 150;
 
 /** Kills the process groups of `groups` still running (one source's), or all of them (bridge exit). */
 export function killAllGroups(signal: NodeJS.Signals = 'SIGKILL', groups: Set<number> = liveGroups): void {

@@ -61,6 +61,18 @@ export interface Stray {
  * descendants are walked only while `root` is still the run's process, not a later one given its pid.
  */
 export function straysOf(run: { root: number; marker: string; since: number }): Stray[] {
+  return scanStrays(run).strays;
+}
+
+/**
+ * `straysOf`, and whether a process started since the run began showed no environment at all: one
+ * the scan met in the middle of an `exec` (the kernel fills /proc/PID/environ once the new
+ * program's stack is set up), which may carry the marker a moment later.
+ */
+export function scanStrays(run: { root: number; marker: string; since: number }): {
+  strays: Stray[];
+  unsure: boolean;
+} {
   const table = processTable();
   const found = new Set<number>();
   const children = new Map<number, number[]>();
@@ -79,17 +91,23 @@ export function straysOf(run: { root: number; marker: string; since: number }): 
     }
   }
   const needle = `${RUN_MARKER}=${run.marker}\0`;
+  let unsure = false;
   for (const entry of table) {
     if (found.has(entry.pid) || entry.startTime < run.since || entry.pid === process.pid) continue;
     try {
-      if (readFileSync(`/proc/${entry.pid}/environ`, 'latin1').includes(needle)) found.add(entry.pid);
+      const environ = readFileSync(`/proc/${entry.pid}/environ`, 'latin1');
+      if (environ.includes(needle)) found.add(entry.pid);
+      else if (environ === '') unsure = true;
     } catch {
       // Another user's process, or gone.
     }
   }
   found.delete(run.root);
   found.delete(process.pid);
-  return table.filter((entry) => found.has(entry.pid)).map(({ pid, startTime }) => ({ pid, startTime }));
+  const strays = table
+    .filter((entry) => found.has(entry.pid))
+    .map(({ pid, startTime }) => ({ pid, startTime }));
+  return { strays, unsure };
 }
 
 /** Sends `signal` to each stray; one gone, or whose pid another process has taken since, is skipped. */

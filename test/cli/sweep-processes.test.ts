@@ -1,7 +1,13 @@
 // The /proc sweep signals only the processes of the run: a pid taken by another process since is left alone.
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { signalEach, startTimeOf, straysOf } from '../../adapters/cli/sweep-processes.js';
+import {
+  RUN_MARKER,
+  scanStrays,
+  signalEach,
+  startTimeOf,
+  straysOf,
+} from '../../adapters/cli/sweep-processes.js';
 
 const children: number[] = [];
 afterEach(() => {
@@ -36,5 +42,18 @@ describe.skipIf(process.platform !== 'linux')('sweep', () => {
     const self = { root: process.pid, marker: 'none', since: startTimeOf(process.pid) };
     expect(straysOf(self).map((stray) => stray.pid)).toContain(pid);
     expect(straysOf({ ...self, since: self.since + 1 })).toEqual([]);
+  });
+
+  it('finds a process that left the run by its marker, and says when one had no environment to read', async () => {
+    const since = startTimeOf(process.pid);
+    const run = { root: 1, marker: 'marker-under-test', since };
+    const marked = spawn('sleep', ['30'], { stdio: 'ignore', env: { [RUN_MARKER]: run.marker } });
+    children.push(marked.pid as number);
+    await expect.poll(() => scanStrays(run).strays.map((stray) => stray.pid)).toContain(marked.pid);
+    // What a process caught mid-exec shows: no environment at all. The run is then looked at again.
+    const bare = spawn('sleep', ['30'], { stdio: 'ignore', env: {} });
+    children.push(bare.pid as number);
+    await expect.poll(() => scanStrays(run).unsure).toBe(true);
+    expect(scanStrays(run).strays.map((stray) => stray.pid)).not.toContain(bare.pid);
   });
 });
