@@ -1,4 +1,5 @@
 import { BridgeError } from './errors.js';
+import { markSecretVariable } from './secret-variables.js';
 
 const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
@@ -13,6 +14,8 @@ export function expandHeaders(headers: Record<string, string>): Record<string, s
   const expanded: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     expanded[name.toLowerCase()] = value.replace(VARIABLE, (_, variable: string) => {
+      // A credential's variable: never handed to the commands the bridge runs.
+      markSecretVariable(variable);
       const found = process.env[variable];
       if (found === undefined) {
         throw new BridgeError(

@@ -35,7 +35,56 @@ export function findInlineSecrets(
   sourceName: string,
 ): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
-  const visit = (value: unknown, at: (string | number)[], context: 'headers' | 'auth' | 'plain') => {
+  visitStrings(options, path, (key, value, at, context) => {
+    if (value === '' || HAS_REFERENCE.test(value) || NAMES_A_VARIABLE.test(key)) return;
+    const secret =
+      (context === 'headers' && SECRET_HEADER.test(key)) ||
+      (context === 'auth' && AUTH_SECRET_KEY.test(key)) ||
+      SECRET_KEY.test(key);
+    if (secret) problems.push(inlineSecret(at, value, sourceName));
+  });
+  return problems;
+}
+
+/**
+ * The variables a source's options reference where a credential goes: every header value, and
+ * the credential-like keys `findInlineSecrets` knows (`token`, `password`, an `auth` object's
+ * secrets). The bridge marks them secret, so the commands it runs never receive them (see
+ * `commandEnvironment`): a caller could otherwise read `${GITHUB_TOKEN}` back through jq's `$ENV`.
+ */
+export function secretReferences(options: unknown): string[] {
+  const names: string[] = [];
+  visitStrings(options, [], (key, value, _at, context) => {
+    if (!HAS_REFERENCE.test(value)) return;
+    const secret =
+      context === 'headers' || (context === 'auth' && AUTH_SECRET_KEY.test(key)) || SECRET_KEY.test(key);
+    if (secret) names.push(...referencedNames(value));
+  });
+  return names;
+}
+
+/** The variables `${NAME}` in `value` refers to (a `$${` escape is a literal, not a reference). */
+export function referencedNames(value: unknown): string[] {
+  if (typeof value === 'string') {
+    return value
+      .split('$${')
+      .flatMap((part) => [...part.matchAll(REFERENCE)].map((match) => match[1] as string));
+  }
+  if (Array.isArray(value)) return value.flatMap(referencedNames);
+  if (typeof value === 'object' && value !== null) return Object.values(value).flatMap(referencedNames);
+  return [];
+}
+
+type StringContext = 'headers' | 'auth' | 'plain';
+
+// Calls `found` for every string of `options` with its key, its path and where it sits: a header
+// value, inside an `auth`/`security` object, or elsewhere.
+function visitStrings(
+  options: unknown,
+  path: (string | number)[],
+  found: (key: string, value: string, at: (string | number)[], context: StringContext) => void,
+): void {
+  const visit = (value: unknown, at: (string | number)[], context: StringContext) => {
     if (Array.isArray(value)) {
       value.forEach((item, index) => void visit(item, [...at, index], context));
       return;
@@ -44,12 +93,7 @@ export function findInlineSecrets(
     for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
       const here = [...at, key];
       if (typeof child === 'string') {
-        if (child === '' || HAS_REFERENCE.test(child) || NAMES_A_VARIABLE.test(key)) continue;
-        const secret =
-          (context === 'headers' && SECRET_HEADER.test(key)) ||
-          (context === 'auth' && AUTH_SECRET_KEY.test(key)) ||
-          SECRET_KEY.test(key);
-        if (secret) problems.push(inlineSecret(here, child, sourceName));
+        found(key, child, here, context);
         continue;
       }
       const lower = key.toLowerCase();
@@ -59,7 +103,6 @@ export function findInlineSecrets(
     }
   };
   visit(options, path, 'plain');
-  return problems;
 }
 
 function inlineSecret(path: (string | number)[], value: string, sourceName: string): ConfigProblem {

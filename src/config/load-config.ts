@@ -4,6 +4,7 @@ import type { parseDocument } from 'yaml';
 import type { z } from 'zod';
 import type { AdapterCommand } from '../command.js';
 import { BridgeError, describeError } from '../errors.js';
+import { markSecretVariable } from '../secret-variables.js';
 import {
   type ConfigShell,
   configShellSchema,
@@ -11,7 +12,13 @@ import {
   type SourceEntry,
 } from './config-schema.js';
 import { describeIssue } from './describe-issue.js';
-import { type ConfigProblem, findInlineSecrets, resolveEnvReferences } from './env-references.js';
+import {
+  type ConfigProblem,
+  findInlineSecrets,
+  referencedNames,
+  resolveEnvReferences,
+  secretReferences,
+} from './env-references.js';
 
 /** The adapters the command line knows, loaded on first use. */
 export type AdapterLoaders = Record<string, () => Promise<AdapterCommand>>;
@@ -102,6 +109,8 @@ export async function validateConfig(
     const secrets = findInlineSecrets(entry.options ?? {}, at, entry.namespace ?? kind);
     problems.push(...secrets);
     if (secrets.length > 0) continue;
+    // Kept from the commands the bridge runs, whatever source runs them (see `secretReferences`).
+    for (const name of secretReferences(entry.options ?? {})) markSecretVariable(name);
     const unset: ConfigProblem[] = [];
     const resolved = resolveEnvReferences(entry.options ?? {}, at, options.env, unset);
     problems.push(...unset);
@@ -118,6 +127,8 @@ export async function validateConfig(
   if (shell.success) problems.push(...overrideNameClashes(shell.data));
   // The store URL usually comes from the environment (one value per deployment).
   const store = shell.success ? shell.data.server?.store : undefined;
+  // Its URL carries the store's password.
+  for (const name of referencedNames(store)) markSecretVariable(name);
   const resolvedStore =
     store === undefined ? undefined : resolveEnvReferences(store, ['server', 'store'], options.env, problems);
   if (problems.length > 0 || !shell.success) fail(problems);

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the config's and headers' literal ${VAR} syntax
 // `bridge cli jq` with its bundled overlay, on the machine's real jq (1.6 on Debian 12): it works
 // (jq 1.6 refuses a `--` before the filter), and what a caller sends cannot read outside the roots
 // or the bridge's own secrets: files outside them, the file-reading options, module imports, the
@@ -78,6 +79,50 @@ describe('bridge cli jq', () => {
     expect(result.structuredContent?.stdout, textOf(result)).toBe('[null,null]\n');
     const home = await cli.call('jq', { filter: '$ENV.PATH != null', n: true });
     expect(home.structuredContent?.stdout).toBe('true\n');
+  });
+});
+
+describe('variables a config or a header names for a credential', () => {
+  const set = {
+    CONFIG_TOKEN: 'config-secret-4b1d',
+    HEADER_KEY: 'header-secret-9c2e',
+    STORE_PASS: 's',
+    SPEC_FILE: 'api.yaml',
+  };
+  beforeAll(() => {
+    Object.assign(process.env, set);
+  });
+  afterAll(() => {
+    for (const name of Object.keys(set)) delete process.env[name];
+  });
+
+  it('never reach jq, while a variable used elsewhere in the config does', async () => {
+    const { validateConfig } = await import('../../src/config/load-config.js');
+    const { expandHeaders } = await import('../../src/index.js');
+    await validateConfig(
+      {
+        server: { store: 'redis://:${STORE_PASS}@127.0.0.1:6379' },
+        sources: [
+          {
+            kind: 'openapi',
+            options: { spec: '${SPEC_FILE}', headers: { Authorization: 'Bearer ${CONFIG_TOKEN}' } },
+          },
+        ],
+      },
+      {
+        file: 'bridge.config.yaml',
+        path: join(work.path, 'bridge.config.yaml'),
+        env: process.env,
+        adapters: { openapi: () => import('../../adapters/openapi/index.js').then((m) => m.openapiCommand) },
+      },
+    );
+    expandHeaders({ 'X-Api-Key': '${HEADER_KEY}' });
+    const result = await cli.call('jq', {
+      filter: '[$ENV.CONFIG_TOKEN, $ENV.HEADER_KEY, $ENV.STORE_PASS, $ENV.SPEC_FILE]',
+      n: true,
+      c: true,
+    });
+    expect(result.structuredContent?.stdout, textOf(result)).toBe('[null,null,null,"api.yaml"]\n');
   });
 });
 
