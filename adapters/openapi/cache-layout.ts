@@ -27,7 +27,7 @@ export interface CachedTool {
  */
 type HeadTool = [name: string, readOnly: boolean, error: string] | [string, boolean, number, number, number];
 
-/** The head line, around the fields of the conversion itself. */
+/** The head line, around the fields of the conversion itself (and its checksum, see `sealed`). */
 export interface Head {
   body: { bytes: number; sha256: string };
   /** The body range of the JSON array of every tool's `operation`, in tool order. */
@@ -59,7 +59,23 @@ export function encode(meta: Record<string, unknown>, tools: CachedTool[]): Buff
     operations,
     tools: entries,
   };
-  return Buffer.concat([Buffer.from(`${JSON.stringify(head)}\n`), body]);
+  const text = JSON.stringify(head);
+  // The head's own checksum, its last member: over the head's text as it would be without it.
+  const sealed = `${text.slice(0, -1)},"sha256":"${sha256(Buffer.from(text))}"}`;
+  return Buffer.concat([Buffer.from(`${sealed}\n`), body]);
+}
+
+// The end of a sealed head line: its checksum, the last member.
+const SEAL = /,"sha256":"([0-9a-f]{64})"\}$/;
+
+/**
+ * Whether the head line `text` is whole: it ends with its own checksum, and the text before it
+ * hashes to that. Its servers, schemes and tool entries say where requests go and where each
+ * tool's parts are, and are used without another check.
+ */
+export function sealed(text: string): boolean {
+  const seal = SEAL.exec(text);
+  return seal !== null && sha256(Buffer.from(`${text.slice(0, seal.index)}}`)) === seal[1];
 }
 
 /**
@@ -75,10 +91,11 @@ function listedMembers(data: ToolData): Record<string, unknown> {
  * Splits a cache file into its head (parsed, not yet checked: see `problem`) and body. Throws when
  * the head is not JSON.
  */
-export function split(bytes: Buffer): { head: Record<string, unknown>; body: Buffer } {
+export function split(bytes: Buffer): { head: Record<string, unknown>; headText: string; body: Buffer } {
   const newline = bytes.indexOf(10);
   const end = newline < 0 ? bytes.length : newline;
-  return { head: JSON.parse(bytes.toString('utf8', 0, end)), body: bytes.subarray(end + 1) };
+  const headText = bytes.toString('utf8', 0, end);
+  return { head: JSON.parse(headText), headText, body: bytes.subarray(end + 1) };
 }
 
 /** Why the body does not belong to the head, or a tool entry is malformed; undefined when whole. */

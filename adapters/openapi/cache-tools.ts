@@ -9,6 +9,7 @@ import {
   type Head,
   problem as layoutProblem,
   lazyTools,
+  sealed,
   split,
 } from './cache-layout.js';
 import type { ServerFields } from './operations-to-tools.js';
@@ -19,7 +20,7 @@ export type { CachedTool } from './cache-layout.js';
  * Bumped whenever conversion changes what it produces, or the file's layout (cache-layout.ts)
  * changes, so that older cache files are ignored.
  */
-const CACHE_FORMAT = 15;
+const CACHE_FORMAT = 16;
 
 /** A file the tools came from: its SHA-256, and its size, mtime, ctime and inode when it was hashed. */
 export type CachedFile = [path: string, sha256: string, stat: string];
@@ -101,17 +102,21 @@ function unchanged([path, sha256, stat]: CachedFile): boolean {
  */
 export function readCache(file: string, specPath: string, log: Logger): CachedConversion | undefined {
   let head: Record<string, unknown>;
+  let headText: string;
   let body: Buffer;
   try {
     // Only a file this user owns and no one else can write: it says where requests go.
-    ({ head, body } = split(readOwnFile(file)));
+    ({ head, headText, body } = split(readOwnFile(file)));
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
     if (!missing)
       log.debug('openapi: conversion cache unreadable, converting again', { file, error: String(error) });
     return undefined;
   }
-  const why = problem(head, specPath) ?? layoutProblem(head as unknown as Head, body);
+  const why =
+    problem(head, specPath) ??
+    (sealed(headText) ? undefined : 'corrupt: its head does not match its checksum') ??
+    layoutProblem(head as unknown as Head, body);
   if (why) {
     const unreadable = why.startsWith('truncated') || why.startsWith('corrupt');
     log.debug(

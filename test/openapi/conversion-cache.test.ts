@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   chmodSync,
   mkdtempSync,
@@ -95,11 +96,15 @@ function markCache(marker: string): void {
 // The file's first line: the head, with the format, version, files and where each tool is.
 const headOf = (text: string) => JSON.parse(text.slice(0, text.indexOf('\n')));
 const head = () => headOf(readFileSync(theCacheFile(), 'utf8'));
-// Rewrites the head line, keeping the body.
+// Rewrites the head line, keeping the body, and seals it again as the bridge does (its checksum
+// last): what a bug or a foreign writer could leave, rather than a damaged byte.
 const editHead = (text: string, edit: (head: Record<string, unknown[] | undefined>) => void) => {
   const parsed = headOf(text);
   edit(parsed);
-  return `${JSON.stringify(parsed)}${text.slice(text.indexOf('\n'))}`;
+  delete parsed.sha256;
+  const unsealed = JSON.stringify(parsed);
+  const seal = createHash('sha256').update(unsealed).digest('hex');
+  return `${unsealed.slice(0, -1)},"sha256":"${seal}"}${text.slice(text.indexOf('\n'))}`;
 };
 
 beforeEach(() => {
@@ -295,6 +300,16 @@ describe('openapi conversion cache', () => {
       'damaged in a part read only later',
       (text: string) => text.replace(/"Get one item"/, '"Get one iTem"'),
       /conversion cache unreadable \(corrupt/,
+    ],
+    [
+      'damaged in its head, still valid JSON (where requests go, where each tool is)',
+      (text: string) => text.replace(/"title":"([^"]*)"/, '"title":"$1 (changed)"'),
+      /conversion cache unreadable \(corrupt: its head/,
+    ],
+    [
+      'without its head checksum',
+      (text: string) => text.replace(/,"sha256":"[0-9a-f]{64}"\}\n/, '}\n'),
+      /conversion cache unreadable \(corrupt: its head/,
     ],
   ])('ignores a cache file that is %s, with a debug log, and rebuilds it', async (_, damage, why) => {
     await descriptions();
