@@ -52,6 +52,7 @@ export {
   type StoredContents,
   type StoredResource,
 } from './resource-store.js';
+export { isSealed, sealJson } from './sealed-json.js';
 export { commandEnvironment } from './secret-variables.js';
 export { CALLBACK_PATH, SignInCallbacks } from './sign-in/sign-in-callbacks.js';
 export { type SignInSettings, UpstreamSignIn } from './sign-in/upstream-sign-in.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { realpathSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { cacheDir, readOwnFile, writeOwnFile } from '../../src/index.js';
+import { cacheDir, isSealed, readOwnFile, sealJson, writeOwnFile } from '../../src/index.js';
 import type { CliSpec } from './cli-spec.js';
 import type { Overlay } from './load-overlay.js';
 
@@ -42,7 +42,10 @@ export function cacheFile(
 export function readCachedSpec(file: string, binary: string): CliSpec | undefined {
   try {
     // Only a file this user owns and no one else can write: it says which commands tools run.
-    const spec = JSON.parse(readOwnFile(file).toString('utf8')) as CliSpec;
+    const text = readOwnFile(file).toString('utf8');
+    // Sealed when written: a damaged byte that leaves JSON (a subcommand's name) is a miss too.
+    if (!isSealed(text)) return undefined;
+    const { sha256: _, ...spec } = JSON.parse(text) as CliSpec & { sha256: string };
     const wellFormed =
       spec?.binary === binary &&
       Array.isArray(spec.skipped) &&
@@ -61,5 +64,5 @@ export function readCachedSpec(file: string, binary: string): CliSpec | undefine
 
 /** Writes for this user only and atomically (temp file + rename): see `writeOwnFile`. */
 export function writeCachedSpec(file: string, spec: CliSpec): void {
-  writeOwnFile(file, JSON.stringify(spec));
+  writeOwnFile(file, sealJson(JSON.stringify(spec)));
 }

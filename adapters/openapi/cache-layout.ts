@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { sealJson } from '../../src/index.js';
 import type { OperationSummary, ToolData } from './operations-to-tools.js';
 
 // The conversion cache file's layout: one line of JSON (the head: what every start needs, and where
@@ -59,23 +60,9 @@ export function encode(meta: Record<string, unknown>, tools: CachedTool[]): Buff
     operations,
     tools: entries,
   };
-  const text = JSON.stringify(head);
-  // The head's own checksum, its last member: over the head's text as it would be without it.
-  const sealed = `${text.slice(0, -1)},"sha256":"${sha256(Buffer.from(text))}"}`;
-  return Buffer.concat([Buffer.from(`${sealed}\n`), body]);
-}
-
-// The end of a sealed head line: its checksum, the last member.
-const SEAL = /,"sha256":"([0-9a-f]{64})"\}$/;
-
-/**
- * Whether the head line `text` is whole: it ends with its own checksum, and the text before it
- * hashes to that. Its servers, schemes and tool entries say where requests go and where each
- * tool's parts are, and are used without another check.
- */
-export function sealed(text: string): boolean {
-  const seal = SEAL.exec(text);
-  return seal !== null && sha256(Buffer.from(`${text.slice(0, seal.index)}}`)) === seal[1];
+  // Sealed with its own checksum (`sealJson`): its servers, schemes and tool entries say where
+  // requests go and where each tool's parts are, and are used without another check.
+  return Buffer.concat([Buffer.from(`${sealJson(JSON.stringify(head))}\n`), body]);
 }
 
 /**

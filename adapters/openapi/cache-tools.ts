@@ -2,14 +2,20 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cacheDir, LISTED_JSON_FORMAT, type Logger, readOwnFile, writeOwnFile } from '../../src/index.js';
+import {
+  cacheDir,
+  isSealed,
+  LISTED_JSON_FORMAT,
+  type Logger,
+  readOwnFile,
+  writeOwnFile,
+} from '../../src/index.js';
 import {
   type CachedTool,
   encode,
   type Head,
   problem as layoutProblem,
   lazyTools,
-  sealed,
   split,
 } from './cache-layout.js';
 import type { ServerFields } from './operations-to-tools.js';
@@ -115,7 +121,7 @@ export function readCache(file: string, specPath: string, log: Logger): CachedCo
   }
   const why =
     problem(head, specPath) ??
-    (sealed(headText) ? undefined : 'corrupt: its head does not match its checksum') ??
+    (isSealed(headText) ? undefined : 'corrupt: its head does not match its checksum') ??
     layoutProblem(head as unknown as Head, body);
   if (why) {
     const unreadable = why.startsWith('truncated') || why.startsWith('corrupt');

@@ -1,8 +1,10 @@
-// A discovery cache file is trusted only when it is a spec of the program being started.
+// A discovery cache file is trusted only when it is whole (sealed with its own checksum) and a spec
+// of the program being started.
 import { chmodSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readCachedSpec, writeCachedSpec } from '../../adapters/cli/cache-discovery.js';
+import { sealJson } from '../../src/index.js';
 import { tempDir } from './helpers.js';
 
 const dir = tempDir('bridge-cache-read-');
@@ -18,11 +20,14 @@ const spec = {
   skipped: [],
 };
 
+// An object is written sealed, as the bridge writes it (a shape a writer with a bug could leave);
+// a string as it is.
 function read(content: unknown): unknown {
   const file = join(dir.path, 'spec.json');
-  writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
+  writeFileSync(file, typeof content === 'string' ? content : sealJson(JSON.stringify(content)));
   return readCachedSpec(file, '/usr/bin/tool');
 }
+const sealed = sealJson(JSON.stringify(spec));
 
 describe('readCachedSpec', () => {
   it('reads a spec of the binary', () => {
@@ -36,6 +41,8 @@ describe('readCachedSpec', () => {
     ['a command that is not one', { ...spec, commands: [null] }],
     ['a command without options', { ...spec, commands: [{ path: ['run'], positionals: [] }] }],
     ['no skipped list', { ...spec, skipped: undefined }],
+    ['a byte damaged, still JSON (the subcommand a tool runs)', sealed.replace('"run"', '"rum"')],
+    ['no checksum', JSON.stringify(spec)],
   ])('misses on %s', (_label, content) => {
     expect(read(content)).toBeUndefined();
   });

@@ -1,5 +1,4 @@
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import {
   chmodSync,
   mkdtempSync,
@@ -14,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hashFile, readCache, writeCache } from '../../adapters/openapi/cache-tools.js';
-import { silentLogger } from '../../src/index.js';
+import { sealJson, silentLogger } from '../../src/index.js';
 import { connect } from '../helpers/connect.js';
 import { BRIDGE_BIN } from '../helpers/start-bridge.js';
 import { startUpstream } from './helpers/upstream.js';
@@ -102,9 +101,7 @@ const editHead = (text: string, edit: (head: Record<string, unknown[] | undefine
   const parsed = headOf(text);
   edit(parsed);
   delete parsed.sha256;
-  const unsealed = JSON.stringify(parsed);
-  const seal = createHash('sha256').update(unsealed).digest('hex');
-  return `${unsealed.slice(0, -1)},"sha256":"${seal}"}${text.slice(text.indexOf('\n'))}`;
+  return `${sealJson(JSON.stringify(parsed))}${text.slice(text.indexOf('\n'))}`;
 };
 
 beforeEach(() => {
