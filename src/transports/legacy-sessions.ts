@@ -199,7 +199,8 @@ export class LegacySessions {
   ): Promise<Response> {
     const server = (await this.#factory({ era: 'legacy', requestInfo: request })) as Server;
     // Resumability: a client whose stream broke reconnects with Last-Event-ID and misses nothing.
-    const events = new SessionEventStore({ budget: this.#events });
+    // Its events count against its caller's share of the server's budget (see `EventBudget`).
+    const events = new SessionEventStore({ budget: this.#events, owner: binding.quotaKey });
     const calls = new SessionCalls();
     let lane: SessionLane | undefined;
     const transport = new WebStandardStreamableHTTPServerTransport({

@@ -7,6 +7,8 @@ export interface SessionEventStoreOptions {
   maxBytes?: number;
   /** What all the sessions of one server keep together (see `EventBudget`). */
   budget?: EventBudget;
+  /** Whose share of the budget the events count against: the session's caller. */
+  owner?: string;
 }
 
 /**
@@ -21,40 +23,59 @@ interface Kept {
   id: string;
 }
 
+/** One owner's events in the budget, in the order they were kept. */
+interface Share {
+  /** Entries of events already dropped are skipped. */
+  queue: Kept[];
+  head: number;
+  bytes: number;
+  live: number;
+}
+
 /**
  * The bytes of events that all the sessions of one server keep together: past `maxBytes`, the
- * oldest events of any session go first. Without it, 1,000 sessions of 4 MiB each could hold 4 GiB.
+ * oldest event of the owner (the sessions' caller) keeping the most goes first. Without a bound,
+ * 1,000 sessions of 4 MiB each could hold 4 GiB; with a bound on the oldest events of anyone, one
+ * caller sending large answers from many sessions (or one answer past the bound) would push every
+ * other caller's events out, and their streams could no longer resume. A caller over its share
+ * loses its own events first, the one just kept included.
  */
 export class EventBudget {
   readonly #maxBytes: number;
   #bytes = 0;
-  #live = 0;
-  /** Events in the order they were kept; entries of events already dropped are skipped. */
-  #queue: Kept[] = [];
-  #head = 0;
+  readonly #shares = new Map<string, Share>();
 
   constructor(maxBytes = 64 * 1024 * 1024) {
     this.#maxBytes = maxBytes;
   }
 
-  /** Accounts an event `store` just kept, dropping the oldest kept anywhere while over budget. */
+  /** Accounts an event `store` just kept, dropping events of the largest owner while over budget. */
   kept(store: SessionEventStore, id: string, bytes: number): void {
-    this.#queue.push({ store, id });
+    let share = this.#shares.get(store.owner);
+    if (!share) {
+      share = { queue: [], head: 0, bytes: 0, live: 0 };
+      this.#shares.set(store.owner, share);
+    }
+    share.queue.push({ store, id });
+    share.bytes += bytes;
+    share.live++;
     this.#bytes += bytes;
-    this.#live++;
-    while (this.#bytes > this.#maxBytes && this.#head < this.#queue.length - 1) {
-      const oldest = this.#queue[this.#head++] as Kept;
-      oldest.store.drop(oldest.id);
+    while (this.#bytes > this.#maxBytes) {
+      const largest = this.#largest();
+      if (!largest || !this.#dropOldest(largest)) break;
     }
     // Entries of events their own store dropped pile up: compacted once they outnumber the live.
-    if (this.#head > 1_024 && this.#head * 2 > this.#queue.length) this.#compact();
-    else if (this.#queue.length - this.#head > 2 * this.#live + 1_024) this.#compact();
+    if (share.head > 1_024 && share.head * 2 > share.queue.length) compact(share);
+    else if (share.queue.length - share.head > 2 * share.live + 1_024) compact(share);
   }
 
-  /** An event was dropped (by its store's own bounds, by the budget, or with its session). */
-  released(bytes: number): void {
+  /** An event of `owner` was dropped (by its store's own bounds, by the budget, or with its session). */
+  released(owner: string, bytes: number): void {
     this.#bytes -= bytes;
-    this.#live--;
+    const share = this.#shares.get(owner);
+    if (!share) return;
+    share.bytes -= bytes;
+    if (--share.live === 0) this.#shares.delete(owner);
   }
 
   /** Bytes kept now, all sessions together (for tests). */
@@ -62,10 +83,27 @@ export class EventBudget {
     return this.#bytes;
   }
 
-  #compact(): void {
-    this.#queue = this.#queue.slice(this.#head).filter(({ store, id }) => store.holds(id));
-    this.#head = 0;
+  #largest(): Share | undefined {
+    let largest: Share | undefined;
+    for (const share of this.#shares.values()) if (!largest || share.bytes > largest.bytes) largest = share;
+    return largest;
   }
+
+  // Drops the oldest event `share` still keeps; false when it keeps none.
+  #dropOldest(share: Share): boolean {
+    while (share.head < share.queue.length) {
+      const oldest = share.queue[share.head++] as Kept;
+      if (!oldest.store.holds(oldest.id)) continue;
+      oldest.store.drop(oldest.id);
+      return true;
+    }
+    return false;
+  }
+}
+
+function compact(share: Share): void {
+  share.queue = share.queue.slice(share.head).filter(({ store, id }) => store.holds(id));
+  share.head = 0;
 }
 
 interface StoredEvent {
@@ -90,6 +128,8 @@ export class SessionEventStore implements EventStore {
   readonly #maxEvents: number;
   readonly #maxBytes: number;
   readonly #budget: EventBudget | undefined;
+  /** Whose share of the budget this session's events count against. */
+  readonly owner: string;
   #bytes = 0;
   #seq = 0;
 
@@ -97,6 +137,7 @@ export class SessionEventStore implements EventStore {
     this.#maxEvents = options.maxEvents ?? 1_000;
     this.#maxBytes = options.maxBytes ?? 4 * 1024 * 1024;
     this.#budget = options.budget;
+    this.owner = options.owner ?? '';
   }
 
   async storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
@@ -124,7 +165,7 @@ export class SessionEventStore implements EventStore {
     if (!event) return;
     this.#events.delete(eventId);
     this.#bytes -= event.bytes;
-    this.#budget?.released(event.bytes);
+    this.#budget?.released(this.owner, event.bytes);
   }
 
   /** Whether an event is still kept. */

@@ -135,6 +135,32 @@ describe('the session event store', () => {
     );
   });
 
+  it("shares the budget between callers: one caller's many or large events push out only its own", async () => {
+    const { EVENT_OVERHEAD, EventBudget, SessionEventStore } = await import(
+      '../../src/transports/session-event-store.js'
+    );
+    const text = (n: number) =>
+      JSON.stringify({ jsonrpc: '2.0', method: 'm', params: { pad: 'x'.repeat(60), n } });
+    const budget = new EventBudget(8 * (116 + EVENT_OVERHEAD) + 100);
+    const victim = new SessionEventStore({ budget, owner: 'auth:alice' });
+    const kept = [victim.append('a', text(0)), victim.append('a', text(1))];
+    // Mallory's sessions (each within its own bounds) send on: only Mallory's oldest go.
+    const mallory = [1, 2, 3].map(() => new SessionEventStore({ budget, owner: 'auth:mallory' }));
+    const sent: Array<[InstanceType<typeof SessionEventStore>, string]> = [];
+    for (let n = 0; n < 30; n++) {
+      const store = mallory[n % 3] as InstanceType<typeof SessionEventStore>;
+      sent.push([store, store.append('m', text(n))]);
+    }
+    expect(kept.every((id) => victim.holds(id))).toBe(true);
+    expect(budget.bytes).toBeLessThanOrEqual(8 * (116 + EVENT_OVERHEAD) + 100);
+    expect(sent.filter(([store, id]) => store.holds(id)).length).toBe(6);
+    expect(sent.at(-1)?.[0].holds(sent.at(-1)?.[1] as string)).toBe(true);
+    // One answer larger than the whole budget is not kept at all; the others' events stay.
+    const huge = mallory[0]?.append('m', JSON.stringify({ pad: 'y'.repeat(4_000) })) as string;
+    expect(mallory[0]?.holds(huge)).toBe(false);
+    expect(kept.every((id) => victim.holds(id))).toBe(true);
+  });
+
   it('counts what each event costs besides its text, so tiny events cannot hold many times the budget', async () => {
     const { EVENT_OVERHEAD, EventBudget, SessionEventStore } = await import(
       '../../src/transports/session-event-store.js'
