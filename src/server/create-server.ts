@@ -18,6 +18,7 @@ import { interceptToolsCall } from '../tasks/intercept-tools-call.js';
 import type { TaskFeed } from '../tasks/task-listen.js';
 import type { TaskOptions } from '../tasks/task-runner.js';
 import { answerToolsCall, plainToolsCallParams, type ToolsCallParams } from './answer-tools-call.js';
+import { callSettled } from './call-settled.js';
 import { createDirectCall, type DirectCall } from './direct-call.js';
 import { createSessionLane, type LaneEvents, type SessionLane } from './direct-session-call.js';
 import { createStdioLane, type StdioLane, type StdioOutput } from './direct-stdio-call.js';
@@ -142,13 +143,19 @@ export function createServerFactory(setup: ServerSetup): ((context: McpRequestCo
     const modern = context.era === 'modern';
     const answer = (params: ToolsCallParams, ctx: ServerContext) => {
       if (modern) direct.accepted(ctx.mcpReq.envelope);
-      return answerToolsCall(params, ctx, setup, askSettings, {
+      const running = answerToolsCall(params, ctx, setup, askSettings, {
         modern,
         ...(modern
           ? {}
           : { capabilities: server.getClientCapabilities() ?? {}, roots: () => clientRoots(ctx) }),
         project: (result, outputSchema) => server.projectCallToolResult(result, outputSchema),
       });
+      // A session's transport holds the call's slot until here, cancelled or not (call-settled.ts).
+      if (!modern) {
+        const settled = () => callSettled(server, ctx.mcpReq.id);
+        running.then(settled, settled);
+      }
+      return running;
     };
     server.setRequestHandler('tools/call', (request, ctx) => answer(request.params, ctx));
     // A plain call skips the SDK's wrapper around that handler, whose zod checks re-read the request

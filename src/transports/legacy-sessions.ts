@@ -7,6 +7,7 @@ import {
 import { ANONYMOUS_CALLER, callerOfAuth } from '../caller.js';
 import type { Logger } from '../logger.js';
 import { isCancellation } from '../server/answer-tools-call.js';
+import { onCallSettled } from '../server/call-settled.js';
 import type { JsonAnswer } from '../server/direct-call.js';
 import type { EventStreamAnswer, LaneEvents, SessionLane } from '../server/direct-session-call.js';
 import { requestsIn } from './call-limits.js';
@@ -209,7 +210,7 @@ export class LegacySessions {
       eventStore: events,
       onsessioninitialized: (id) => {
         lane = this.#lane?.({ server, events, sessionId: id });
-        watchTransport(transport, calls, lane);
+        watchTransport(transport, server, calls, lane);
         // The owner is bound here, from the request that opened the session, never later.
         this.#sessions.set(id, {
           transport,
@@ -256,9 +257,15 @@ export class LegacySessions {
  */
 function watchTransport(
   transport: WebStandardStreamableHTTPServerTransport,
+  server: Server,
   calls: SessionCalls,
   lane: SessionLane | undefined,
 ): void {
+  // Cancelled calls whose handler is still running: their slots are given back when it ends.
+  const cancelled = new Set<string | number>();
+  onCallSettled(server, (id) => {
+    if (cancelled.delete(id)) calls.answered(id);
+  });
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
     if (lane?.route(message, options?.relatedRequestId)) return Promise.resolve();
@@ -269,7 +276,8 @@ function watchTransport(
   };
   const dispatch = transport.onmessage;
   transport.onmessage = (message, extra) => {
-    if (isCancellation(message)) calls.answered(message.params.requestId);
+    if (isCancellation(message) && calls.holds(message.params.requestId))
+      cancelled.add(message.params.requestId);
     lane?.received(message);
     dispatch?.(message, extra);
   };

@@ -35,13 +35,18 @@ export class SessionCalls {
     return () => this.#end(group);
   }
 
-  /** The server answered `id`, or the client cancelled it (then no answer comes). */
+  /** The server answered `id`, or its handler ended after the client cancelled it (no answer comes). */
   answered(id: string | number): void {
     const waiting = this.#waiting.get(id);
     const group = waiting?.shift();
     if (!group) return;
     if (waiting?.length === 0) this.#waiting.delete(id);
     if (--group.left === 0) this.#end(group);
+  }
+
+  /** Whether a call of request `id` is still held. */
+  holds(id: string | number): boolean {
+    return this.#waiting.has(id);
   }
 
   /** The session closed: none of its calls will be answered. */

@@ -99,6 +99,43 @@ describe('session calls whose client hung up keep their call slots until they en
   });
 });
 
+describe('a cancelled call keeps its slot until its tool has ended', () => {
+  // A tool that does not heed the abort runs on after a cancellation: giving its slot back at the
+  // cancellation would let a caller run any number of calls at once by cancelling each one.
+  it.each([
+    ['the session lane', {}],
+    ["the SDK's session transport", { 'example.com/path': 'sdk' }],
+  ])('%s', async (label, meta) => {
+    const session = new RawSession(bridge.url);
+    await session.open({});
+    const markers = [1, 2].map((n) => join(dir, `ignoring-${label.replace(/\W/g, '')}-${n}`));
+    for (const [index, marker] of markers.entries()) {
+      const hangUp = new AbortController();
+      const args = { marker, ignoreAbort: true, ms: index === 0 ? 1_500 : 60_000 };
+      const response = await session.post(call(marker, 'wait', args, meta), {}, hangUp.signal);
+      expect(response.status).toBe(200);
+      while (!existsSync(`${marker}.started`)) await sleep(10);
+      hangUp.abort();
+    }
+    const cancel = await session.post({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: markers[0], reason: 'test' },
+    });
+    await cancel.text();
+    await sleep(200);
+    // The cancelled tool still runs: no slot is free yet.
+    expect(existsSync(`${markers[0]}.done`)).toBe(false);
+    const refused = await session.post(call('while-running', 'whoami', {}, {}));
+    expect(refused.status).toBe(429);
+    await refused.text();
+    // Once it has ended, its slot is back.
+    while (!existsSync(`${markers[0]}.done`)) await sleep(20);
+    await accepted(session);
+    await session.close();
+  });
+});
+
 describe('a reused request id never keeps call slots past its session', () => {
   it('each answer settles the oldest call of its id, and closing releases the rest', () => {
     const calls = new SessionCalls();

@@ -47,12 +47,20 @@ const tools: ToolDefinition[] = [
   {
     name: 'wait',
     description:
-      'Writes MARKER.started (when given), then waits ms (default 60 s) or until the call is aborted.',
-    inputSchema: { type: 'object', properties: { ms: { type: 'integer' }, marker: { type: 'string' } } },
+      'Writes MARKER.started (when given), then waits ms (default 60 s) or until the call is aborted (with ignoreAbort, the whole ms, then writes MARKER.done).',
+    inputSchema: {
+      type: 'object',
+      properties: { ms: { type: 'integer' }, marker: { type: 'string' }, ignoreAbort: { type: 'boolean' } },
+    },
     annotations: readOnly,
     async invoke(args, context) {
       if (typeof args.marker === 'string') writeFileSync(`${args.marker}.started`, 'started');
       const ms = typeof args.ms === 'number' ? args.ms : 60_000;
+      if (args.ignoreAbort === true) {
+        await sleep(ms);
+        if (typeof args.marker === 'string') writeFileSync(`${args.marker}.done`, 'done');
+        return { content: [{ type: 'text', text: 'waited, whatever the abort' }] };
+      }
       await sleep(ms, undefined, { signal: context.signal }).catch(() => {});
       return { content: [{ type: 'text', text: context.signal.aborted ? 'aborted' : 'waited' }] };
     },
