@@ -46,21 +46,36 @@ async function accepted(session: RawSession): Promise<void> {
   throw new Error('the call slots were never given back');
 }
 
+// The two paths a session call can take: the lane, and the SDK's transport (an extra `_meta` key).
+const PATHS: Array<[string, object]> = [
+  ['the session lane', {}],
+  ["the SDK's session transport", { 'example.com/path': 'sdk' }],
+];
+
+/** Posts a `wait` call, waits until its tool has started, and hangs up (the call runs on). */
+async function startAndHangUp(session: RawSession, id: string, args: { marker: string }, meta: object) {
+  const hangUp = new AbortController();
+  const response = await session.post(call(id, 'wait', args, meta), {}, hangUp.signal);
+  expect(response.status).toBe(200);
+  while (!existsSync(`${args.marker}.started`)) await sleep(10);
+  hangUp.abort();
+}
+
+async function cancel(session: RawSession, requestId: string): Promise<void> {
+  const reply = await session.post({
+    jsonrpc: '2.0',
+    method: 'notifications/cancelled',
+    params: { requestId, reason: 'test' },
+  });
+  await reply.text();
+}
+
 describe('session calls whose client hung up keep their call slots until they end', () => {
-  it.each([
-    ['the session lane', {}],
-    ["the SDK's session transport", { 'example.com/path': 'sdk' }],
-  ])('%s', async (label, meta) => {
+  it.each(PATHS)('%s', async (label, meta) => {
     const session = new RawSession(bridge.url);
     await session.open({});
     const markers = [1, 2, 3].map((n) => join(dir, `${label.replace(/\W/g, '')}-${n}`));
-    for (const marker of markers.slice(0, 2)) {
-      const hangUp = new AbortController();
-      const response = await session.post(call(marker, 'wait', { marker }, meta), {}, hangUp.signal);
-      expect(response.status).toBe(200);
-      while (!existsSync(`${marker}.started`)) await sleep(10);
-      hangUp.abort();
-    }
+    for (const marker of markers.slice(0, 2)) await startAndHangUp(session, marker, { marker }, meta);
     // Both connections are closed; both calls still run: a third is refused and never starts.
     await sleep(100);
     const third = await session.post(call(markers[2] as string, 'wait', { marker: markers[2] }, meta));
@@ -69,22 +84,9 @@ describe('session calls whose client hung up keep their call slots until they en
     expect(existsSync(`${markers[2]}.started`)).toBe(false);
 
     // Cancelling one gives its slot back, and only its: one more call runs, a second is refused.
-    const cancel = await session.post({
-      jsonrpc: '2.0',
-      method: 'notifications/cancelled',
-      params: { requestId: markers[0], reason: 'test' },
-    });
-    await cancel.text();
+    await cancel(session, markers[0] as string);
     await accepted(session);
-    const hangUp = new AbortController();
-    const running = await session.post(
-      call('third', 'wait', { marker: markers[2] }, meta),
-      {},
-      hangUp.signal,
-    );
-    expect(running.status).toBe(200);
-    while (!existsSync(`${markers[2]}.started`)) await sleep(10);
-    hangUp.abort();
+    await startAndHangUp(session, 'third', { marker: markers[2] as string }, meta);
     await sleep(100);
     const refused = await session.post(call('fourth', 'whoami', {}, {}));
     expect(refused.status).toBe(429);
@@ -102,27 +104,15 @@ describe('session calls whose client hung up keep their call slots until they en
 describe('a cancelled call keeps its slot until its tool has ended', () => {
   // A tool that does not heed the abort runs on after a cancellation: giving its slot back at the
   // cancellation would let a caller run any number of calls at once by cancelling each one.
-  it.each([
-    ['the session lane', {}],
-    ["the SDK's session transport", { 'example.com/path': 'sdk' }],
-  ])('%s', async (label, meta) => {
+  it.each(PATHS)('%s', async (label, meta) => {
     const session = new RawSession(bridge.url);
     await session.open({});
     const markers = [1, 2].map((n) => join(dir, `ignoring-${label.replace(/\W/g, '')}-${n}`));
     for (const [index, marker] of markers.entries()) {
-      const hangUp = new AbortController();
       const args = { marker, ignoreAbort: true, ms: index === 0 ? 1_500 : 60_000 };
-      const response = await session.post(call(marker, 'wait', args, meta), {}, hangUp.signal);
-      expect(response.status).toBe(200);
-      while (!existsSync(`${marker}.started`)) await sleep(10);
-      hangUp.abort();
+      await startAndHangUp(session, marker, args, meta);
     }
-    const cancel = await session.post({
-      jsonrpc: '2.0',
-      method: 'notifications/cancelled',
-      params: { requestId: markers[0], reason: 'test' },
-    });
-    await cancel.text();
+    await cancel(session, markers[0] as string);
     await sleep(200);
     // The cancelled tool still runs: no slot is free yet.
     expect(existsSync(`${markers[0]}.done`)).toBe(false);
