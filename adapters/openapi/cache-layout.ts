@@ -28,7 +28,7 @@ export interface CachedTool {
  */
 type HeadTool = [name: string, readOnly: boolean, error: string] | [string, boolean, number, number, number];
 
-/** The head line, around the fields of the conversion itself (and its checksum, see `sealed`). */
+/** The head line, around the fields of the conversion itself (and its checksum: `sealJson`). */
 export interface Head {
   body: { bytes: number; sha256: string };
   /** The body range of the JSON array of every tool's `operation`, in tool order. */

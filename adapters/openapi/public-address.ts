@@ -43,5 +43,37 @@ for (const [network, prefix] of [
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return false;
-  return !NOT_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  if (NOT_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6')) return false;
+  // NAT64 (64:ff9b::/96) and 6to4 (2002::/16) addresses reach the IPv4 address they carry.
+  const embedded = family === 6 ? embeddedIPv4(address) : undefined;
+  return embedded === undefined || isPublicAddress(embedded);
+}
+
+// The IPv4 address a NAT64 or 6to4 address carries, or undefined.
+function embeddedIPv4(address: string): string | undefined {
+  const groups = hextets(address);
+  if (!groups) return undefined;
+  const nat64 =
+    groups[0] === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((group) => group === 0);
+  const [high, low] = nat64 ? [groups[6], groups[7]] : groups[0] === 0x2002 ? [groups[1], groups[2]] : [];
+  if (high === undefined || low === undefined) return undefined;
+  return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
+}
+
+// The eight 16-bit groups of an IPv6 address (a dotted IPv4 tail included), or undefined.
+function hextets(address: string): number[] | undefined {
+  let text = address.toLowerCase();
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const missing = 8 - left.length - right.length;
+  if (tail === undefined ? missing !== 0 : missing < 1) return undefined;
+  return [...left, ...Array<string>(tail === undefined ? 0 : missing).fill('0'), ...right].map((group) =>
+    Number.parseInt(group, 16),
+  );
 }
