@@ -79,6 +79,8 @@ export function createStdioLane(
     for (const call of running.values()) call.controller.abort(setup.shutdown.reason);
   };
   setup.shutdown.addEventListener('abort', shutdown, { once: true });
+  // The servers whose `initialize` the lane has answered (see `takeOpening`).
+  const answered = new WeakSet<Server>();
   // What the server's connection fixes at `initialize`, made once rather than per call.
   let connection: { server: Server; site: Omit<ToolsCallSite, 'roots'>; roots: Roots } | undefined;
 
@@ -136,13 +138,23 @@ export function createStdioLane(
       const server = open();
       const oninitialize = (server as unknown as { _oninitialize?: unknown })._oninitialize;
       if (typeof oninitialize !== 'function') return undefined;
-      void Promise.resolve()
-        .then(() => oninitialize.call(server, { method: 'initialize', params: request.params }))
+      // Called now, not on a later tick: its state is set before the next line of the same chunk
+      // (a client that sends its first list without waiting) is read.
+      let result: Promise<unknown>;
+      try {
+        result = Promise.resolve(oninitialize.call(server, { method: 'initialize', params: request.params }));
+      } catch (error) {
+        result = Promise.reject(error);
+      }
+      void result
         .then(
           (result) => ({ result, jsonrpc: '2.0', id: request.id }) as JSONRPCMessage,
           (error) => errorAnswer(request.id, error).message as JSONRPCMessage,
         )
-        .then((answer) => output.send(answer))
+        .then((answer) => {
+          answered.add(server);
+          return output.send(answer);
+        })
         .catch(() => {});
       return server;
     },
@@ -157,7 +169,9 @@ export function createStdioLane(
       const method = (message as { method?: unknown } | null)?.method;
       if (method === 'notifications/initialized')
         return server.oninitialized === undefined && plainNotification(message);
-      return method === 'tools/list' && listTools(server, message);
+      // A list sent before the answer to `initialize` was written is left to the SDK, which
+      // answers it after: answers keep the order of a client that did not wait.
+      return method === 'tools/list' && answered.has(server) && listTools(server, message);
     },
     closed() {
       setup.shutdown.removeEventListener('abort', shutdown);

@@ -255,6 +255,41 @@ describe('initialize, answered by the lane on a fresh connection', () => {
     }
   }
 
+  it('answers a client that sends its first list without waiting in the order it asked', async () => {
+    const child = spawn(process.execPath, [distPath('test/servers/echo-server.js')], {
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
+    try {
+      const ids: unknown[] = [];
+      let buffer = '';
+      const done = new Promise<void>((resolve) => {
+        child.stdout?.setEncoding('utf8');
+        child.stdout?.on('data', (chunk: string) => {
+          buffer += chunk;
+          for (let at = buffer.indexOf('\n'); at >= 0; at = buffer.indexOf('\n')) {
+            const message = JSON.parse(buffer.slice(0, at)) as { id?: unknown; result?: unknown };
+            buffer = buffer.slice(at + 1);
+            if (message.result !== undefined) ids.push(message.id);
+            if (ids.length === 2) resolve();
+          }
+        });
+      });
+      const params = {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'raw', version: '1' },
+      };
+      // One write: both lines arrive in one chunk.
+      child.stdin?.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params })}\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}\n`,
+      );
+      await done;
+      expect(ids).toEqual([1, 2]);
+    } finally {
+      child.kill();
+    }
+  });
+
   it('answers as the SDK answers, and the connection goes on as with the SDK', async () => {
     const [lane, sdk] = await Promise.all([opening({}), opening({ _meta: { 'example.com/x': 1 } })]);
     expect(lane).toEqual(sdk);
