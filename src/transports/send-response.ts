@@ -35,10 +35,23 @@ export function sendJson(
 }
 
 /**
+ * Bytes of events a client may leave unread on one stream. Past it the stream is closed, as if the
+ * client had gone: what it missed stays in the session's event store, and it resumes with
+ * `Last-Event-ID`. Without a bound, a client that stops reading makes the bridge hold every event
+ * its calls still send (progress, log messages, large answers) in memory.
+ */
+export const MAX_UNREAD_EVENT_BYTES = 8 * 1024 * 1024;
+
+/**
  * Streams an event answer: the head, then what its sink is given, until the answer ends the
  * stream or the client goes away (then the sink writes nothing and says so: `gone`). Resolves then.
+ * A client that leaves more than `maxUnread` bytes unread is treated as gone.
  */
-export function sendEvents(res: ServerResponse, answer: EventStreamAnswer): Promise<void> {
+export function sendEvents(
+  res: ServerResponse,
+  answer: EventStreamAnswer,
+  maxUnread = MAX_UNREAD_EVENT_BYTES,
+): Promise<void> {
   res.writeHead(answer.status, answer.headers);
   return new Promise((resolve) => {
     res.once('close', resolve);
@@ -47,6 +60,12 @@ export function sendEvents(res: ServerResponse, answer: EventStreamAnswer): Prom
     answer.open({
       write(text) {
         if (!open()) return;
+        // Measured before this write: one large answer may go out whole; a client that has not
+        // read what came before is not waited for.
+        if (res.writableLength > maxUnread) {
+          res.destroy();
+          return;
+        }
         // Held until the next tick, so that events written together leave in one write.
         if (!corked) {
           corked = true;
