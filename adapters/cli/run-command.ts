@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { execa } from 'execa';
 import { commandEnvironment } from '../../src/index.js';
-import { RUN_MARKER, scanStrays, signalEach, startTimeOf, straysOf } from './sweep-processes.js';
+import {
+  RUN_MARKER,
+  scanStrays,
+  signalEach,
+  signalStraysNow,
+  startTimeOf,
+  straysOf,
+} from './sweep-processes.js';
 
 /** What to run: always an argv array, never a shell string. */
 export interface RunRequest {
@@ -183,7 +190,8 @@ export function killAllGroups(signal: NodeJS.Signals = 'SIGKILL', groups: Set<nu
   for (const pid of [...groups]) {
     signalGroup(pid, signal);
     const run = liveRuns.get(pid);
-    if (run) signalEach(straysOf(run), signal);
+    // No later scan will come: one that met a process mid-exec looks again at once.
+    if (run) signalStraysNow(run, signal);
     untrack(pid, groups);
   }
 }

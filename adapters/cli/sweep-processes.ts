@@ -121,3 +121,22 @@ export function signalEach(strays: readonly Stray[], signal: NodeJS.Signals): vo
     }
   }
 }
+
+/**
+ * Signals the run's strays now, and, where the scan met a process in the middle of an `exec` (see
+ * `scanStrays`), scans again after a short blocking pause, up to `looks` scans in all: for the
+ * bridge's exit, when no later scan can come. Returns the number of scans made.
+ */
+export function signalStraysNow(
+  run: { root: number; marker: string; since: number },
+  signal: NodeJS.Signals,
+  looks = 3,
+): number {
+  for (let look = 1; ; look++) {
+    const { strays, unsure } = scanStrays(run);
+    signalEach(strays, signal);
+    if (!unsure || look === looks) return look;
+    Atomics.wait(PAUSE, 0, 0, 20);
+  }
+}
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));

@@ -5,6 +5,7 @@ import {
   RUN_MARKER,
   scanStrays,
   signalEach,
+  signalStraysNow,
   startTimeOf,
   straysOf,
 } from '../../adapters/cli/sweep-processes.js';
@@ -55,5 +56,22 @@ describe.skipIf(process.platform !== 'linux')('sweep', () => {
     children.push(bare.pid as number);
     await expect.poll(() => scanStrays(run).unsure).toBe(true);
     expect(scanStrays(run).strays.map((stray) => stray.pid)).not.toContain(bare.pid);
+  });
+
+  it('signals at once, and looks again while a process shows no environment (the bridge exiting)', async () => {
+    const run = { root: 1, marker: 'marker-now', since: startTimeOf(process.pid) };
+    const marked = spawn('sleep', ['30'], { stdio: 'ignore', env: { [RUN_MARKER]: run.marker } });
+    children.push(marked.pid as number);
+    const gone = new Promise((resolve) => marked.once('exit', resolve));
+    await expect.poll(() => straysOf(run).length).toBe(1);
+    // The stray is stopped by the first scan (a host's own threads may make it look again).
+    expect(signalStraysNow(run, 'SIGKILL')).toBeGreaterThanOrEqual(1);
+    await gone;
+    // A process without an environment stays so: the scans stop at the limit.
+    const bare = spawn('sleep', ['30'], { stdio: 'ignore', env: {} });
+    children.push(bare.pid as number);
+    await expect.poll(() => scanStrays(run).unsure).toBe(true);
+    expect(signalStraysNow(run, 'SIGKILL', 3)).toBe(3);
+    expect(isAlive(bare.pid as number)).toBe(true);
   });
 });
