@@ -12,9 +12,11 @@ import { isPublicAddress } from './public-address.js';
 
 /** What a reference fetch may do. */
 export interface RemoteRefSettings {
-  /** The whole fetch, redirects and body included. */
+  /** One fetch, redirects and body included. */
   timeoutMs: number;
-  /** The largest body accepted. */
+  /** Every fetch of this load together: a spec with many references cannot keep a start waiting. */
+  totalMs: number;
+  /** The bytes every fetch of this load may read together: many references cannot exhaust memory. */
   maxBytes: number;
   /** Ends every fetch of this load (the bridge shutting down). */
   signal?: AbortSignal;
@@ -48,6 +50,7 @@ export async function remoteRefResolver(settings: RemoteRefSettings): Promise<Re
   const allow = settings.allowAddress ?? isPublicAddress;
   const allowUrl = settings.allowUrl ?? ((url: string) => !isUnsafeUrl(url));
   const agent = new Agent({ connect: { lookup: checkedLookup(allow) } });
+  const budget = { bytesLeft: settings.maxBytes, ends: AbortSignal.timeout(settings.totalMs) };
   const fetchOnce = async (url: string, signal: AbortSignal) => {
     refuseUnsafe(url, allow, allowUrl);
     return request(url, { dispatcher: agent, method: 'GET', headers: { accept: ACCEPT }, signal });
@@ -56,7 +59,7 @@ export async function remoteRefResolver(settings: RemoteRefSettings): Promise<Re
     resolver: {
       order: 200,
       canRead: (file) => /^https?:\/\//i.test(file.url),
-      read: (file) => fetchRef(file.url, settings, fetchOnce),
+      read: (file) => fetchRef(file.url, settings, budget, fetchOnce),
     },
     close: () => agent.close(),
   };
@@ -64,13 +67,20 @@ export async function remoteRefResolver(settings: RemoteRefSettings): Promise<Re
 
 const ACCEPT = 'application/json, application/yaml;q=0.9, */*;q=0.5';
 
+/** What is left to the fetches of one load: bytes to read, and the signal of its deadline. */
+interface LoadBudget {
+  bytesLeft: number;
+  ends: AbortSignal;
+}
+
 async function fetchRef(
   first: string,
   settings: RemoteRefSettings,
+  budget: LoadBudget,
   fetchOnce: (url: string, signal: AbortSignal) => Promise<Dispatcher.ResponseData>,
 ): Promise<Buffer> {
   const deadline = AbortSignal.timeout(settings.timeoutMs);
-  const signal = settings.signal ? AbortSignal.any([deadline, settings.signal]) : deadline;
+  const signal = AbortSignal.any([deadline, budget.ends, ...(settings.signal ? [settings.signal] : [])]);
   let url = first;
   try {
     for (let hops = 0; ; hops++) {
@@ -86,26 +96,28 @@ async function fetchRef(
         await body.dump();
         throw new Error(`the server answered HTTP ${statusCode}`);
       }
-      return await readBounded(body, settings.maxBytes);
+      return await readBounded(body, budget);
     }
   } catch (error) {
     const why = deadline.aborted
       ? `no whole answer within ${settings.timeoutMs / 1000} s`
-      : describeError(error);
+      : budget.ends.aborted
+        ? `the references took more than ${settings.totalMs / 1000} s together`
+        : describeError(error);
     const via = url === first ? '' : ` (redirected to ${url})`;
     // The parser keeps the message only of its own error type ("Error reading file" otherwise).
     throw new ResolverError(new Error(`cannot fetch ${first}${via}: ${why}`, { cause: error }), first);
   }
 }
 
-async function readBounded(body: Dispatcher.ResponseData['body'], maxBytes: number): Promise<Buffer> {
+// The body, counted against what the load has left to read.
+async function readBounded(body: Dispatcher.ResponseData['body'], budget: LoadBudget): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  let size = 0;
   for await (const chunk of body) {
-    size += (chunk as Buffer).length;
-    if (size > maxBytes) {
+    budget.bytesLeft -= (chunk as Buffer).length;
+    if (budget.bytesLeft < 0) {
       body.destroy();
-      throw new Error(`the body is larger than ${maxBytes} bytes`);
+      throw new Error('the referenced documents are larger than the bridge reads for one spec');
     }
     chunks.push(chunk as Buffer);
   }

@@ -135,6 +135,8 @@ const JSON_SPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
 const MAX_SPEC_BYTES = 256 * 2 ** 20;
 /** The whole fetch of one referenced document, redirects and body included. */
 const REMOTE_REF_TIMEOUT_MS = 20_000;
+/** Every referenced document of one spec together. */
+const REMOTE_REFS_TOTAL_MS = 120_000;
 
 async function fetchText(url: string, signal?: AbortSignal): Promise<string> {
   const { Agent, interceptors, request } = await import('undici');
@@ -281,6 +283,8 @@ async function bundle(
   const fetcher = options.allowRemoteRefs
     ? await remoteRefResolver({
         timeoutMs: REMOTE_REF_TIMEOUT_MS,
+        totalMs: REMOTE_REFS_TOTAL_MS,
+        // What all of one spec's references may read together.
         maxBytes: MAX_SPEC_BYTES,
         ...(options.signal ? { signal: options.signal } : {}),
       })

@@ -32,9 +32,10 @@ afterEach(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-const withFetcher = async (settings: { timeoutMs?: number; maxBytes?: number } = {}) => {
+const withFetcher = async (settings: { timeoutMs?: number; totalMs?: number; maxBytes?: number } = {}) => {
   fetcher = await remoteRefResolver({
     timeoutMs: settings.timeoutMs ?? 5_000,
+    totalMs: settings.totalMs ?? 10_000,
     maxBytes: settings.maxBytes ?? 1_000_000,
     allowAddress: (address) => address === '127.0.0.1',
     // The parser's URL check, but for the test server's own address.
@@ -114,7 +115,7 @@ describe('fetching a referenced document', () => {
       response.write('[');
       more();
     };
-    await expect(read(`${base}/endless.json`)).rejects.toThrow('the body is larger than 65536 bytes');
+    await expect(read(`${base}/endless.json`)).rejects.toThrow('larger than the bridge reads for one spec');
     // The connection is dropped: the server stops long before its 64 MiB.
     await expect.poll(() => closed).toBe(true);
     expect(written).toBeLessThan(16 * 2 ** 20);
@@ -131,5 +132,23 @@ describe('fetching a referenced document', () => {
       `cannot fetch ${base}/slow.json: no whole answer within 0.3 s`,
     );
     expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
+  it('bounds what all the references of one spec read together, and how long they take', async () => {
+    const read = await withFetcher({ maxBytes: 5_000 });
+    routes['/part.json'] = json({ pad: 'x'.repeat(2_000) });
+    await read(`${base}/part.json`);
+    await read(`${base}/part.json`);
+    // Each fits on its own; the third is past what the load may read.
+    await expect(read(`${base}/part.json`)).rejects.toThrow('larger than the bridge reads for one spec');
+    await fetcher.close();
+    const readSlowly = await withFetcher({ totalMs: 600, timeoutMs: 5_000 });
+    routes['/slow.json'] = (response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('{"type":');
+    };
+    await expect(readSlowly(`${base}/slow.json`)).rejects.toThrow(
+      'the references took more than 0.6 s together',
+    );
   });
 });
