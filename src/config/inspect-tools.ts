@@ -2,10 +2,9 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { ToolRegistry } from '../registry.js';
-import { listEntry } from '../server/list-entry.js';
 import type { Source } from '../source.js';
 import type { ToolAnnotations } from '../tool.js';
-import { estimateTokens, listBudgetWarning, toolBudgetWarning } from './token-budget.js';
+import { entryTokens, listBudgetWarning, toolBudgetWarning } from './token-budget.js';
 
 export { estimateTokens } from './token-budget.js';
 
@@ -77,7 +76,7 @@ export async function inspectSources(sources: readonly Source[], log: Logger): P
       if (definition.outputSchema)
         problems.push(...schemaProblems('outputSchema', definition.outputSchema, true));
       if (!definition.description.trim()) warnings.push('no description: the model cannot tell what it does');
-      const tokens = estimateTokens(listEntry(tool));
+      const tokens = entryTokens(tool);
       const budget = toolBudgetWarning(tokens);
       if (budget) warnings.push(budget);
       return {

@@ -1,5 +1,5 @@
 import type { Logger } from '../logger.js';
-import type { ToolRegistry } from '../registry.js';
+import type { RegisteredTool, ToolRegistry } from '../registry.js';
 import { listEntryParts } from '../server/list-json.js';
 
 /**
@@ -16,6 +16,15 @@ const SUGGESTION =
 /** About four characters of JSON per token, the usual rule of thumb for English and JSON. */
 export function estimateTokens(value: unknown): number {
   return Math.ceil(JSON.stringify(value).length / 4);
+}
+
+/**
+ * The tokens of a tool's `tools/list` entry, from its bytes as the list sends them: a tool listed
+ * from kept text (the OpenAPI conversion cache) is measured without parsing its schemas. The one
+ * measure of `bridge inspect` and of the warnings a server logs.
+ */
+export function entryTokens(tool: RegisteredTool): number {
+  return Math.ceil(listEntryParts(tool).reduce((sum, part) => sum + part.length, 0) / 4);
 }
 
 /** The warning for one tool whose entry is over `TOOL_TOKEN_BUDGET`, or `undefined`. */
@@ -39,15 +48,13 @@ const WARN_AFTER_MS = 1_000;
 /**
  * Logs the tools over budget, by name, a second after the server is up: measuring means serializing
  * every schema, so it waits until the first `tools/list` has been answered rather than delay it.
- * Measured on the entries' bytes as `tools/list` sends them, which a tool listed from kept text
- * (the OpenAPI conversion cache) has without parsing its schemas.
+ * Measured as `entryTokens`.
  */
 export function warnAboutLargeTools(registry: ToolRegistry, log: Logger): void {
   setTimeout(() => {
     let total = 0;
     for (const tool of registry.tools) {
-      const bytes = listEntryParts(tool).reduce((sum, part) => sum + part.length, 0);
-      const tokens = Math.ceil(bytes / 4);
+      const tokens = entryTokens(tool);
       total += tokens;
       const warning = toolBudgetWarning(tokens);
       if (warning) log.warn(`tool ${tool.name} is ${warning}`);
