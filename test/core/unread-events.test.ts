@@ -18,7 +18,7 @@ afterEach(async () => {
 });
 
 /** A server whose one stream writes `total` events (or until its client is gone), a few per tick. */
-async function streaming(total: number) {
+async function streaming(total: number, event = EVENT) {
   const seen = { written: 0, gone: false, finished: false };
   const listening = createServer((_req, res) => {
     void sendEvents(
@@ -33,7 +33,7 @@ async function streaming(total: number) {
                 seen.gone = true;
                 return;
               }
-              sink.write(EVENT);
+              sink.write(event);
               seen.written++;
             }
             if (seen.written < total) setImmediate(more);
@@ -76,5 +76,13 @@ describe('an event stream whose client does not read', () => {
     expect(seen.gone).toBe(false);
     expect(seen.finished).toBe(true);
     expect(text.split('\n\n').filter(Boolean)).toHaveLength(total);
+  });
+
+  it('sends one answer larger than the bound whole, the check coming before each write', async () => {
+    const answer = `data: ${'y'.repeat(4 * LIMIT)}\n\n`;
+    const { port, seen } = await streaming(1, answer);
+    const text = await (await fetch(`http://127.0.0.1:${port}/`)).text();
+    expect(seen.gone).toBe(false);
+    expect(text).toBe(answer);
   });
 });
