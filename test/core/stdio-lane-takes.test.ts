@@ -44,6 +44,10 @@ function kept(name: string): ToolDefinition {
   );
 }
 
+/** The first page the lane wrote. */
+const firstPage = (written: string[]) =>
+  JSON.parse(written[0] as string) as { result: { tools: Array<Record<string, unknown>> } };
+
 async function connection(tools: ToolDefinition[], protocolVersion = '2025-11-25') {
   const factory = createServerFactory({
     info: { name: 'pin', version: '1' },
@@ -139,9 +143,7 @@ describe('which stdio messages the lane takes (in-process, on its own decision)'
       expect(pin.take('tools/list', { cursor: 1 })).toBe(false);
       expect(pin.take('tools/list', undefined, { id: null })).toBe(false);
       expect(pin.written).toHaveLength(2);
-      const page = JSON.parse(pin.written[0] as string) as {
-        result: { tools: Array<Record<string, unknown>> };
-      };
+      const page = firstPage(pin.written);
       expect(page.result.tools.map((entry) => entry.name)).toEqual(['a', 'b', 'c']);
       // Kept text as it is (title second), the other tool as listEntry builds it.
       expect(Object.keys(page.result.tools[0] as object).slice(0, 2)).toEqual(['name', 'title']);
@@ -161,10 +163,7 @@ describe('which stdio messages the lane takes (in-process, on its own decision)'
     const pin = await connection([kept('a'), empty]);
     try {
       expect(pin.take('tools/list')).toBe(true);
-      const page = JSON.parse(pin.written[0] as string) as {
-        result: { tools: Array<Record<string, unknown>> };
-      };
-      expect(page.result.tools[1]).toEqual({
+      expect(firstPage(pin.written).result.tools[1]).toEqual({
         name: 'e',
         description: 'e',
         inputSchema: tool('e').inputSchema,
