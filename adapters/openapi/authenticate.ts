@@ -1,3 +1,4 @@
+import { isIPv4 } from 'node:net';
 import {
   BridgeError,
   credentialVariable,
@@ -143,8 +144,7 @@ export class Authenticator {
     if (type === 'oauth2' && !env('TOKEN')) {
       const tokenUrl = clientCredentialsUrl(definition);
       if (tokenUrl) {
-        // A relative token URL is relative to the API's own base URL.
-        const url = new URL(tokenUrl, `${req.origin}/`).href;
+        const url = this.#tokenEndpoint(name, tokenUrl, req.origin);
         const token = await this.#clientCredentials(name, url, scopes, signal);
         req.headers.authorization = `Bearer ${token}`;
         return true;
@@ -158,6 +158,25 @@ export class Authenticator {
     }
     req.headers.authorization = `Bearer ${env('TOKEN')}`;
     return false;
+  }
+
+  /**
+   * Where scheme `name` gets its tokens: `BRIDGE_<SCHEME>_TOKEN_URL` as the user set it, else the
+   * spec's token URL (relative to the API's own base URL). The client's secret, or a sign-in's
+   * code and PKCE verifier, go there: a spec's URL must be https, or http to this machine, so that
+   * a spec cannot have them sent in clear text. Throws a `BridgeError` saying so.
+   */
+  #tokenEndpoint(name: string, specUrl: string, origin: string): string {
+    const variable = credentialVariable(name, 'TOKEN_URL');
+    const configured = this.#env[variable];
+    if (configured) return configured;
+    const url = new URL(specUrl, `${origin}/`);
+    if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackName(url.hostname)))
+      return url.href;
+    throw new BridgeError(
+      'invalid_input',
+      `security scheme "${name}": the spec's token URL ${url.href} is not https, and the client's credentials are sent only over TLS or to this machine; set ${variable} to the token endpoint to use`,
+    );
   }
 
   // One sign-in per scheme: it keeps each caller's tokens for every operation of the source.
@@ -174,7 +193,7 @@ export class Authenticator {
         label: `security scheme "${name}"`,
         // Relative URLs are relative to the API's own base URL.
         authorizationUrl: new URL(flow.authorizationUrl, `${origin}/`).href,
-        tokenUrl: new URL(flow.tokenUrl, `${origin}/`).href,
+        tokenUrl: this.#tokenEndpoint(name, flow.tokenUrl, origin),
         clientId: this.#env[credentialVariable(name, 'CLIENT_ID')] ?? '',
         ...(secret ? { clientSecret: secret } : {}),
         scopes: configured === undefined ? flow.scopes : configured.split(/\s+/).filter(Boolean),
@@ -247,6 +266,13 @@ export class Authenticator {
       );
     }
   }
+}
+
+// A URL's host naming this machine: `localhost`, 127.0.0.0/8 or ::1. Not `*.localhost`: a resolver
+// without RFC 6761's rule asks DNS for those, which may answer any address.
+function isLoopbackName(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host === '::1' || (isIPv4(host) && host.startsWith('127.'));
 }
 
 /** The token URL of an OAuth2 scheme's client-credentials flow (OpenAPI 3 or Swagger 2 `application`). */
