@@ -62,6 +62,17 @@ export function renameKeys(value: unknown, from: string, to: string): void {
   for (const [key, kept] of entries) define(record, key === from ? to : key, kept);
 }
 
+/** The JSON pointer of the first object in `value` (at any depth) with an own key `key`, if any. */
+export function pointerToKey(value: unknown, key: string, at = ''): string | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  if (!Array.isArray(value) && Object.hasOwn(value, key)) return at;
+  for (const [name, item] of Object.entries(value)) {
+    const found = pointerToKey(item, key, `${at}/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
 const standIn = (name: unknown) => (name === '__proto__' ? PROTO_STAND_IN : name) as string;
 
 const isMap = (value: unknown): value is Record<string, unknown> =>

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import { namesProto, PROTO_STAND_IN, renameKeys, spellProtoKeys } from './proto-key.js';
+import { namesProto, PROTO_STAND_IN, pointerToKey, renameKeys, spellProtoKeys } from './proto-key.js';
 import type { JsonSchema } from './tool.js';
 
 // Ajv and its formats are CommonJS and take ~50 ms to load: required on the first compile, not at
@@ -68,6 +68,12 @@ function withProtoKeys(schema: JsonSchema): ArgumentValidator {
   const check = compilePlain(spellProtoKeys(schema) as JsonSchema);
   const unspell = (text: string) => text.replaceAll(PROTO_STAND_IN, '__proto__');
   return (args) => {
+    // Spelled by the caller, the stand-in would be checked and sent as `__proto__` (or overwrite
+    // one while the names are swapped): refused, wherever it is.
+    const spelled = pointerToKey(args, PROTO_STAND_IN);
+    if (spelled !== undefined) {
+      return [{ path: spelled, message: 'must not have a property named "__proto__\\u0000"' }];
+    }
     renameKeys(args, '__proto__', PROTO_STAND_IN);
     try {
       return check(args).map(({ path, message }) => ({ path: unspell(path), message: unspell(message) }));

@@ -144,6 +144,38 @@ describe('a property named __proto__', () => {
     expect(wrong.isError).toBe(true);
     expect(upstream.requests.length).toBe(sent);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+
+    // The name the validator spells `__proto__` with, sent by the caller: refused, not sent as
+    // `__proto__` nor left to overwrite the caller's own `__proto__` while the names are swapped.
+    const spelled = await call(
+      'createItem',
+      '{"body":{"__proto__\\u0000":"sneak","__proto__":"odd","name":"n"}}',
+    );
+    expect(spelled.isError).toBe(true);
+    expect(JSON.stringify(spelled.content)).toContain('/body');
+    expect(upstream.requests.length).toBe(sent);
+  });
+
+  it('is refused when spelled as the stand-in the validator uses, at any depth', () => {
+    // From JSON text: in an object literal `__proto__` would set the prototype.
+    const validate = compileValidator(
+      JSON.parse(
+        '{"type":"object","properties":{"__proto__":{"type":"string"},"list":{"type":"array","items":{"type":"object"}}},"additionalProperties":false}',
+      ),
+    );
+    const standIn = '__proto__\u0000';
+    const own = (entries: Array<[string, unknown]>) => {
+      const out: Record<string, unknown> = {};
+      for (const [key, value] of entries)
+        Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+      return out;
+    };
+    expect(validate(own([['__proto__', 'fine']]))).toEqual([]);
+    expect(validate(own([[standIn, 'x']]))).toEqual([
+      { path: '', message: expect.stringContaining('__proto__') },
+    ]);
+    const nested = own([['list', [{}, own([[standIn, 1]])]]]);
+    expect(validate(nested)).toEqual([{ path: '/list/1', message: expect.stringContaining('__proto__') }]);
   });
 
   it('compiles when "__proto__" is also data (an enum value), not only a name', () => {
