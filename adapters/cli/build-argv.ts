@@ -72,6 +72,11 @@ function optionArgs(option: OptionSpec, value: unknown, property: string, policy
   if (reason) throw refused(reason);
   if (option.optionalValue && text === '') return [option.flag];
   if (option.flag.startsWith('--')) return [`${option.flag}=${text}`];
+  // A long name after one dash (`-out`, `-chdir=DIR`): `=` where the help writes it or the value is
+  // optional, else the next element, as its parsers (OpenSSL's, Go's `flag`) read both.
+  if (option.flag.length > 2) {
+    return option.joined || option.optionalValue ? [`${option.flag}=${text}`] : [option.flag, text];
+  }
   // Short options take their value as the next element: getopt reads it as the value whatever it is.
   return option.optionalValue ? [`${option.flag}${text}`] : [option.flag, text];
 }

@@ -6,7 +6,7 @@ import type { CliSpec } from './cli-spec.js';
 import type { Overlay } from './load-overlay.js';
 
 /** Bumped when discovery changes what it produces, so old cache entries are ignored. */
-const DISCOVERY_VERSION = 5;
+const DISCOVERY_VERSION = 6;
 
 /**
  * The cache file of one discovery, keyed by the binary's path, size and modification time (of the

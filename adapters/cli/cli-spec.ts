@@ -26,6 +26,8 @@ export interface OptionSpec {
   negatable?: boolean;
   /** How `false` is spelled for a boolean that defaults to true and has no `--no-` form (pflag: `--flag=false`). */
   offFlag?: string;
+  /** A single-dash long option whose help writes its value after `=` (`-chdir=DIR`): passed so. */
+  joined?: true;
   /** The option takes two values (`--arg NAME VALUE`): offered as a pair of strings. */
   valueCount?: 2;
   description?: string;

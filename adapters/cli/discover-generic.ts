@@ -55,16 +55,20 @@ export async function discoverGeneric(request: {
     return help;
   };
   const root = await readHelp([]);
-  if (!root) {
+  const all = root ? listOf(root.text, program, skipped) : [];
+  // Commands named by --allow or an overlay are read from their own help when the program's help
+  // lists none it can read: OpenSSL's `--help` is a bare grid of names, or no help at all.
+  const named = all.length === 0 && request.commands ? request.commands : undefined;
+  if (!root && !named) {
     return {
       commands: [],
       skipped: [{ path: [], reason: 'neither --help nor -h printed a help text in time' }],
     };
   }
-  const listed = listOf(root.text, program, skipped).filter(
-    (entry) => !request.commands || request.commands.includes(entry.name),
-  );
-  if (listed.length === 0) {
+  const listed = named
+    ? named.filter((name) => !SKIPPED.has(name)).map((name) => ({ name, description: '' }))
+    : all.filter((entry) => !request.commands || request.commands.includes(entry.name));
+  if (listed.length === 0 && root) {
     return {
       commands: [toCommand([], root.text, summaryOf(root.text) || `Runs ${program}.`)],
       skipped,

@@ -23,7 +23,8 @@ const LOCATION_WORDS = new Set(['repo', 'repository', 'url', 'uri', 'remote', 'l
 const WEAK_PARTS = new Set(['from', 'source', 'src', 'target', 'input', 'root', 'out', 'config']);
 
 // Descriptions that say the value is a file or directory: "Path to the kubeconfig file", "read message from file".
-const PATH_PROSE = /\b(path to|path of|file|filename|directory|folder)\b/i;
+// Not a "file format" (`-inform`: "Input file format") or a "file pass phrase" (its source, `pass:…`).
+const PATH_PROSE = /\b(path to|path of|file|filename|directory|folder)\b(?!\s+(format|pass[- ]?phrase))/i;
 
 function wordsOf(text: string): string[] {
   return text

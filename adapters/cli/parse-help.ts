@@ -46,7 +46,7 @@ const FLAGS = String.raw`-{1,2}[A-Za-z0-9[][^\s,]*(?:,? +-{1,2}[A-Za-z0-9[][^\s,
 /** Value placeholders that cannot start a sentence: `<file>`, `FILE`, `{a,b}`, pflag type names. */
 const PLACEHOLDER = String.raw`(?:<[^>]+>|[A-Z][A-Z0-9_-]*|\{[^}]+\}|(?:string|strings|stringArray|stringSlice|int|int32|int64|uint|uint32|uint64|ints|float|float32|float64|duration|bool|stringToString|stringToInt|stringToInt64|bytes|ip|ipNet)\b)`;
 const TWO_SPACES = new RegExp(
-  String.raw`^( {0,12}|\t)(${FLAGS}(?:[ =][<A-Za-z{(\[][^\s]*){0,2})(?: {2,}|\t|$)(.*)$`,
+  String.raw`^( {0,12}|\t)(${FLAGS}(?:[ =][<A-Za-z{(\[+][^\s]*){0,2})(?: {2,}|\t|$)(.*)$`,
 );
 const ONE_SPACE = new RegExp(String.raw`^( {0,12}|\t)(${FLAGS}(?: ${PLACEHOLDER})?) ([A-Z(][a-z].*)$`);
 /** Python's own layout: `-c cmd : program passed in as string`, options at column 0. */
@@ -73,7 +73,9 @@ function isIgnored(option: OptionSpec): boolean {
 function parseHeader(header: string, description: string): OptionSpec | undefined {
   let long: string | undefined;
   let short: string | undefined;
-  let value: { placeholder: string; optional: boolean } | undefined;
+  // A long name spelled with one dash: OpenSSL, Go's `flag` package, terraform, gcc (`-out`, `-chdir=DIR`).
+  let single: string | undefined;
+  let value: { placeholder: string; optional: boolean; joined: boolean } | undefined;
   let negatable = false;
   for (const part of header.split(/,\s*|\s+(?=-)/)) {
     const token = /^(--?)(\[no-\])?([A-Za-z0-9][\w.-]*)(.*)$/.exec(part.trim());
@@ -84,17 +86,21 @@ function parseHeader(header: string, description: string): OptionSpec | undefine
       if (long === undefined) long = name;
       if (no) negatable = true;
     } else if (name.length === 1) short ??= name;
-    else continue; // `-NUM` style pseudo options
+    else if (SINGLE_DASH_NAME.test(name) && !PSEUDO_NAMES.test(name) && /^(?:$|[\s=[])/.test(rest))
+      single ??= name;
+    else continue; // `-NUM`, `-Xmx<size>` and `-Wl,…` style pseudo options
     const parsed = parseValue(rest.trim());
     if (parsed) value = parsed;
   }
-  const flagName = long ?? short;
+  const flagName = long ?? single ?? short;
   if (!flagName) return undefined;
   const option: OptionSpec = {
     name: flagName,
-    flag: long ? `--${long}` : `-${short}`,
+    flag: long ? `--${long}` : single ? `-${single}` : `-${short}`,
     kind: 'boolean',
   };
+  // The flag `=false` turns a default-true boolean off with: a long one, of either spelling.
+  const own = long || single ? option.flag : undefined;
   if (value) {
     // `<fractional seconds>` is one placeholder; `NAME VALUE` (jq's `a v`) are two.
     const placeholders = value.placeholder.match(/<[^>]*>|\S+/g) ?? [];
@@ -104,7 +110,8 @@ function parseHeader(header: string, description: string): OptionSpec | undefine
     if (typed.values) option.values = typed.values;
     if (typed.repeatable) option.repeatable = true;
     if (value.optional) option.optionalValue = true;
-    if (typed.defaultTrue && long) option.offFlag = `--${long}=false`;
+    if (value.joined && !long && single) option.joined = true;
+    if (typed.defaultTrue && own) option.offFlag = `${own}=false`;
     if (value.placeholder) option.placeholder = value.placeholder;
   } else {
     const tagged = yargsKind(description);
@@ -113,9 +120,9 @@ function parseHeader(header: string, description: string): OptionSpec | undefine
       option.kind = tagged.kind;
       if (tagged.values) option.values = tagged.values;
       if (tagged.repeatable) option.repeatable = true;
-    } else if (/\(default:? true\)|\[default: true\]/i.test(description) && long) {
-      // pflag's booleans that default to true are turned off with `--flag=false`.
-      option.offFlag = `--${long}=false`;
+    } else if (/\(default:? true\)|\[default: true\]/i.test(description) && own) {
+      // pflag's (and Go's `flag`) booleans that default to true are turned off with `--flag=false`.
+      option.offFlag = `${own}=false`;
     }
   }
   if (negatable && option.kind === 'boolean') option.negatable = true;
@@ -123,16 +130,25 @@ function parseHeader(header: string, description: string): OptionSpec | undefine
   return option;
 }
 
-function parseValue(rest: string): { placeholder: string; optional: boolean } | undefined {
+function parseValue(rest: string): { placeholder: string; optional: boolean; joined: boolean } | undefined {
   if (rest === '') return undefined;
-  if (rest.startsWith('[=')) return { placeholder: rest.slice(2).replace(/\]$/, ''), optional: true };
-  if (rest.startsWith('=')) return { placeholder: rest.slice(1), optional: false };
-  if (rest.startsWith('[')) return { placeholder: rest.slice(1).replace(/\]$/, ''), optional: true };
-  return { placeholder: rest.replace(/^\s+/, ''), optional: false };
+  if (rest.startsWith('[='))
+    return { placeholder: rest.slice(2).replace(/\]$/, ''), optional: true, joined: true };
+  if (rest.startsWith('=')) return { placeholder: rest.slice(1), optional: false, joined: true };
+  if (rest.startsWith('['))
+    return { placeholder: rest.slice(1).replace(/\]$/, ''), optional: true, joined: false };
+  return { placeholder: rest.replace(/^\s+/, ''), optional: false, joined: false };
 }
 
+/**
+ * A long option name after one dash (`-out`, `-CAfile`, `-chdir=DIR`). Not a count placeholder
+ * (`-NUM`), nor a name with its value stuck to it (`-Xmx<size>`, `-Wa,<options>`).
+ */
+const SINGLE_DASH_NAME = /^[A-Za-z][A-Za-z0-9]*(?:[-_.][A-Za-z0-9]+)*$/;
+const PSEUDO_NAMES = /^(NUM|NUMBER|N|COUNT|LINES)$/;
+
 const INTEGER_WORDS =
-  /^(n|num|number|int|int32|int64|uint|uint32|uint64|count|depth|level|lines|parent-number|port|limit|jobs|max|seconds|timeout)$/i;
+  /^(n|num|number|int|int32|int64|uint|uint32|uint64|intmax|uintmax|nonneg|long|ulong|count|depth|level|lines|parent-number|port|limit|jobs|max|seconds|timeout)$/i;
 const NUMBER_WORDS = /^(float|float32|float64|double|decimal|ratio|fraction|percent|fractional seconds)$/i;
 const MAP_WORDS = /^(stringToString|stringToInt|stringToInt64|map|key=value|KEY=VALUE)$/;
 
@@ -141,7 +157,11 @@ function kindOf(
   placeholder: string,
   description: string,
 ): { kind: OptionKind; repeatable?: boolean; values?: string[]; defaultTrue?: boolean } {
-  const bare = placeholder.replace(/^<|>$/g, '').replace(/^['"]|['"]$/g, '');
+  // OpenSSL writes `+int` for a positive integer.
+  const bare = placeholder
+    .replace(/^<|>$/g, '')
+    .replace(/^['"]|['"]$/g, '')
+    .replace(/^\+(?=[a-z])/, '');
   if (placeholder === 'true') return { kind: 'boolean', defaultTrue: true };
   if (placeholder === 'false' || bare === 'bool') {
     return /\(default:? true\)/i.test(description)

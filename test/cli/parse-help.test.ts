@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { buildArgv } from '../../adapters/cli/build-argv.js';
+import type { Policy } from '../../adapters/cli/check-policy.js';
 import type { CommandSpec } from '../../adapters/cli/cli-spec.js';
 import { finishCommand, splitWriteModes } from '../../adapters/cli/finish-command.js';
 import {
@@ -10,9 +12,10 @@ import {
   summaryOf,
 } from '../../adapters/cli/parse-help.js';
 
-// Help texts recorded from real programs (buf 1.75, curl, jq, cargo, pip, python3, kubectl) and, for
-// layouts no program on the test machine prints, written in the exact layout of their library
-// (yargs: redocly*.txt; pflag types: cobra-types.txt; a banner and column-0 options: banner.txt).
+// Help texts recorded from real programs (buf 1.75, curl, jq, cargo, pip, python3, kubectl, openssl
+// 3.0) and, for layouts no program on the test machine prints, written in the exact layout of their
+// library (yargs: redocly*.txt; pflag types: cobra-types.txt; a banner and column-0 options:
+// banner.txt; Go's `flag` package: go-flag.txt; terraform's global options: terraform.txt).
 const recorded = (name: string) =>
   readFileSync(fileURLToPath(new URL(`../../fixtures/cli/help/${name}.txt`, import.meta.url)), 'utf8');
 const options = (name: string) =>
@@ -86,6 +89,58 @@ describe('command lists', () => {
 });
 
 describe('options', () => {
+  it("reads long options spelled with one dash: OpenSSL, Go's flag package, terraform", () => {
+    const x509 = options('openssl-x509');
+    expect(x509.get('in')).toMatchObject({ flag: '-in', kind: 'string', placeholder: 'infile' });
+    expect(x509.get('CAkey')).toMatchObject({ flag: '-CAkey', kind: 'string' });
+    expect(x509.get('days')).toMatchObject({ flag: '-days', kind: 'integer' });
+    expect(x509.get('noout')).toMatchObject({ flag: '-noout', kind: 'boolean' });
+    expect(x509.has('help')).toBe(false);
+    expect(x509.size).toBeGreaterThan(60);
+
+    const go = options('go-flag');
+    expect(go.get('addr')).toMatchObject({
+      flag: '-addr',
+      kind: 'string',
+      description: 'listen address (default ":8080")',
+    });
+    expect(go.get('workers')).toMatchObject({ flag: '-workers', kind: 'integer' });
+    expect(go.get('read-timeout')).toMatchObject({ flag: '-read-timeout', kind: 'string' });
+    // Go's booleans that default to true are turned off with `-flag=false`.
+    expect(go.get('tls')).toMatchObject({ kind: 'boolean', offFlag: '-tls=false' });
+    expect(go.get('v')).toMatchObject({ flag: '-v', kind: 'boolean', description: 'log every request' });
+
+    const terraform = options('terraform');
+    expect([...terraform.keys()]).toEqual(['chdir']);
+    expect(terraform.get('chdir')).toMatchObject({ flag: '-chdir', kind: 'string', joined: true });
+  });
+
+  it("passes a single-dash option's value as its help writes it, and takes no pseudo option for one", () => {
+    const policy: Policy = {
+      allow: undefined,
+      deny: [],
+      hidden: [],
+      dangerousOptions: [],
+      allowedOptions: [],
+      dangerousValues: [],
+      roots: [],
+    };
+    const command: CommandSpec = { path: [], description: '', options: [], positionals: [] };
+    const argv = (text: string, args: Record<string, unknown>) =>
+      buildArgv({ endOfOptions: '--' }, command, parseHelpOptions(text), args, policy);
+    expect(argv(recorded('terraform'), { chdir: 'infra' })).toEqual(['-chdir=infra']);
+    expect(argv(recorded('openssl-x509'), { in: 'cert.pem', noout: true })).toEqual([
+      '-in',
+      'cert.pem',
+      '-noout',
+    ]);
+    // A count placeholder, and names with their value stuck to them, are not options.
+    const pseudo = parseHelpOptions(
+      '  -NUM          same as -n NUM\n  -Xmx<size>    largest heap\n  -Wa,<options> pass options to the assembler\n',
+    );
+    expect(pseudo).toEqual([]);
+  });
+
   it('reads options at column 0 and options followed by a single space', () => {
     const banner = options('banner');
     expect(banner.get('from')).toMatchObject({
