@@ -6,6 +6,8 @@ export interface ListedCommand {
   aliases?: string[];
 }
 
+const NAME_LIST = /^[a-z][\w-]*(?:,\s*[a-z][\w-]*)*,?$/;
+
 /** `Commands:`, `Available Commands:`, `Basic Commands (Beginner):`, `Management Commands:`, `Subcommands:`. */
 const HEADING = /^(?:[A-Za-z][\w()/-]*\s){0,3}(?:sub)?commands?(?:\s*\([^)]*\))?:\s*$/i;
 
@@ -35,15 +37,28 @@ export function readCommandSections(
   let indent: number | undefined;
   let inSection = false;
   let headingIndent = 0;
+  // Inside npm's comma-separated list of names (`access, adduser, audit,` over several lines).
+  let inList = false;
   for (const line of lines) {
     const trimmed = line.trim();
     if (HEADING.test(trimmed) && !/^(usage|see|use|run)\b/i.test(trimmed)) {
       inSection = true;
+      inList = false;
       indent = undefined;
       headingIndent = leadingSpaces(line);
       continue;
     }
     if (!inSection) continue;
+    // A line of names each followed by a comma, or the list's last line: names, no descriptions.
+    // (`build, b    Compile…` is an entry with an alias: it has a description and no trailing comma.)
+    if (NAME_LIST.test(trimmed) && (inList || trimmed.endsWith(','))) {
+      for (const name of trimmed.split(','))
+        if (name.trim()) commands.push({ name: name.trim(), description: '' });
+      inList = trimmed.endsWith(',');
+      indent ??= leadingSpaces(line);
+      continue;
+    }
+    inList = false;
     if (trimmed === '') {
       // A blank line right after the heading (pip's indented "Subcommands:") does not end it.
       if (indent !== undefined) inSection = false;

@@ -39,8 +39,57 @@ export function parseHelpOptions(text: string): OptionSpec[] {
     seen.add(option.name);
     options.push(option);
   }
-  return options;
+  return withUsageValues(options, text);
 }
+
+/**
+ * npm writes its options as a usage grammar, on lines of their own that start with `[`:
+ * `[-a|--all] [--depth <depth>] [--omit <dev|optional|peer> [--omit <dev|optional|peer> ...]]`.
+ * npm 11 also lists each option bare with its description (`  --depth`, `  -w|--workspace`):
+ * those the grammar gives a value are typed from it; options only in the grammar are added.
+ */
+function withUsageValues(options: OptionSpec[], text: string): OptionSpec[] {
+  const grammar = text
+    .split('\n')
+    .filter((line) => line.startsWith('['))
+    .join(' ');
+  const found = new Map<string, { placeholder?: string; repeatable: boolean }>();
+  for (const match of grammar.matchAll(USAGE_OPTION)) {
+    const [, name = '', placeholder, again] = match;
+    found.set(name, { ...(placeholder ? { placeholder } : {}), repeatable: again !== undefined });
+  }
+  if (found.size === 0) return options;
+  const typed = options.map((option) => {
+    const usage = found.get(option.name);
+    found.delete(option.name);
+    if (
+      !usage?.placeholder ||
+      option.kind !== 'boolean' ||
+      option.placeholder ||
+      !option.flag.startsWith('--')
+    )
+      return option;
+    return valued(option, usage.placeholder, usage.repeatable);
+  });
+  for (const [name, usage] of found) {
+    const bare: OptionSpec = { name, flag: `--${name}`, kind: 'boolean' };
+    if (isIgnored(bare) || (name.startsWith('no-') && typed.some((option) => option.name === name.slice(3))))
+      continue;
+    typed.push(usage.placeholder ? valued(bare, usage.placeholder, usage.repeatable) : bare);
+  }
+  return typed;
+}
+
+function valued(option: OptionSpec, placeholder: string, repeatable: boolean): OptionSpec {
+  const typed = kindOf(placeholder, option.description ?? '');
+  const out: OptionSpec = { ...option, kind: typed.kind, placeholder };
+  if (typed.values) out.values = typed.values;
+  if (repeatable || typed.repeatable) out.repeatable = true;
+  return out;
+}
+
+/** `[--name]`, `[-x|--name]`, `[--name <value>]`, maybe followed by the same again with `...` (repeatable). */
+const USAGE_OPTION = /\[(?:-\w\|)?--([\w-]+)(?: (<[^>]+>)( \[(?:-\w\|)?--\1 <[^>]+> \.\.\.\])?)?\]/g;
 
 const FLAGS = String.raw`-{1,2}[A-Za-z0-9[][^\s,]*(?:,? +-{1,2}[A-Za-z0-9[][^\s,]*)*`;
 /** Value placeholders that cannot start a sentence: `<file>`, `FILE`, `{a,b}`, pflag type names. */
@@ -77,7 +126,8 @@ function parseHeader(header: string, description: string): OptionSpec | undefine
   let single: string | undefined;
   let value: { placeholder: string; optional: boolean; joined: boolean } | undefined;
   let negatable = false;
-  for (const part of header.split(/,\s*|\s+(?=-)/)) {
+  // Spellings are separated by commas, spaces, or npm's `|` (`-a|--all`).
+  for (const part of header.split(/,\s*|\s+(?=-)|\|(?=-)/)) {
     const token = /^(--?)(\[no-\])?([A-Za-z0-9][\w.-]*)(.*)$/.exec(part.trim());
     if (!token) continue;
     const [, dashes, no, name = '', rest = ''] = token;
@@ -168,6 +218,9 @@ function kindOf(
       ? { kind: 'boolean', defaultTrue: true }
       : { kind: 'boolean' };
   }
+  // npm's `<dev|optional|peer>`.
+  const alternatives = /^<([\w.-]+(?:\|[\w.-]+)+)>$/.exec(placeholder);
+  if (alternatives?.[1]) return { kind: 'enum', values: alternatives[1].split('|') };
   const listed = enumOf(bare, description);
   if (listed) return { kind: 'enum', values: listed };
   if (MAP_WORDS.test(bare)) return { kind: 'string', repeatable: true };

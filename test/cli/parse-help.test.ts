@@ -13,7 +13,7 @@ import {
 } from '../../adapters/cli/parse-help.js';
 
 // Help texts recorded from real programs (buf 1.75, curl, jq, cargo, pip, python3, kubectl, openssl
-// 3.0) and, for layouts no program on the test machine prints, written in the exact layout of their
+// 3.0, npm 11; the machine's paths taken out of npm.txt) and, for layouts no program on the test machine prints, written in the exact layout of their
 // library (yargs: redocly*.txt; pflag types: cobra-types.txt; a banner and column-0 options:
 // banner.txt; Go's `flag` package: go-flag.txt; terraform's global options: terraform.txt).
 const recorded = (name: string) =>
@@ -78,6 +78,18 @@ describe('command lists', () => {
     expect(readCommandSections(recorded('cargo'), 'cargo').unreadable).toEqual([]);
   });
 
+  it("reads npm's comma-separated list of every command, without taking a name for an alias", () => {
+    const listed = names('npm', 'npm');
+    expect(listed).toHaveLength(72);
+    expect(listed.slice(0, 3)).toEqual(['access', 'adduser', 'approve-scripts']);
+    expect(listed).toEqual(expect.arrayContaining(['ls', 'view', 'whoami', 'install-ci-test']));
+    expect(
+      parseCommandList(recorded('npm'), 'npm').find((entry) => entry.name === 'view')?.aliases,
+    ).toBeUndefined();
+    // cargo's `build, b    Compile…` stays one command with an alias.
+    expect(names('cargo', 'cargo')).not.toContain('b');
+  });
+
   it("reads pip's bulleted subcommands", () => {
     expect(names('pip-cache', 'pip')).toEqual(['dir', 'info', 'list', 'remove', 'purge']);
   });
@@ -113,6 +125,33 @@ describe('options', () => {
     const terraform = options('terraform');
     expect([...terraform.keys()]).toEqual(['chdir']);
     expect(terraform.get('chdir')).toMatchObject({ flag: '-chdir', kind: 'string', joined: true });
+  });
+
+  it("types npm's bare options from its usage grammar: values, repeats and `<a|b>` choices", () => {
+    const ls = options('npm-ls');
+    expect(ls.get('all')).toMatchObject({ flag: '--all', kind: 'boolean' });
+    expect(ls.has('a')).toBe(false);
+    expect(ls.get('depth')).toMatchObject({ flag: '--depth', kind: 'integer' });
+    expect(ls.get('omit')).toMatchObject({
+      kind: 'enum',
+      values: ['dev', 'optional', 'peer'],
+      repeatable: true,
+    });
+    expect(ls.get('workspace')).toMatchObject({ flag: '--workspace', kind: 'string', repeatable: true });
+    expect(ls.get('json')).toMatchObject({ kind: 'boolean' });
+    // npm 10 prints the grammar alone: the same options, from it.
+    const grammarOnly = recorded('npm-ls').split('\n\n  -a|--all')[0] ?? '';
+    expect(grammarOnly).not.toContain('Show or act on all packages');
+    const fromGrammar = new Map(parseHelpOptions(grammarOnly).map((option) => [option.name, option]));
+    // The grammar spells one option by its negation only (`[--no-unicode]`), and so it is offered.
+    const spelled = (name: string) => (name === 'unicode' ? 'no-unicode' : name);
+    expect([...fromGrammar.keys()].sort()).toEqual([...ls.keys()].map(spelled).sort());
+    expect(fromGrammar.get('no-unicode')).toMatchObject({ flag: '--no-unicode', kind: 'boolean' });
+    for (const [name, option] of ls) {
+      if (name === 'unicode') continue;
+      const { description: _, ...shape } = option;
+      expect(fromGrammar.get(name), name).toMatchObject(shape);
+    }
   });
 
   it("passes a single-dash option's value as its help writes it, and takes no pseudo option for one", () => {
