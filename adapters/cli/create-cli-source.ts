@@ -11,6 +11,7 @@ import { discoverGeneric } from './discover-generic.js';
 import { type Discovered, discoverGit } from './discover-git.js';
 import { findProgram } from './find-program.js';
 import { inferPaths } from './infer-paths.js';
+import { commandRunningFlags } from './infer-runners.js';
 import { findBundledOverlay, loadOverlay, type Overlay } from './load-overlay.js';
 import { makeTool, programNameOf, toolNameOf } from './make-tool.js';
 import type { CliOptions } from './options.js';
@@ -71,6 +72,13 @@ async function loadTools(
       )
     : undefined;
   const spec = await discover(binary, options, overlay, policy, baseDir, context, sandbox);
+  // Options whose value is a program to run are dangerous wherever they are found (git's overlay
+  // curates git's): offered only when --allow-option names them (see infer-runners.ts).
+  if (spec.flavor !== 'git') {
+    policy.dangerousOptions = [
+      ...new Set([...policy.dangerousOptions, ...commandRunningFlags(spec.commands)]),
+    ];
+  }
   for (const skip of spec.skipped) {
     const message = `cli ${program}: skipped "${[program, ...skip.path].join(' ')}": ${skip.reason}`;
     if (skip.quiet) context.log.debug(message);
