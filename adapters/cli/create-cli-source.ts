@@ -131,7 +131,7 @@ function policyOf(options: CliOptions, overlay: Overlay | undefined, baseDir: st
     deny: options.deny ?? [],
     hidden: overlay?.hidden ?? [],
     dangerousOptions: overlay?.dangerousOptions ?? [],
-    allowedOptions: options.allowOptions ?? [],
+    allowedOptions: [...(options.allowOptions ?? []), ...(overlay?.allowOptions ?? [])],
     dangerousValues: (overlay?.dangerousValues ?? []).map((source) => new RegExp(source, 'i')),
     roots,
   };

@@ -92,6 +92,11 @@ export const OverlaySchema = z
     env: z.record(z.string(), z.string()).optional(),
     /** Options refused unless `--allow-option` names them: long names without dashes, or `-x`. */
     dangerousOptions: z.array(z.string()).optional(),
+    /**
+     * Options the inference takes for dangerous that this program makes safe, offered as if
+     * `--allow-option` named them (sed's `--expression` script, under the `--sandbox` of `globalArgs`).
+     */
+    allowOptions: z.array(z.string()).optional(),
     /** Argument values refused everywhere (regular expressions, case-insensitive). */
     dangerousValues: z.array(z.string()).optional(),
     /** Long option names whose value is a local file or directory in every command (checked against the roots). */

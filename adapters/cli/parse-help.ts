@@ -91,7 +91,8 @@ function valued(option: OptionSpec, placeholder: string, repeatable: boolean): O
 /** `[--name]`, `[-x|--name]`, `[--name <value>]`, maybe followed by the same again with `...` (repeatable). */
 const USAGE_OPTION = /\[(?:-\w\|)?--([\w-]+)(?: (<[^>]+>)( \[(?:-\w\|)?--\1 <[^>]+> \.\.\.\])?)?\]/g;
 
-const FLAGS = String.raw`-{1,2}[A-Za-z0-9[][^\s,]*(?:,? +-{1,2}[A-Za-z0-9[][^\s,]*)*`;
+// Spellings of one option, each maybe with its value before the next (sed's `-e script, --expression=script`).
+const FLAGS = String.raw`-{1,2}[A-Za-z0-9[][^\s,]*(?: [A-Za-z<][^\s,]*(?=, +-))?(?:,? +-{1,2}[A-Za-z0-9[][^\s,]*(?: [A-Za-z<][^\s,]*(?=, +-))?)*`;
 /** Value placeholders that cannot start a sentence: `<file>`, `FILE`, `{a,b}`, pflag type names. */
 const PLACEHOLDER = String.raw`(?:<[^>]+>|[A-Z][A-Z0-9_-]*|\{[^}]+\}|(?:string|strings|stringArray|stringSlice|int|int32|int64|uint|uint32|uint64|ints|float|float32|float64|duration|bool|stringToString|stringToInt|stringToInt64|bytes|ip|ipNet)\b)`;
 const TWO_SPACES = new RegExp(

@@ -13,7 +13,7 @@ import {
 } from '../../adapters/cli/parse-help.js';
 
 // Help texts recorded from real programs (buf 1.75, curl, jq, cargo, pip, python3, kubectl, openssl
-// 3.0, npm 11; the machine's paths taken out of npm.txt) and, for layouts no program on the test machine prints, written in the exact layout of their
+// 3.0, npm 11, GNU sed 4.9; the machine's paths taken out of npm.txt) and, for layouts no program on the test machine prints, written in the exact layout of their
 // library (yargs: redocly*.txt; pflag types: cobra-types.txt; a banner and column-0 options:
 // banner.txt; Go's `flag` package: go-flag.txt; terraform's global options: terraform.txt).
 const recorded = (name: string) =>
@@ -125,6 +125,19 @@ describe('options', () => {
     const terraform = options('terraform');
     expect([...terraform.keys()]).toEqual(['chdir']);
     expect(terraform.get('chdir')).toMatchObject({ flag: '-chdir', kind: 'string', joined: true });
+  });
+
+  it("reads a value written after each spelling (sed's `-e script, --expression=script`)", () => {
+    const sed = options('sed');
+    expect(sed.get('expression')).toMatchObject({
+      flag: '--expression',
+      kind: 'string',
+      placeholder: 'script',
+    });
+    expect(sed.get('file')).toMatchObject({ flag: '--file', kind: 'string', placeholder: 'script-file' });
+    expect(sed.get('line-length')).toMatchObject({ flag: '--line-length', kind: 'integer' });
+    expect(sed.get('in-place')).toMatchObject({ kind: 'string', optionalValue: true });
+    expect(sed.get('quiet')).toMatchObject({ kind: 'boolean' });
   });
 
   it("types npm's bare options from its usage grammar: values, repeats and `<a|b>` choices", () => {
