@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 import { createCliSource } from '../../adapters/cli/index.js';
 import type { CliOptions } from '../../adapters/cli/options.js';
 import {
@@ -13,6 +14,8 @@ import {
   ToolRegistry,
   type ToolResult,
 } from '../../src/index.js';
+import { type ClientKind, connect, type TestClient } from '../helpers/connect.js';
+import { BRIDGE_BIN, type Wire } from '../helpers/start-bridge.js';
 
 /** The fake CLI under fixtures/cli. */
 export const FAKE_CLI = fileURLToPath(new URL('../../fixtures/cli/fake-cli.mjs', import.meta.url));
@@ -118,4 +121,53 @@ export function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * `bridge cli <program>` for one test file: served by the bridge's own binary to a real `kind`
+ * client over `wire`, with its root (`work`, also the working directory), a directory outside it
+ * and a discovery cache of its own, all removed after the file's tests. `prepare` fills the root
+ * before the bridge starts.
+ */
+export function serveCliForTests(
+  program: string,
+  kind: ClientKind,
+  wire: Wire,
+  options: { args?: string[]; env?: Record<string, string>; prepare?: (root: string) => void } = {},
+): { work: string; outside: string; client: () => TestClient } {
+  const work = tempDir(`bridge-${program}-`);
+  const outside = tempDir(`bridge-${program}-outside-`);
+  const cache = tempDir(`bridge-${program}-cache-`);
+  let client: TestClient | undefined;
+  beforeAll(async () => {
+    options.prepare?.(work.path);
+    client = await connect(kind, wire, {
+      script: BRIDGE_BIN,
+      args: ['cli', program, '--root', work.path, '--no-watch', ...(options.args ?? [])],
+      env: { BRIDGE_CACHE_DIR: cache.path, ...options.env },
+      cwd: work.path,
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await client?.[Symbol.asyncDispose]();
+    for (const dir of [work, outside, cache]) dir[Symbol.dispose]();
+  });
+  return {
+    work: work.path,
+    outside: outside.path,
+    client: () => {
+      if (!client) throw new Error(`bridge cli ${program} has not started`);
+      return client;
+    },
+  };
+}
+
+/** All text blocks of a client's tool result, joined. */
+export function clientText(result: { content: Array<Record<string, unknown>> }): string {
+  return result.content.map((block) => String(block.text ?? '')).join('\n');
+}
+
+/** The `stdout` of a CLI tool's structured result. */
+export function clientStdout(result: Record<string, unknown>): string {
+  return String((result.structuredContent as { stdout?: string } | undefined)?.stdout ?? '');
 }

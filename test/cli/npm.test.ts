@@ -1,64 +1,41 @@
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, type TestClient } from '../helpers/connect.js';
-import { BRIDGE_BIN } from '../helpers/start-bridge.js';
-import { tempDir } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { serveCliForTests, clientStdout as stdoutOf } from './helpers.js';
 
 // npm as users run it: `npm --help` lists its commands comma-separated, and each command's help
 // lists bare options under a usage grammar that types them. The real npm on an installed tree in a
 // temp directory (no registry needed), over a real v1 client on stdio.
-const work = tempDir('bridge-npm-');
-const cache = tempDir('bridge-npm-cache-');
-let client: TestClient;
+const { work, client } = serveCliForTests('npm', 'v1', 'stdio', {
+  // No registry is reached: npm's own update check and funding notes stay off.
+  env: { npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' },
+  prepare: (root) => {
+    writeJson(join(root, 'package.json'), {
+      name: 'app',
+      version: '1.0.0',
+      dependencies: { leftpad: '1.0.0' },
+      devDependencies: { tiny: '2.0.0' },
+    });
+    writeJson(join(root, 'node_modules', 'leftpad', 'package.json'), {
+      name: 'leftpad',
+      version: '1.0.0',
+    });
+    writeJson(join(root, 'node_modules', 'tiny', 'package.json'), {
+      name: 'tiny',
+      version: '2.0.0',
+      dependencies: { leftpad: '1.0.0' },
+    });
+  },
+});
 
 function writeJson(path: string, value: unknown): void {
   mkdirSync(join(path, '..'), { recursive: true });
   writeFileSync(path, JSON.stringify(value));
 }
 
-beforeAll(async () => {
-  writeJson(join(work.path, 'package.json'), {
-    name: 'app',
-    version: '1.0.0',
-    dependencies: { leftpad: '1.0.0' },
-    devDependencies: { tiny: '2.0.0' },
-  });
-  writeJson(join(work.path, 'node_modules', 'leftpad', 'package.json'), {
-    name: 'leftpad',
-    version: '1.0.0',
-  });
-  writeJson(join(work.path, 'node_modules', 'tiny', 'package.json'), {
-    name: 'tiny',
-    version: '2.0.0',
-    dependencies: { leftpad: '1.0.0' },
-  });
-  client = await connect('v1', 'stdio', {
-    script: BRIDGE_BIN,
-    args: ['cli', 'npm', '--root', work.path, '--no-watch'],
-    // No registry is reached: npm's own update check and funding notes stay off.
-    env: {
-      BRIDGE_CACHE_DIR: cache.path,
-      npm_config_update_notifier: 'false',
-      npm_config_fund: 'false',
-      npm_config_audit: 'false',
-    },
-    cwd: work.path,
-  });
-}, 60_000);
-afterAll(async () => {
-  await client?.[Symbol.asyncDispose]();
-  for (const dir of [work, cache]) dir[Symbol.dispose]();
-});
-
-const stdoutOf = (result: { structuredContent?: unknown; content: Array<Record<string, unknown>> }) =>
-  String(
-    (result.structuredContent as { stdout?: string } | undefined)?.stdout ?? result.content[0]?.text ?? '',
-  );
-
 describe('npm', () => {
   it('offers the read-only commands of its overlay, typed from its usage grammar', async () => {
-    const tools = (await client.listTools()).tools;
+    const tools = (await client().listTools()).tools;
     expect(tools.map((tool) => tool.name).sort()).toEqual([
       'npm_audit',
       'npm_explain',
@@ -83,26 +60,26 @@ describe('npm', () => {
   });
 
   it('lists, explains and queries the installed tree', async () => {
-    const listed = await client.callTool('npm_ls', { json: true, omit: ['dev'] });
+    const listed = await client().callTool('npm_ls', { json: true, omit: ['dev'] });
     expect(listed.isError, stdoutOf(listed)).toBeFalsy();
     const tree = JSON.parse(stdoutOf(listed)) as { dependencies: Record<string, { version: string }> };
     expect(tree.dependencies.leftpad?.version).toBe('1.0.0');
     expect(tree.dependencies.tiny).toBeUndefined();
 
-    const explained = await client.callTool('npm_explain', { args: ['leftpad'] });
+    const explained = await client().callTool('npm_explain', { args: ['leftpad'] });
     expect(stdoutOf(explained)).toContain('leftpad@1.0.0');
     expect(stdoutOf(explained)).toContain('tiny@2.0.0');
 
-    const queried = await client.callTool('npm_query', { args: ['#tiny'] });
+    const queried = await client().callTool('npm_query', { args: ['#tiny'] });
     const found = JSON.parse(stdoutOf(queried)) as Array<{ name: string; version: string }>;
     expect(found.map((entry) => `${entry.name}@${entry.version}`)).toEqual(['tiny@2.0.0']);
   });
 
   it('does not run what is not offered, and leaves the tree as it was', async () => {
-    const before = readdirSync(join(work.path, 'node_modules')).sort();
-    const refused = await client.callTool('npm_install', { args: ['left-pad'] });
+    const before = readdirSync(join(work, 'node_modules')).sort();
+    const refused = await client().callTool('npm_install', { args: ['left-pad'] });
     expect(refused.isError).toBe(true);
     expect(String(refused.content[0]?.text)).toContain('"npm_install" is not offered');
-    expect(readdirSync(join(work.path, 'node_modules')).sort()).toEqual(before);
+    expect(readdirSync(join(work, 'node_modules')).sort()).toEqual(before);
   });
 });

@@ -1,37 +1,18 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, type TestClient } from '../helpers/connect.js';
-import { BRIDGE_BIN } from '../helpers/start-bridge.js';
-import { tempDir } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { serveCliForTests, clientText as text } from './helpers.js';
 
 // OpenSSL as users run it: `openssl help` prints a bare grid of names, so its overlay names the
 // commands; each command's options are single-dash long ones (`-in infile`, `-CAfile infile`,
 // `-passin val`). A real openssl, over a real v2 client on stdio.
-const work = tempDir('bridge-openssl-');
-const outside = tempDir('bridge-openssl-outside-');
-const cache = tempDir('bridge-openssl-cache-');
-let client: TestClient;
-
-beforeAll(async () => {
-  client = await connect('v2', 'stdio', {
-    script: BRIDGE_BIN,
-    args: ['cli', 'openssl', '--root', work.path, '--no-watch'],
-    env: { BRIDGE_CACHE_DIR: cache.path, BRIDGE_TEST_SECRET: 'not-for-callers' },
-    cwd: work.path,
-  });
-}, 60_000);
-afterAll(async () => {
-  await client?.[Symbol.asyncDispose]();
-  for (const dir of [work, outside, cache]) dir[Symbol.dispose]();
+const { work, outside, client } = serveCliForTests('openssl', 'v2', 'stdio', {
+  env: { BRIDGE_TEST_SECRET: 'not-for-callers' },
 });
-
-const text = (result: { content: Array<Record<string, unknown>> }) =>
-  result.content.map((block) => String(block.text ?? '')).join('\n');
 
 describe('openssl', () => {
   it("offers the overlay's commands with their single-dash options typed, and no engine or provider", async () => {
-    const tools = (await client.listTools()).tools;
+    const tools = (await client().listTools()).tools;
     const names = tools.map((tool) => tool.name);
     expect(names).toEqual(
       expect.arrayContaining(['openssl_x509', 'openssl_req', 'openssl_verify', 'openssl_dgst']),
@@ -56,7 +37,7 @@ describe('openssl', () => {
   });
 
   it('makes a key and a self-signed certificate in the root, and reads them back', async () => {
-    const made = await client.callTool('openssl_req', {
+    const made = await client().callTool('openssl_req', {
       x509: true,
       newkey: 'ec',
       pkeyopt: 'ec_paramgen_curve:P-256',
@@ -67,10 +48,10 @@ describe('openssl', () => {
       out: 'cert.pem',
     });
     expect(made.isError, text(made)).toBeFalsy();
-    expect(readFileSync(join(work.path, 'cert.pem'), 'utf8')).toContain('BEGIN CERTIFICATE');
-    expect(existsSync(join(work.path, 'key.pem'))).toBe(true);
+    expect(readFileSync(join(work, 'cert.pem'), 'utf8')).toContain('BEGIN CERTIFICATE');
+    expect(existsSync(join(work, 'key.pem'))).toBe(true);
 
-    const read = await client.callTool('openssl_x509', {
+    const read = await client().callTool('openssl_x509', {
       in: 'cert.pem',
       noout: true,
       subject: true,
@@ -80,37 +61,41 @@ describe('openssl', () => {
     expect(text(read)).toMatch(/subject=CN\s*=\s*bridge\.test/);
     expect(text(read)).toContain('notAfter=');
 
-    const verified = await client.callTool('openssl_verify', { CAfile: 'cert.pem', args: ['cert.pem'] });
+    const verified = await client().callTool('openssl_verify', { CAfile: 'cert.pem', args: ['cert.pem'] });
     expect(text(verified)).toContain('cert.pem: OK');
   });
 
   it('refuses files outside the roots, and pass phrase sources that read the environment or files', async () => {
-    const secret = join(outside.path, 'secret.pem');
+    const secret = join(outside, 'secret.pem');
     writeFileSync(secret, 'not a certificate');
-    const read = await client.callTool('openssl_x509', { in: secret, noout: true, text: true });
+    const read = await client().callTool('openssl_x509', { in: secret, noout: true, text: true });
     expect(read.isError).toBe(true);
     expect(text(read)).toContain('outside');
 
-    const written = join(outside.path, 'digest.txt');
-    writeFileSync(join(work.path, 'data.txt'), 'hello');
-    const digest = await client.callTool('openssl_dgst', { sha256: true, out: written, args: ['data.txt'] });
+    const written = join(outside, 'digest.txt');
+    writeFileSync(join(work, 'data.txt'), 'hello');
+    const digest = await client().callTool('openssl_dgst', {
+      sha256: true,
+      out: written,
+      args: ['data.txt'],
+    });
     expect(digest.isError).toBe(true);
     expect(existsSync(written)).toBe(false);
 
     for (const source of ['env:BRIDGE_TEST_SECRET', 'file:/etc/hostname', 'fd:0']) {
-      const refused = await client.callTool('openssl_pkey', { in: 'key.pem', passin: source, noout: true });
+      const refused = await client().callTool('openssl_pkey', { in: 'key.pem', passin: source, noout: true });
       expect(refused.isError, source).toBe(true);
       expect(text(refused)).toContain('refused');
     }
 
     // The same tool with what is allowed still runs: the refusals above were the arguments'.
-    const hashed = await client.callTool('openssl_dgst', {
+    const hashed = await client().callTool('openssl_dgst', {
       sha256: true,
       out: 'digest.txt',
       args: ['data.txt'],
     });
     expect(hashed.isError, text(hashed)).toBeFalsy();
-    expect(readFileSync(join(work.path, 'digest.txt'), 'utf8')).toContain(
+    expect(readFileSync(join(work, 'digest.txt'), 'utf8')).toContain(
       '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824',
     );
   });
