@@ -33,22 +33,31 @@ export function isCommandOffered(path: readonly string[], policy: Policy): boole
 }
 
 /**
- * Whether an option is dangerous: its long name or short spelling is listed, or it is an
- * abbreviation git would expand to a listed name (`--out` for `--output`, `--upload` for `--upload-pack`).
+ * Whether an option is dangerous: its long name or short spelling is listed, or, `spelled` out in
+ * a value, it is an abbreviation getopt or git would expand to a listed name (`--out` for
+ * `--output`, `--upload` for `--upload-pack`). An option the program lists is itself, never an
+ * abbreviation: tar's `--checkpoint` is not `--checkpoint-action`.
  */
-export function isDangerousOption(option: Pick<OptionSpec, 'name' | 'flag'>, policy: Policy): boolean {
+export function isDangerousOption(
+  option: Pick<OptionSpec, 'name' | 'flag'>,
+  policy: Policy,
+  spelled = false,
+): boolean {
   const spellings = [option.name, option.flag.replace(/^-+/, ''), option.flag];
-  const hit = policy.dangerousOptions.find((dangerous) => matchesDangerous(spellings, dangerous));
+  const hit = policy.dangerousOptions.find((dangerous) => matchesDangerous(spellings, dangerous, spelled));
   if (!hit) return false;
-  return !policy.allowedOptions.some((allowed) => matchesDangerous(spellings, allowed.replace(/^--/, '')));
+  return !policy.allowedOptions.some((allowed) =>
+    matchesDangerous(spellings, allowed.replace(/^--/, ''), spelled),
+  );
 }
 
-function matchesDangerous(spellings: string[], dangerous: string): boolean {
+function matchesDangerous(spellings: string[], dangerous: string, abbreviated: boolean): boolean {
   if (dangerous.startsWith('-') && !dangerous.startsWith('--')) return spellings.includes(dangerous);
   const long = dangerous.replace(/^--/, '');
   return spellings.some(
     (spelling) =>
-      !spelling.startsWith('-') && (spelling === long || (spelling.length >= 3 && long.startsWith(spelling))),
+      !spelling.startsWith('-') &&
+      (spelling === long || (abbreviated && spelling.length >= 3 && long.startsWith(spelling))),
   );
 }
 
@@ -73,7 +82,7 @@ export function refuseValue(
     const asOption = { name: spelled.replace(/^-+/, ''), flag: spelled };
     if (
       spelled.startsWith('--')
-        ? isDangerousOption(asOption, policy)
+        ? isDangerousOption(asOption, policy, true)
         : policy.dangerousOptions.includes(spelled)
     ) {
       return `${where} spells out the dangerous option "${spelled}", which is not allowed`;

@@ -33,6 +33,8 @@ describe('options that run a program', () => {
     for (const name of runners) expect(tar.inputSchema.properties[name], name).toBeUndefined();
     expect(tar.description).toContain('Not offered for safety: --to-command');
     expect(tar.inputSchema.properties.create).toBeDefined();
+    // An option tar lists is itself, not an abbreviation of a dangerous one (--checkpoint-action).
+    expect(tar.inputSchema.properties.checkpoint).toBeDefined();
 
     const marker = join(work.path, 'ran');
     const result = await client.callTool('tar', {
