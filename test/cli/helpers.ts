@@ -133,7 +133,12 @@ export function serveCliForTests(
   program: string,
   kind: ClientKind,
   wire: Wire,
-  options: { args?: string[]; env?: Record<string, string>; prepare?: (root: string) => void } = {},
+  options: {
+    args?: string[];
+    /** Added to the bridge's environment (a function: of the root). */
+    env?: Record<string, string> | ((root: string) => Record<string, string>);
+    prepare?: (root: string) => void;
+  } = {},
 ): { work: string; outside: string; client: () => TestClient } {
   const work = tempDir(`bridge-${program}-`);
   const outside = tempDir(`bridge-${program}-outside-`);
@@ -144,7 +149,10 @@ export function serveCliForTests(
     client = await connect(kind, wire, {
       script: BRIDGE_BIN,
       args: ['cli', program, '--root', work.path, '--no-watch', ...(options.args ?? [])],
-      env: { BRIDGE_CACHE_DIR: cache.path, ...options.env },
+      env: {
+        BRIDGE_CACHE_DIR: cache.path,
+        ...(typeof options.env === 'function' ? options.env(work.path) : options.env),
+      },
       cwd: work.path,
     });
   }, 60_000);
