@@ -77,7 +77,7 @@ export async function inspectSources(sources: readonly Source[], log: Logger): P
         problems.push(...schemaProblems('outputSchema', definition.outputSchema, true));
       if (!definition.description.trim()) warnings.push('no description: the model cannot tell what it does');
       const tokens = entryTokens(tool);
-      const budget = toolBudgetWarning(tokens);
+      const budget = toolBudgetWarning(tokens, tool.source);
       if (budget) warnings.push(budget);
       return {
         name: tool.name,
@@ -91,7 +91,7 @@ export async function inspectSources(sources: readonly Source[], log: Logger): P
       };
     });
     const totalTokens = tools.reduce((sum, tool) => sum + tool.tokens, 0);
-    const listWarning = listBudgetWarning(tools.length, totalTokens);
+    const listWarning = listBudgetWarning(tools, totalTokens);
     return {
       tools,
       totalTokens,
@@ -152,7 +152,7 @@ export function formatInspectTable(report: InspectReport): string {
     for (const warning of tool.warnings) out.push(`warning ${tool.name}: ${warning}`);
   }
   // Load warnings were logged to stderr as they happened; list-wide advice belongs with the total.
-  const advice = listBudgetWarning(report.tools.length, report.totalTokens);
+  const advice = listBudgetWarning(report.tools, report.totalTokens);
   if (advice) out.push(`warning: ${advice}`);
   return `${out.join('\n')}\n`;
 }

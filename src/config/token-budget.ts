@@ -10,8 +10,24 @@ export const TOOL_TOKEN_BUDGET = 10_000;
 /** Past this the whole list crowds the model's context (GitHub's repos + issues tags: ~156k). */
 export const LIST_TOKEN_BUDGET = 50_000;
 
-const SUGGESTION =
-  'serve it with --tools dynamic (OpenAPI: four meta-tools that load schemas on demand) or leave tools out with --include/--exclude (include/exclude in a config)';
+/** What narrows a source of each kind, by the first word of its label (`openapi spec.yaml`). */
+const NARROWING: Record<string, string> = {
+  openapi:
+    'serve it with --tools dynamic (four meta-tools that load schemas on demand) or leave operations out with --include/--exclude',
+  graphql:
+    'offer only the operations you write with --operations DIR, leave mutations out with --mutations none, or select fewer fields with --depth/--breadth',
+  cli: 'offer only the subcommands you name with --allow, or leave some out with --deny',
+};
+
+/**
+ * What to do about a tool or list over budget, for the sources it came from (their labels): the
+ * flags of their kinds, and, in a config file, the same settings or any source's include/exclude.
+ */
+export function narrowingAdvice(sources: Iterable<string>): string {
+  const kinds = new Set([...sources].map((source) => source.split(' ')[0] ?? ''));
+  const advice = [...kinds].flatMap((kind) => (NARROWING[kind] ? [NARROWING[kind]] : []));
+  return `${advice.join('; ') || 'leave tools out'} (in a config: the same settings, or the source's include/exclude)`;
+}
 
 /** About four characters of JSON per token, the usual rule of thumb for English and JSON. */
 export function estimateTokens(value: unknown): number {
@@ -27,16 +43,17 @@ export function entryTokens(tool: RegisteredTool): number {
   return Math.ceil(listEntryParts(tool).reduce((sum, part) => sum + part.length, 0) / 4);
 }
 
-/** The warning for one tool whose entry is over `TOOL_TOKEN_BUDGET`, or `undefined`. */
-export function toolBudgetWarning(tokens: number): string | undefined {
+/** The warning for one tool (of `source`) whose entry is over `TOOL_TOKEN_BUDGET`, or `undefined`. */
+export function toolBudgetWarning(tokens: number, source: string): string | undefined {
   if (tokens <= TOOL_TOKEN_BUDGET) return undefined;
-  return `about ${tokens.toLocaleString('en-US')} tokens in tools/list, above the ${TOOL_TOKEN_BUDGET.toLocaleString('en-US')} a tool should cost: ${SUGGESTION}`;
+  return `about ${tokens.toLocaleString('en-US')} tokens in tools/list, above the ${TOOL_TOKEN_BUDGET.toLocaleString('en-US')} a tool should cost: ${narrowingAdvice([source])}`;
 }
 
-/** The warning for a whole list over `LIST_TOKEN_BUDGET`, or `undefined`. */
-export function listBudgetWarning(tools: number, tokens: number): string | undefined {
+/** The warning for a whole list (of `tools` from their sources) over `LIST_TOKEN_BUDGET`, or `undefined`. */
+export function listBudgetWarning(tools: readonly { source: string }[], tokens: number): string | undefined {
   if (tokens <= LIST_TOKEN_BUDGET) return undefined;
-  return `${tools} tools cost about ${tokens.toLocaleString('en-US')} tokens in tools/list, above ${LIST_TOKEN_BUDGET.toLocaleString('en-US')}: ${SUGGESTION}`;
+  const sources = tools.map((tool) => tool.source);
+  return `${tools.length} tools cost about ${tokens.toLocaleString('en-US')} tokens in tools/list, above ${LIST_TOKEN_BUDGET.toLocaleString('en-US')}: ${narrowingAdvice(sources)}`;
 }
 
 /**
@@ -56,10 +73,10 @@ export function warnAboutLargeTools(registry: ToolRegistry, log: Logger): void {
     for (const tool of registry.tools) {
       const tokens = entryTokens(tool);
       total += tokens;
-      const warning = toolBudgetWarning(tokens);
+      const warning = toolBudgetWarning(tokens, tool.source);
       if (warning) log.warn(`tool ${tool.name} is ${warning}`);
     }
-    const warning = listBudgetWarning(registry.tools.length, total);
+    const warning = listBudgetWarning(registry.tools, total);
     if (warning) log.warn(warning);
   }, WARN_AFTER_MS).unref();
 }

@@ -6,11 +6,12 @@ import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { narrowingAdvice } from '../../src/config/token-budget.js';
 import { BRIDGE_BIN, startHttpBridge } from '../helpers/start-bridge.js';
 import { tempDir } from './helpers.js';
 
 const SUGGESTION =
-  'serve it with --tools dynamic (OpenAPI: four meta-tools that load schemas on demand) or leave tools out with --include/--exclude (include/exclude in a config)';
+  "serve it with --tools dynamic (four meta-tools that load schemas on demand) or leave operations out with --include/--exclude (in a config: the same settings, or the source's include/exclude)";
 
 async function run(args: string[]) {
   try {
@@ -105,6 +106,21 @@ describe('tools above the token budget', () => {
     });
     expect(logged).toContain(`above the 10,000 a tool should cost: ${SUGGESTION}`);
     expect(bridge.stderr()).not.toContain('tool listThings is about');
+  });
+});
+
+describe('the advice', () => {
+  it("names the flags of the sources' own kinds, never another kind's", () => {
+    expect(narrowingAdvice(['cli systemctl'])).toBe(
+      "offer only the subcommands you name with --allow, or leave some out with --deny (in a config: the same settings, or the source's include/exclude)",
+    );
+    const graphql = narrowingAdvice(['graphql https://api.example/graphql']);
+    expect(graphql).toContain('--operations DIR');
+    expect(graphql).not.toContain('--tools dynamic');
+    const mixed = narrowingAdvice(['openapi a.yaml', 'cli git', 'openapi b.yaml']);
+    expect(mixed.split('; ')).toHaveLength(2);
+    expect(mixed).toContain('--tools dynamic');
+    expect(mixed).toContain('--allow');
   });
 });
 
