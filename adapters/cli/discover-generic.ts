@@ -56,9 +56,10 @@ export async function discoverGeneric(request: {
   };
   const root = await readHelp([]);
   const all = root ? listOf(root.text, program, skipped) : [];
-  // Commands named by --allow or an overlay are read from their own help when the program's help
-  // lists none it can read: OpenSSL's `--help` is a bare grid of names, or no help at all.
-  const named = all.length === 0 && request.commands ? request.commands : undefined;
+  // Commands named by --allow or an overlay are read from their own help when the program prints
+  // no help the parser can read (OpenSSL's `--help` is a bare grid of names). A program with a
+  // readable help that lists no command has none: `jq --allow x` does not make `jq x` a command.
+  const named = !root && request.commands ? request.commands : undefined;
   if (!root && !named) {
     return {
       commands: [],

@@ -94,6 +94,15 @@ describe('the generic adapter on another CLI on the machine', () => {
     const refused = await cli.call('grep', { args: ['-r', '.'] });
     expect(textOf(refused)).toContain('starts with "-"');
   });
+
+  it('makes no subcommand of a name --allow gives a program whose help lists none', async () => {
+    using work = tempDir();
+    // grep's help is readable and lists no command: `grep --allow notes` offers nothing, rather
+    // than a `grep_notes` tool read from `grep notes --help`.
+    await expect(loadCli({ program: 'grep', allow: ['notes'] }, work.path)).rejects.toThrow(
+      'leaves nothing to offer',
+    );
+  });
 });
 
 describe('the Cobra adapter on kubectl', () => {
