@@ -81,7 +81,12 @@ function withUsageValues(options: OptionSpec[], text: string): OptionSpec[] {
 }
 
 function valued(option: OptionSpec, placeholder: string, repeatable: boolean): OptionSpec {
-  const typed = kindOf(placeholder, option.description ?? '');
+  // In npm's grammar `<dev|optional|peer>` lists the values; elsewhere (curl's `<data|filename>`)
+  // such a placeholder names kinds of value, so only here is it a choice.
+  const alternatives = /^<([\w.-]+(?:\|[\w.-]+)+)>$/.exec(placeholder);
+  const typed: ReturnType<typeof kindOf> = alternatives?.[1]
+    ? { kind: 'enum', values: alternatives[1].split('|') }
+    : kindOf(placeholder, option.description ?? '');
   const out: OptionSpec = { ...option, kind: typed.kind, placeholder };
   if (typed.values) out.values = typed.values;
   if (repeatable || typed.repeatable) out.repeatable = true;
@@ -219,9 +224,6 @@ function kindOf(
       ? { kind: 'boolean', defaultTrue: true }
       : { kind: 'boolean' };
   }
-  // npm's `<dev|optional|peer>`.
-  const alternatives = /^<([\w.-]+(?:\|[\w.-]+)+)>$/.exec(placeholder);
-  if (alternatives?.[1]) return { kind: 'enum', values: alternatives[1].split('|') };
   const listed = enumOf(bare, description);
   if (listed) return { kind: 'enum', values: listed };
   if (MAP_WORDS.test(bare)) return { kind: 'string', repeatable: true };

@@ -282,6 +282,8 @@ describe('options', () => {
     expect(all.get('max-time')?.valueCount).toBeUndefined();
     expect(all.get('alt-svc')).toMatchObject({ kind: 'string' });
     expect([...all.values()].filter((option) => option.valueCount)).toEqual([]);
+    // `<data|filename>` names the kinds of value, not a choice (npm's grammar alone lists values so).
+    expect(all.get('cookie')).toMatchObject({ kind: 'string', placeholder: '<data|filename>' });
   });
 });
 
