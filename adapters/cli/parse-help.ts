@@ -17,8 +17,15 @@ export function parseHelpOptions(text: string): OptionSpec[] {
   const lines = text.replace(/\r/g, '').split('\n');
   const options: OptionSpec[] = [];
   const seen = new Set<string>();
+  // Lines under an `Examples:` heading are command lines, not options (gpg's `-se -r Bob [file]`),
+  // up to the first blank line after them (tar's options follow its examples).
+  let examples: 'no' | 'heading' | 'lines' = 'no';
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index] ?? '';
+    if (/^\s*examples?:\s*$/i.test(line)) examples = 'heading';
+    else if (examples !== 'no' && line.trim() === '') examples = examples === 'lines' ? 'no' : examples;
+    else if (examples !== 'no') examples = 'lines';
+    if (examples !== 'no') continue;
     const match = matchOptionLine(line);
     if (!match) continue;
     const description = [match.description];

@@ -193,6 +193,22 @@ describe('options', () => {
     expect(pseudo).toEqual([]);
   });
 
+  it('takes no option from the command lines under an Examples heading (gpg, tar)', () => {
+    const help = [
+      'Options:',
+      '  -r, --recipient USER-ID   encrypt for USER-ID',
+      '',
+      'Examples:',
+      '',
+      ' -se -r Bob [file]          sign and encrypt for user Bob',
+      ' --list-keys [names]        show keys',
+      '',
+      ' More options:',
+      '  -q, --quiet               be somewhat more quiet',
+    ].join('\n');
+    expect(parseHelpOptions(help).map((option) => option.name)).toEqual(['recipient', 'quiet']);
+  });
+
   it('reads options at column 0 and options followed by a single space', () => {
     const banner = options('banner');
     expect(banner.get('from')).toMatchObject({
