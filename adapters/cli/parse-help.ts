@@ -4,10 +4,12 @@ import type { OptionKind, OptionSpec } from './cli-spec.js';
  * Reads the options out of a help text. One parser for the layouts met in practice:
  *
  * - git's parse-options: `-m, --mainline <parent-number>`, `-S, --gpg-sign[=<key-id>]`, `--[no-]foo`
- * - GNU getopt: `-e, --regexp=PATTERNS`, `--color[=WHEN]`
+ * - GNU getopt: `-e, --regexp=PATTERNS`, `--color[=WHEN]`, sed's `-e script, --expression=script`
  * - Cobra/pflag: `-f, --filter filter`, `--tail string`, `-n, --lines int`, `(default true)`
  * - kubectl: `-o, --output='':` with the description on the next lines
  * - argparse and friends: `--format {human,abspath}`, `--arg NAME VALUE` (two values)
+ * - long options after one dash: OpenSSL's `-in infile`, Go's `flag` package, terraform's `-chdir=DIR`
+ * - npm: `-a|--all` listed bare, typed by its usage grammar (`withUsageValues`)
  *
  * Each option line starts with a dash, at column 0 or indented; the header ends at two spaces, a
  * tab, or the end of the line, or at one space when what follows cannot be a value placeholder
