@@ -40,6 +40,18 @@ describe('sqlite3', () => {
       expect(result.isError, sql).toBe(true);
       expect(text(result), sql).toContain('safe mode');
     }
+    // Safe mode's escape: a nonce given on the command line lets `.nonce` unlock the next command.
+    const tools = (await client().listTools()).tools;
+    const sqlite = tools.find((tool) => tool.name === 'sqlite3') as unknown as {
+      inputSchema: { properties: Record<string, unknown> };
+    };
+    expect(sqlite.inputSchema.properties.nonce).toBeUndefined();
+    const escaped = await client().callTool('sqlite3', {
+      nonce: 'abc',
+      database: [':memory:'],
+      sql: ['.nonce abc', `.shell touch ${marker}`],
+    });
+    expect(escaped.isError).toBe(true);
     expect(existsSync(marker)).toBe(false);
     expect(existsSync(join(outside, 'out.txt'))).toBe(false);
     expect(existsSync(join(outside, 'other.db'))).toBe(false);
