@@ -70,4 +70,5 @@ export {
   textResult,
 } from './tool.js';
 export { MAX_TOOL_NAME_LENGTH, sanitizeToolName, uniqueToolNames } from './tool-names.js';
+export { isLoopback } from './transports/serve-http.js';
 export { compileValidator, formatViolations, type Violation } from './validate-arguments.js';

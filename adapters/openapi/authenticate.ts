@@ -1,8 +1,8 @@
-import { isIPv4 } from 'node:net';
 import {
   BridgeError,
   credentialVariable,
   describeError,
+  isLoopback,
   type ToolContext,
   UpstreamSignIn,
 } from '../../src/index.js';
@@ -171,8 +171,10 @@ export class Authenticator {
     const configured = this.#env[variable];
     if (configured) return configured;
     const url = new URL(specUrl, `${origin}/`);
-    if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackName(url.hostname)))
-      return url.href;
+    // `localhost`, 127.0.0.0/8 or ::1 (WHATWG URLs lowercase the host and bracket IPv6). Not
+    // `*.localhost`: a resolver without RFC 6761's rule asks DNS for those, which may answer anything.
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(host))) return url.href;
     throw new BridgeError(
       'invalid_input',
       `security scheme "${name}": the spec's token URL ${url.href} is not https, and the client's credentials are sent only over TLS or to this machine; set ${variable} to the token endpoint to use`,
@@ -266,13 +268,6 @@ export class Authenticator {
       );
     }
   }
-}
-
-// A URL's host naming this machine: `localhost`, 127.0.0.0/8 or ::1. Not `*.localhost`: a resolver
-// without RFC 6761's rule asks DNS for those, which may answer any address.
-function isLoopbackName(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host === '::1' || (isIPv4(host) && host.startsWith('127.'));
 }
 
 /** The token URL of an OAuth2 scheme's client-credentials flow (OpenAPI 3 or Swagger 2 `application`). */
