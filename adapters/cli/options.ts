@@ -84,7 +84,9 @@ export const cliUsage = `Usage: bridge cli <program> [flags]
 
 Serves a command-line program as MCP tools, one per subcommand (git_cherry_pick runs
 "git cherry-pick"). Subcommands and options are discovered from the installed binary (git's own
-completion helpers, Cobra's __complete, or --help) and cached; git and jq ship with curated overlays.
+completion helpers, Cobra's __complete, or --help) and cached. Curated overlays ship for git, jq,
+curl, wget, openssl, gpg, npm, sed, sqlite3 and tar; options whose value is a program to run are
+not offered unless --allow-option names them.
 
 Flags:
   --allow CMD[,CMD...]     offer only these subcommands ("cherry-pick", "config view"); names a
