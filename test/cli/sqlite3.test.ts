@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { serveCliForTests, clientText as text } from './helpers.js';
@@ -52,6 +52,16 @@ describe('sqlite3', () => {
       sql: ['.nonce abc', `.shell touch ${marker}`],
     });
     expect(escaped.isError).toBe(true);
+    expect(existsSync(marker)).toBe(false);
+    // And the init file's dot-commands, which run before safe mode applies.
+    writeFileSync(join(work, 'init.sql'), `.shell touch ${marker}\n`);
+    expect(sqlite.inputSchema.properties.init).toBeUndefined();
+    const initialized = await client().callTool('sqlite3', {
+      init: 'init.sql',
+      database: [':memory:'],
+      sql: ['select 1'],
+    });
+    expect(initialized.isError).toBe(true);
     expect(existsSync(marker)).toBe(false);
     expect(existsSync(join(outside, 'out.txt'))).toBe(false);
     expect(existsSync(join(outside, 'other.db'))).toBe(false);
