@@ -112,7 +112,10 @@ const PLACEHOLDER = String.raw`(?:<[^>]+>|[A-Z][A-Z0-9_-]*|\{[^}]+\}|(?:string|s
 const TWO_SPACES = new RegExp(
   String.raw`^( {0,12}|\t)(${FLAGS}(?:[ =][<A-Za-z{(\[+][^\s]*){0,2})(?: {2,}|\t|$)(.*)$`,
 );
-const ONE_SPACE = new RegExp(String.raw`^( {0,12}|\t)(${FLAGS}(?: ${PLACEHOLDER})?) ([A-Z(][a-z].*)$`);
+// The description may start with an acronym after a placeholder (curl's `--json <data> HTTP POST JSON`).
+const ONE_SPACE = new RegExp(
+  String.raw`^( {0,12}|\t)(${FLAGS}(?: ${PLACEHOLDER})?) ([A-Z(][a-z].*|(?<=> )[A-Z]{2,}\b.*)$`,
+);
 /** Python's own layout: `-c cmd : program passed in as string`, options at column 0. */
 const COLON = new RegExp(String.raw`^( {0,12}|\t)(${FLAGS}(?: [<A-Za-z][^\s]*)?) +: (.*)$`);
 

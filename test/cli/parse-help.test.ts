@@ -300,6 +300,9 @@ describe('options', () => {
     expect([...all.values()].filter((option) => option.valueCount)).toEqual([]);
     // `<data|filename>` names the kinds of value, not a choice (npm's grammar alone lists values so).
     expect(all.get('cookie')).toMatchObject({ kind: 'string', placeholder: '<data|filename>' });
+    // A description starting with an acronym after a placeholder (`--json <data> HTTP POST JSON`).
+    for (const name of ['data-binary', 'data-urlencode', 'json', 'proxy-cacert'])
+      expect(all.get(name), name).toMatchObject({ kind: 'string' });
   });
 });
 
