@@ -7,10 +7,11 @@ import type { CliSpec, CommandSpec, OptionSpec } from './cli-spec.js';
  * Turns validated tool arguments into an argv array:
  * `[globalArgs…, subcommand…, options…, <end of options>, operands…, '--', paths…]`.
  * Valued long options are one element (`--format=%h`), so a value can never become an option of
- * its own; operands starting with `-` and dangerous values are refused with the reason.
+ * its own (a CLI that reads no `=`, `longValues: 'next'`, takes the next element as the value
+ * whatever it is); operands starting with `-` and dangerous values are refused with the reason.
  */
 export function buildArgv(
-  cli: Pick<CliSpec, 'endOfOptions'>,
+  cli: Pick<CliSpec, 'endOfOptions' | 'longValues'>,
   command: CommandSpec,
   options: OptionSpec[],
   args: Record<string, unknown>,
@@ -24,7 +25,7 @@ export function buildArgv(
     const value = args[property];
     if (value === undefined || value === null) continue;
     const values = Array.isArray(value) && !(option.valueCount === 2 && !option.repeatable) ? value : [value];
-    for (const item of values) argv.push(...optionArgs(option, item, property, policy));
+    for (const item of values) argv.push(...optionArgs(option, item, property, policy, cli.longValues));
   }
   const operands: string[] = [];
   const paths: string[] = [];
@@ -51,7 +52,13 @@ export function buildArgv(
   return argv;
 }
 
-function optionArgs(option: OptionSpec, value: unknown, property: string, policy: Policy): string[] {
+function optionArgs(
+  option: OptionSpec,
+  value: unknown,
+  property: string,
+  policy: Policy,
+  longValues?: CliSpec['longValues'],
+): string[] {
   if (option.kind === 'boolean') {
     if (value === true) return [option.flag];
     if (value !== false) return [];
@@ -71,7 +78,8 @@ function optionArgs(option: OptionSpec, value: unknown, property: string, policy
   const reason = refuseValue(text, property, 'option', policy);
   if (reason) throw refused(reason);
   if (option.optionalValue && text === '') return [option.flag];
-  if (option.flag.startsWith('--')) return [`${option.flag}=${text}`];
+  if (option.flag.startsWith('--'))
+    return longValues === 'next' ? [option.flag, text] : [`${option.flag}=${text}`];
   // A long name after one dash (`-out`, `-chdir=DIR`): `=` where the help writes it or the value is
   // optional, else the next element, as its parsers (OpenSSL's, Go's `flag`) read both.
   if (option.flag.length > 2) {

@@ -94,6 +94,12 @@ export interface CliSpec {
    * getopt/Cobra CLIs, or nothing (operands starting with `-` are refused in every case).
    */
   endOfOptions: '--end-of-options' | '--' | null;
+  /**
+   * How a long option's value is passed: `--name=value` (one element, getopt, Cobra, argparse), or
+   * `next`, `--name value`, for a CLI that reads no `=` (curl), which takes the next element as
+   * the value whatever it is.
+   */
+  longValues?: 'next';
   commands: CommandSpec[];
   /** Subcommands skipped during discovery, with the reason (logged as warnings; `quiet` ones at debug level). */
   skipped: Array<{ path: string[]; reason: string; quiet?: boolean }>;

@@ -211,6 +211,7 @@ async function discover(
         : flavor === 'git'
           ? '--end-of-options'
           : '--',
+    ...(overlay?.longValues ? { longValues: overlay.longValues } : {}),
     commands: found.commands,
     skipped: found.skipped,
   };

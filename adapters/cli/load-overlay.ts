@@ -82,6 +82,8 @@ export const OverlaySchema = z
     program: z.string(),
     /** How operands are separated from options: git's `--end-of-options`, `--`, or none. */
     endOfOptions: z.enum(['--end-of-options', '--']).nullable().optional(),
+    /** `next`: long options take their value as the next argument, never `--name=value` (curl). */
+    longValues: z.literal('next').optional(),
     /** The subcommands offered when `--allow` is not given. */
     defaultCommands: z.array(z.string()).optional(),
     /** Subcommands offered only when `--allow` names them (servers, shells, config writers). */
