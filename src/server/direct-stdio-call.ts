@@ -16,7 +16,7 @@ import {
 } from './answer-tools-call.js';
 import type { ServerSetup } from './create-server.js';
 import { type DirectCall, errorAnswer } from './direct-call.js';
-import { plainListRequest, toolsListAnswer } from './list-json.js';
+import { answerWithPage, type ListPage, plainListRequest, toolsListPage } from './list-json.js';
 import { plainInitializeRequest } from './plain-initialize.js';
 
 /** How a lane answers on its connection: the stdio transport. */
@@ -83,6 +83,10 @@ export function createStdioLane(
   const answered = new WeakSet<Server>();
   // What the server's connection fixes at `initialize`, made once rather than per call.
   let connection: { server: Server; site: Omit<ToolsCallSite, 'roots'>; roots: Roots } | undefined;
+  // The `tools/list` page a client will ask for next, made while it reads the one before (see
+  // `listAhead`); `wanted` is the cursor of the one to make.
+  let ahead: ListPage | undefined;
+  let wanted: { cursor: string | undefined } | undefined;
 
   return {
     take(server, message) {
@@ -153,7 +157,8 @@ export function createStdioLane(
         )
         .then((answer) => {
           answered.add(server);
-          return output.send(answer);
+          const sent = output.send(answer);
+          return 'result' in answer && listsHere(server) ? sent.then(() => listAhead(undefined)) : sent;
         })
         .catch(() => {});
       return server;
@@ -175,6 +180,8 @@ export function createStdioLane(
     },
     closed() {
       setup.shutdown.removeEventListener('abort', shutdown);
+      ahead = undefined;
+      wanted = undefined;
       for (const call of running.values()) {
         call.cancelled = true;
         call.controller.abort(new Error('The connection closed.'));
@@ -206,15 +213,41 @@ export function createStdioLane(
   // `listEntry`), written from the entries' JSON (see list-json.ts). The SDK answers the rest, and
   // every error.
   function listTools(server: Server, message: unknown): boolean {
-    const version = server.getNegotiatedProtocolVersion();
-    if (server.getClientVersion() === undefined || version === undefined || version < '2025-06-18')
-      return false;
+    if (!listsHere(server)) return false;
     const request = plainListRequest(message);
     if (!request) return false;
-    const answer = toolsListAnswer(setup.registry(), request.id, request.cursor);
-    if (!answer) return false;
-    void output.write(answer).catch(() => {});
+    const registry = setup.registry();
+    const made = ahead?.registry === registry && ahead.cursor === request.cursor ? ahead : undefined;
+    ahead = undefined;
+    wanted = undefined;
+    const page = made ?? toolsListPage(registry, request.cursor);
+    if (!page) return false;
+    const written = output.write(answerWithPage(page, request.id));
+    const { nextCursor } = page;
+    void (nextCursor === undefined ? written : written.then(() => listAhead(nextCursor))).catch(() => {});
     return true;
+  }
+
+  function listsHere(server: Server): boolean {
+    const version = server.getNegotiatedProtocolVersion();
+    return server.getClientVersion() !== undefined && version !== undefined && version >= '2025-06-18';
+  }
+
+  // Makes the page at `cursor` once the page before is written (made sooner, it would hold up the
+  // pipe's transfer of that page): a client that lists reads and parses one page before it asks
+  // for the next, and the bridge would otherwise wait idle meanwhile, then serialize the next page
+  // while the client waits (GitHub's three pages on a first start: ~10 ms each). Also made after
+  // `initialize`, for the first page. A request that arrives first makes its page itself, and the
+  // one made ahead is dropped.
+  function listAhead(cursor: string | undefined): void {
+    const registry = setup.registry();
+    const want = { cursor };
+    wanted = want;
+    setImmediate(() => {
+      if (wanted !== want || setup.registry() !== registry) return;
+      wanted = undefined;
+      ahead = toolsListPage(registry, cursor);
+    });
   }
 }
 

@@ -1,4 +1,4 @@
-import { SERVER_INFO_META_KEY } from '@modelcontextprotocol/server';
+import { SERVER_INFO_META_KEY, type Tool } from '@modelcontextprotocol/server';
 import { listedJsonOf } from '../listed-json.js';
 import type { RegisteredTool, ToolRegistry } from '../registry.js';
 import { isPlainObject, REQUEST_KEYS } from './answer-tools-call.js';
@@ -18,8 +18,8 @@ import { PAGE_SIZE, pageBounds } from './paginate.js';
  * `null` for a registry the SDK lists: one with a tool whose output schema is not an object (the
  * 2025-era SDK wraps such a schema in its list answers, `{type: object, properties: {result: …}}`,
  * which only the SDK path does). A registry without any kept text (a first start) is listed here
- * too: its pages cost what the SDK's serialization costs, and a stdio start whose first list went
- * through the SDK also paid for the SDK's message schemas (see `createStdioLane`).
+ * too, its tools serialized a run at a time (see `toolsListPage`): a stdio start whose first list
+ * went through the SDK also paid for the SDK's message schemas (see `createStdioLane`).
  */
 const entriesOf = new WeakMap<ToolRegistry, Array<Uint8Array[] | undefined> | null>();
 
@@ -85,29 +85,74 @@ export function toolsListAnswer(
   cursor: string | undefined,
   modern?: ModernListing,
 ): Buffer | undefined {
+  const page = toolsListPage(registry, cursor, modern);
+  return page && answerWithPage(page, id);
+}
+
+/**
+ * One page of a `tools/list` answer, serialized up to the request's id: made when a request asks
+ * for it, or ahead of the request (see `createStdioLane`), and answered with `answerWithPage`.
+ */
+export interface ListPage {
+  registry: ToolRegistry;
+  cursor: string | undefined;
+  nextCursor: string | undefined;
+  modern: boolean;
+  /** The answer's bytes before `,"jsonrpc":"2.0","id":…`. */
+  body: Buffer;
+}
+
+/** The page of `registry` after `cursor` (see `toolsListAnswer`), or undefined when the SDK answers. */
+export function toolsListPage(
+  registry: ToolRegistry,
+  cursor: string | undefined,
+  modern?: ModernListing,
+): ListPage | undefined {
   const entries = entriesFor(registry);
   if (!entries) return undefined;
   const bounds = pageBounds(entries.length, cursor, PAGE_SIZE);
   if (!bounds) return undefined;
   const parts: Uint8Array[] = [Buffer.from('{"result":{"tools":[')];
+  // Tools without kept text are serialized a run at a time, in one `JSON.stringify` of the run's
+  // entries: one call per tool cost about twice as much (GitHub's 500-tool pages, first start).
+  let run: Tool[] = [];
+  const endRun = () => {
+    if (run.length === 0) return;
+    if (parts.length > 1) parts.push(COMMA);
+    parts.push(Buffer.from(JSON.stringify(run)).subarray(1, -1));
+    run = [];
+  };
   for (let index = bounds.start; index < bounds.end; index++) {
-    if (index > bounds.start) parts.push(COMMA);
     const tool = registry.tools[index] as RegisteredTool;
-    parts.push(...(entries[index] ?? (modern ? [modernEntry(tool)] : listEntryParts(tool))));
+    const kept = entries[index];
+    if (!kept) {
+      run.push(modern ? modernEntry(tool) : listEntry(tool));
+      continue;
+    }
+    endRun();
+    if (parts.length > 1) parts.push(COMMA);
+    parts.push(...kept);
   }
-  const next = bounds.nextCursor === undefined ? '' : `,"nextCursor":${JSON.stringify(bounds.nextCursor)}`;
+  endRun();
+  const { nextCursor } = bounds;
+  const next = nextCursor === undefined ? '' : `,"nextCursor":${JSON.stringify(nextCursor)}`;
   const stamps = modern
     ? `,"resultType":"complete","ttlMs":${JSON.stringify(modern.ttlMs)},"cacheScope":${JSON.stringify(modern.cacheScope)},"_meta":${JSON.stringify({ [SERVER_INFO_META_KEY]: modern.serverInfo })}`
     : '';
-  const end = modern ? '}' : '}\n';
-  parts.push(Buffer.from(`]${next}${stamps}},"jsonrpc":"2.0","id":${JSON.stringify(id)}${end}`));
-  return Buffer.concat(parts);
+  parts.push(Buffer.from(`]${next}${stamps}}`));
+  return { registry, cursor, nextCursor, modern: modern !== undefined, body: Buffer.concat(parts) };
+}
+
+/** The answer to request `id` with `page`: one line to an initialize-era client (see `toolsListAnswer`). */
+export function answerWithPage(page: ListPage, id: string | number): Buffer {
+  const tail = Buffer.from(`,"jsonrpc":"2.0","id":${JSON.stringify(id)}${page.modern ? '}' : '}\n'}`);
+  return Buffer.concat([page.body, tail]);
 }
 
 // A tool without kept text as the 2026-07-28 codec lists it: without `execution`.
-function modernEntry(tool: RegisteredTool): Uint8Array {
+function modernEntry(tool: RegisteredTool): Tool {
   const { execution: _, ...entry } = listEntry(tool);
-  return Buffer.from(JSON.stringify(entry));
+  return entry;
 }
 
 const COMMA = Buffer.from(',');

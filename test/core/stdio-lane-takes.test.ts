@@ -48,10 +48,14 @@ function kept(name: string): ToolDefinition {
 const firstPage = (written: string[]) =>
   JSON.parse(written[0] as string) as { result: { tools: Array<Record<string, unknown>> } };
 
-async function connection(tools: ToolDefinition[], protocolVersion = '2025-11-25') {
+async function connection(
+  tools: ToolDefinition[],
+  protocolVersion = '2025-11-25',
+  registry = () => new ToolRegistry([{ source: 'pin', tools }]),
+) {
   const factory = createServerFactory({
     info: { name: 'pin', version: '1' },
-    registry: () => new ToolRegistry([{ source: 'pin', tools }]),
+    registry,
     resources: new MemoryResourceStore(),
     log: silentLogger,
     shutdown: new AbortController().signal,
@@ -201,6 +205,80 @@ describe('which stdio messages the lane takes (in-process, on its own decision)'
       } finally {
         await pin.close();
       }
+    }
+  });
+});
+
+describe('tools/list pages made ahead of the request', () => {
+  // 1,100 tools (three pages), every third with kept text; `reads` counts the descriptions read,
+  // which is what serializing a tool without kept text does.
+  function pages(variant: string) {
+    const reads = { count: 0 };
+    const tools = Array.from({ length: 1_100 }, (_, index) => {
+      const name = `t${String(index).padStart(4, '0')}`;
+      if (index % 3 === 0) return kept(name);
+      const definition = tool(name);
+      return Object.defineProperty(definition, 'description', {
+        enumerable: true,
+        get: () => {
+          reads.count++;
+          return `${name} ${variant}`;
+        },
+      });
+    });
+    return { registry: new ToolRegistry([{ source: 'pin', tools }]), reads };
+  }
+  // Two turns of the event loop: the page is made on the turn after its predecessor's write settled.
+  const tick = async () => {
+    for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
+  };
+  const cursorOf = (line: string | undefined) =>
+    (JSON.parse(line as string) as { result: { nextCursor?: string } }).result.nextCursor;
+
+  it('a client that reads each page before asking for the next gets what asking at once gets', async () => {
+    const { registry, reads } = pages('a');
+    const waiting = await connection([], '2025-11-25', () => registry);
+    const hurried = await connection([], '2025-11-25', () => registry);
+    try {
+      for (const pin of [waiting, hurried]) {
+        let cursor: string | undefined;
+        do {
+          if (pin === waiting) await tick();
+          const before = reads.count;
+          expect(pin.take('tools/list', cursor === undefined ? undefined : { cursor })).toBe(true);
+          // Waiting, the page was made ahead: nothing of it is serialized when it is asked for.
+          if (pin === waiting && cursor !== undefined) expect(reads.count).toBe(before);
+          cursor = cursorOf(pin.written.at(-1));
+        } while (cursor);
+      }
+      expect(waiting.written).toHaveLength(3);
+      expect(waiting.written).toEqual(hurried.written);
+      const names = waiting.written.flatMap((line) =>
+        firstPage([line]).result.tools.map((entry) => entry.name as string),
+      );
+      expect(names).toEqual(registry.tools.map((entry) => entry.name));
+    } finally {
+      await waiting.close();
+      await hurried.close();
+    }
+  });
+
+  it('a page made ahead is not served once the tools have changed', async () => {
+    const before = pages('before');
+    const after = pages('after');
+    let current = before.registry;
+    const pin = await connection([], '2025-11-25', () => current);
+    try {
+      expect(pin.take('tools/list')).toBe(true);
+      await tick();
+      // The second page was made from the tools before the change.
+      expect(before.reads.count).toBeGreaterThan(0);
+      current = after.registry;
+      expect(pin.take('tools/list', { cursor: cursorOf(pin.written[0]) })).toBe(true);
+      const second = firstPage([pin.written[1] as string]).result.tools;
+      expect(second.find((entry) => entry.name === 't0502')?.description).toBe('t0502 after');
+    } finally {
+      await pin.close();
     }
   });
 });
