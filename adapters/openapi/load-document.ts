@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { BridgeError, type BridgeErrorCode, describeError } from '../../src/index.js';
 import { remoteRefResolver } from './fetch-remote-ref.js';
-import { jsonText } from './json-text.js';
+import { jsonText, jsonTextInPlace } from './json-text.js';
 
 /** The OpenAPI generation a document is written in; decides the schema dialect and the layout. */
 export type SpecVersion = 'swagger2' | 'openapi30' | 'openapi31';
@@ -77,34 +77,45 @@ export async function loadDocument(
 }
 
 // Reads and parses in a frame of its own: once it returns, nothing holds the text. A local JSON
-// file comes as bytes, decoded by `jsonText`; its errors are reported from the exact UTF-8 text.
+// file comes as bytes with room after them, decoded by `jsonTextInPlace`; its errors are reported
+// from the exact UTF-8 text.
 async function parseSource(
-  pending: Promise<string | Buffer>,
+  pending: Promise<string | SpecBytes>,
   location: string,
   code: BridgeErrorCode,
 ): Promise<{ document: Record<string, unknown>; external: boolean }> {
   const source = await pending;
   if (typeof source !== 'string') {
-    const text = jsonText(source);
-    const external = hasExternalRefs(text);
+    const decoded = jsonTextInPlace(source.bytes, source.spare) ?? {
+      text: jsonText(source.bytes),
+      original: () => source.bytes,
+    };
+    const external = hasExternalRefs(decoded.text);
     try {
-      return { external, document: parseText(text, location, code) };
+      return { external, document: parseText(decoded.text, location, code) };
     } catch {
-      return parseSource(Promise.resolve(source.toString('utf8')), location, code);
+      return parseSource(Promise.resolve(decoded.original().toString('utf8')), location, code);
     }
   }
   if (!source.trimStart().startsWith('{')) await preloadYaml();
   return { external: hasExternalRefs(source), document: parseText(source, location, code) };
 }
 
-async function readText(path: string, hashed?: (bytes: Buffer) => void): Promise<string | Buffer> {
+/** A local JSON spec's bytes, followed in their memory by `spare` bytes that are the reader's own. */
+interface SpecBytes {
+  bytes: Buffer;
+  spare: number;
+}
+
+async function readText(path: string, hashed?: (bytes: Buffer) => void): Promise<string | SpecBytes> {
   try {
     // Bytes first, decoded once: with an encoding, fs/promises decodes each 512 KiB slice through a
     // StringDecoder and joins them into a rope that the parse must then flatten, all alive together
-    // (GitHub's 13 MB spec: ~6-13 MB more peak RSS). JSON stays bytes, for `jsonText`.
-    const bytes = await readFile(path);
+    // (GitHub's 13 MB spec: ~6-13 MB more peak RSS). JSON stays bytes, for `jsonTextInPlace`.
+    const { bytes, spare } = await readWithSpare(path);
     hashed?.(bytes);
-    return jsonBytes(bytes) ?? bytes.toString('utf8');
+    const json = jsonBytes(bytes);
+    return json ? { bytes: json, spare } : bytes.toString('utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const why =
@@ -118,6 +129,43 @@ async function readText(path: string, hashed?: (bytes: Buffer) => void): Promise
     // The system error only repeats what `why` says (and the path): it is not chained as a cause.
     if (why) throw new BridgeError('invalid_input', `cannot read the OpenAPI spec ${path}: ${why}`);
     throw new BridgeError('invalid_input', `cannot read the OpenAPI spec ${path}`, { cause: error });
+  }
+}
+
+/** Room left after a file's bytes for the escapes of `jsonTextInPlace` (GitHub's spec needs ~500 bytes). */
+const SPARE_BYTES = 64 * 1024;
+
+// The whole file in one buffer with `SPARE_BYTES` or more after it: one read, and one more that
+// finds the end, for a file whose size does not change meanwhile (`readFile` reads 512 KiB at a
+// time, each a round trip through the event loop).
+async function readWithSpare(path: string): Promise<SpecBytes> {
+  const file = await open(path, 'r');
+  try {
+    const { size } = await file.stat();
+    let buffer = Buffer.allocUnsafeSlow(Math.max(size, SPARE_BYTES) + SPARE_BYTES);
+    let length = 0;
+    for (;;) {
+      let room = buffer.length - SPARE_BYTES - length;
+      if (room === 0) {
+        // Full: the end of the file, or a file that grew while read (or that states no size, a
+        // pipe), read on into a larger buffer.
+        const probe = Buffer.allocUnsafe(SPARE_BYTES);
+        const { bytesRead } = await file.read(probe, 0, SPARE_BYTES, null);
+        if (bytesRead === 0) break;
+        const larger = Buffer.allocUnsafeSlow(2 * (length + bytesRead) + SPARE_BYTES);
+        buffer.copy(larger, 0, 0, length);
+        probe.copy(larger, length, 0, bytesRead);
+        buffer = larger;
+        length += bytesRead;
+        room = buffer.length - SPARE_BYTES - length;
+      }
+      const { bytesRead } = await file.read(buffer, length, room, null);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    return { bytes: buffer.subarray(0, length), spare: buffer.length - length };
+  } finally {
+    await file.close();
   }
 }
 

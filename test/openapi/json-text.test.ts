@@ -1,9 +1,10 @@
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonText } from '../../adapters/openapi/json-text.js';
+import { jsonText, jsonTextInPlace } from '../../adapters/openapi/json-text.js';
 import { loadDocument } from '../../adapters/openapi/load-document.js';
 
 // `jsonText` must parse to exactly what a UTF-8 decode parses to, whatever the bytes: GitHub's
@@ -12,6 +13,18 @@ import { loadDocument } from '../../adapters/openapi/load-document.js';
 
 const utf8Parse = (bytes: Buffer) => JSON.parse(bytes.toString('utf8'));
 const fastParse = (bytes: Buffer) => JSON.parse(jsonText(bytes));
+
+/**
+ * `bytes` escaped in place within a copy followed by `spare` bytes and a guard after those, which
+ * must come out untouched: the text parsed, and the bytes `original()` gives back.
+ */
+function inPlace(bytes: Buffer, spare = 4096) {
+  const guard = Buffer.alloc(64, 0x5a);
+  const memory = Buffer.concat([bytes, Buffer.alloc(spare, 0x20), guard]);
+  const decoded = jsonTextInPlace(memory.subarray(0, bytes.length), spare);
+  expect(memory.subarray(bytes.length + spare).equals(guard)).toBe(true);
+  return decoded && { value: JSON.parse(decoded.text), original: decoded.original() };
+}
 
 /** `{"k": "<before><raw bytes><after>"}` as bytes, the raw bytes placed at `offset` of the file. */
 function documentWith(raw: number[], offset: number): Buffer {
@@ -31,7 +44,11 @@ describe('jsonText', () => {
     const spec = createRequire(import.meta.url).resolve('@octokit/openapi/generated/api.github.com.json');
     const bytes = readFileSync(spec);
     expect(bytes.some((byte) => byte > 0x7f)).toBe(true);
-    expect(fastParse(bytes)).toEqual(utf8Parse(bytes));
+    const expected = utf8Parse(bytes);
+    expect(fastParse(bytes)).toEqual(expected);
+    const escaped = inPlace(bytes);
+    expect(escaped?.value).toEqual(expected);
+    expect(escaped?.original.equals(bytes)).toBe(true);
   });
 
   it.each([
@@ -49,15 +66,36 @@ describe('jsonText', () => {
     for (const offset of [7, 100, 1023, 1024, 1025, 65_534, 65_535, 65_536, 65_537, 131_071]) {
       const bytes = documentWith(raw, offset);
       expect(fastParse(bytes), `at ${offset}`).toEqual(utf8Parse(bytes));
+      const escaped = inPlace(bytes);
+      expect(escaped?.value, `in place at ${offset}`).toEqual(utf8Parse(bytes));
+      expect(escaped?.original.equals(bytes), `given back at ${offset}`).toBe(true);
     }
   });
 
   it('handles a run that ends the document and many runs in one line', () => {
     const many = Buffer.from(`{"k": "${'é a ’ b 😀 '.repeat(300)}"}`);
     expect(fastParse(many)).toEqual(utf8Parse(many));
+    expect(inPlace(many, 20_000)?.value).toEqual(utf8Parse(many));
+    expect(inPlace(many, 20_000)?.original.equals(many)).toBe(true);
     const last = Buffer.concat([Buffer.from('{"k": "x"}'), Buffer.from([0xc3])]);
     expect(() => fastParse(last)).toThrow();
     expect(() => utf8Parse(last)).toThrow();
+  });
+});
+
+describe('jsonTextInPlace', () => {
+  it('needs room for every escape: with less it declines and leaves the bytes as they were', () => {
+    const bytes = documentWith([0xc3, 0xa9, 0xe2, 0x80, 0x99], 100);
+    // é grows by 4 bytes, ’ by 3.
+    expect(inPlace(bytes, 7)?.value).toEqual(utf8Parse(bytes));
+    const memory = Buffer.concat([bytes, Buffer.alloc(6)]);
+    expect(jsonTextInPlace(memory.subarray(0, bytes.length), 6)).toBeUndefined();
+    expect(memory.subarray(0, bytes.length).equals(bytes)).toBe(true);
+  });
+
+  it('decodes ASCII without moving a byte', () => {
+    const bytes = Buffer.from('{"k": [1, "two"]}');
+    expect(inPlace(bytes, 0)?.value).toEqual({ k: [1, 'two'] });
   });
 });
 
@@ -73,6 +111,17 @@ describe('loading a local JSON spec through jsonText', () => {
     );
     const loaded = await loadDocument(file, dir);
     expect((loaded.document.info as { title: string }).title).toBe('Café — “API” 😀');
+  });
+
+  it('reads a spec from a pipe, which states no size (bridge openapi <(curl …))', async () => {
+    const fifo = join(dir, 'spec.pipe');
+    execFileSync('mkfifo', [fifo]);
+    // Larger than the first buffer, with characters outside ASCII on both sides of its end.
+    const title = `${'é’'.repeat(20_000)} — ${'😀'.repeat(20_000)}`;
+    const writer = spawn('sh', ['-c', 'cat > "$1"', 'sh', fifo], { stdio: ['pipe', 'ignore', 'ignore'] });
+    writer.stdin.end(minimal(title));
+    const loaded = await loadDocument(fifo, dir);
+    expect((loaded.document.info as { title: string }).title).toBe(title);
   });
 
   it('reports invalid JSON at the position of the text as written, not of its escapes', async () => {
