@@ -98,8 +98,8 @@ export interface ListPage {
   cursor: string | undefined;
   nextCursor: string | undefined;
   modern: boolean;
-  /** The answer's bytes before `,"jsonrpc":"2.0","id":…`. */
-  body: Buffer;
+  /** The answer's bytes before `,"jsonrpc":"2.0","id":…`, in parts joined when it is sent. */
+  body: readonly Uint8Array[];
 }
 
 /** The page of `registry` after `cursor` (see `toolsListAnswer`), or undefined when the SDK answers. */
@@ -115,6 +115,8 @@ export function toolsListPage(
   const parts: Uint8Array[] = [Buffer.from('{"result":{"tools":[')];
   // Tools without kept text are serialized a run at a time, in one `JSON.stringify` of the run's
   // entries: one call per tool cost about twice as much (GitHub's 500-tool pages, first start).
+  // Runs stop at `RUN_TOOLS`: a whole page's string and its copies held together raised the peak
+  // memory of a first start by ~2.5 MB.
   let run: Tool[] = [];
   const endRun = () => {
     if (run.length === 0) return;
@@ -127,6 +129,7 @@ export function toolsListPage(
     const kept = entries[index];
     if (!kept) {
       run.push(modern ? modernEntry(tool) : listEntry(tool));
+      if (run.length === RUN_TOOLS) endRun();
       continue;
     }
     endRun();
@@ -140,13 +143,16 @@ export function toolsListPage(
     ? `,"resultType":"complete","ttlMs":${JSON.stringify(modern.ttlMs)},"cacheScope":${JSON.stringify(modern.cacheScope)},"_meta":${JSON.stringify({ [SERVER_INFO_META_KEY]: modern.serverInfo })}`
     : '';
   parts.push(Buffer.from(`]${next}${stamps}}`));
-  return { registry, cursor, nextCursor, modern: modern !== undefined, body: Buffer.concat(parts) };
+  return { registry, cursor, nextCursor, modern: modern !== undefined, body: parts };
 }
+
+/** Tools serialized by one `JSON.stringify` at most (see `toolsListPage`). */
+const RUN_TOOLS = 50;
 
 /** The answer to request `id` with `page`: one line to an initialize-era client (see `toolsListAnswer`). */
 export function answerWithPage(page: ListPage, id: string | number): Buffer {
   const tail = Buffer.from(`,"jsonrpc":"2.0","id":${JSON.stringify(id)}${page.modern ? '}' : '}\n'}`);
-  return Buffer.concat([page.body, tail]);
+  return Buffer.concat([...page.body, tail]);
 }
 
 // A tool without kept text as the 2026-07-28 codec lists it: without `execution`.

@@ -179,7 +179,11 @@ describe('which stdio messages the lane takes (in-process, on its own decision)'
   });
 
   it('tools/list of a registry without kept text is written as the SDK writes it', async () => {
-    const pin = await connection([tool('a'), tool('b', { taskSupport: 'optional' })]);
+    // More tools than one JSON.stringify serializes (see toolsListPage), a kept one among them.
+    const more = Array.from({ length: 130 }, (_, index) =>
+      index === 70 ? kept(`m${index}`) : tool(`m${String(index).padStart(3, '0')}`),
+    );
+    const pin = await connection([tool('a'), tool('b', { taskSupport: 'optional' }), ...more]);
     try {
       expect(pin.take('tools/list')).toBe(true);
       const sdk = await pin.sdk('tools/list');
