@@ -6,6 +6,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { AskSettings } from '../ask/call-asking.js';
 import { forgetClientRoots, trackClientRoots } from '../client-roots.js';
+import type { ToolRegistry } from '../registry.js';
 import {
   answerToolsCall,
   isCancellation,
@@ -84,8 +85,9 @@ export function createStdioLane(
   // What the server's connection fixes at `initialize`, made once rather than per call.
   let connection: { server: Server; site: Omit<ToolsCallSite, 'roots'>; roots: Roots } | undefined;
   // The `tools/list` page a client will ask for next, made while it reads the one before (see
-  // `listAhead`); `wanted` is the cursor of the one to make.
-  let ahead: ListPage | undefined;
+  // `listAhead`), and the registry it was made from (weakly: a page never asked for must not keep
+  // tools since replaced alive); `wanted` is the cursor of the one to make.
+  let ahead: { page: ListPage; of: WeakRef<ToolRegistry> } | undefined;
   let wanted: { cursor: string | undefined } | undefined;
 
   return {
@@ -217,7 +219,8 @@ export function createStdioLane(
     const request = plainListRequest(message);
     if (!request) return false;
     const registry = setup.registry();
-    const made = ahead?.registry === registry && ahead.cursor === request.cursor ? ahead : undefined;
+    const made =
+      ahead?.of.deref() === registry && ahead.page.cursor === request.cursor ? ahead.page : undefined;
     ahead = undefined;
     wanted = undefined;
     const page = made ?? toolsListPage(registry, request.cursor);
@@ -246,7 +249,8 @@ export function createStdioLane(
     setImmediate(() => {
       if (wanted !== want || setup.registry() !== registry) return;
       wanted = undefined;
-      ahead = toolsListPage(registry, cursor);
+      const page = toolsListPage(registry, cursor);
+      ahead = page && { page, of: new WeakRef(registry) };
     });
   }
 }

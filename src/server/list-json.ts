@@ -94,7 +94,6 @@ export function toolsListAnswer(
  * for it, or ahead of the request (see `createStdioLane`), and answered with `answerWithPage`.
  */
 export interface ListPage {
-  registry: ToolRegistry;
   cursor: string | undefined;
   nextCursor: string | undefined;
   modern: boolean;
@@ -143,7 +142,7 @@ export function toolsListPage(
     ? `,"resultType":"complete","ttlMs":${JSON.stringify(modern.ttlMs)},"cacheScope":${JSON.stringify(modern.cacheScope)},"_meta":${JSON.stringify({ [SERVER_INFO_META_KEY]: modern.serverInfo })}`
     : '';
   parts.push(Buffer.from(`]${next}${stamps}}`));
-  return { registry, cursor, nextCursor, modern: modern !== undefined, body: parts };
+  return { cursor, nextCursor, modern: modern !== undefined, body: parts };
 }
 
 /** Tools serialized by one `JSON.stringify` at most (see `toolsListPage`). */
