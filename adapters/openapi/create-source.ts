@@ -80,9 +80,11 @@ export function createOpenApiSource(options: OpenApiOptions, baseDir: string): S
       : undefined;
   // The cache write still to come in --tools all, run early if the source closes first.
   let pendingSave: (() => void) | undefined;
-  const source: Source = {
+  const source: Omit<Source, 'load'> & {
+    load(context: LoadContext, steady: () => void): Promise<ToolDefinition[]>;
+  } = {
     label: `openapi ${options.spec}`,
-    async load(context: LoadContext): Promise<ToolDefinition[]> {
+    async load(context: LoadContext, steady: () => void): Promise<ToolDefinition[]> {
       const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
       const settings = (servers: CallSettings['servers'], schemes: unknown): CallSettings => ({
         servers,
@@ -96,9 +98,10 @@ export function createOpenApiSource(options: OpenApiOptions, baseDir: string): S
         forwardAuth: options.forwardAuth ?? false,
       });
       const cached = cache ? readCache(cache, specPath, context.log) : undefined;
+      if (cached) steady();
       const converted = cached
         ? fromCache(cached, settings, context.log)
-        : await convert(options, baseDir, specPath, cache, settings, context);
+        : await convert(options, baseDir, specPath, cache, settings, context, steady);
       files = converted.files;
       const mode = options.tools ?? 'auto';
       const { tools } = converted;
@@ -122,7 +125,10 @@ export function createOpenApiSource(options: OpenApiOptions, baseDir: string): S
     },
   };
   // The young generation held while a spec is read and converted (see steady-young-generation.ts).
-  return { ...source, load: (context) => withSteadyYoungGeneration(() => source.load(context)) };
+  return {
+    ...source,
+    load: (context) => withSteadyYoungGeneration((steady) => source.load(context, steady)),
+  };
 }
 
 // Runs `save` once: after start-up, or when the source closes sooner (a short session). Never
@@ -156,11 +162,13 @@ async function convert(
   cache: string | undefined,
   settings: (servers: CallSettings['servers'], schemes: unknown) => CallSettings,
   context: LoadContext,
+  steady: () => void,
 ): Promise<Converted> {
   // Stat before reading, hash of the very bytes parsed (read once): an edit made while converting
   // makes the next start convert again.
   const specStat = cache ? statFile(specPath) : undefined;
   const loaded = await loadDocument(options.spec, baseDir, {
+    beforeParse: steady,
     ...(options.validate ? { validate: true } : {}),
     ...(options.allowRemoteRefs ? { allowRemoteRefs: true } : {}),
     ...(specStat ? { hash: true } : {}),

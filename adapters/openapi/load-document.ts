@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { open } from 'node:fs/promises';
+import { closeSync, fstatSync, openSync, read } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { BridgeError, type BridgeErrorCode, describeError } from '../../src/index.js';
 import { remoteRefResolver } from './fetch-remote-ref.js';
@@ -28,6 +28,8 @@ export interface LoadOptions {
   allowRemoteRefs?: boolean;
   /** Hash a local spec's bytes as they are read (the conversion cache's key), instead of reading it twice. */
   hash?: boolean;
+  /** Called when the spec's text has been read, before it is parsed. */
+  beforeParse?: () => void;
   signal?: AbortSignal;
 }
 
@@ -58,6 +60,7 @@ export async function loadDocument(
     remote ? fetchText(location, options.signal) : readText(location, hashed),
     location,
     code,
+    options.beforeParse,
   );
   let document = parsed.document;
   const version = detectVersion(document, location, code);
@@ -83,8 +86,10 @@ async function parseSource(
   pending: Promise<string | SpecBytes>,
   location: string,
   code: BridgeErrorCode,
+  beforeParse?: () => void,
 ): Promise<{ document: Record<string, unknown>; external: boolean }> {
   const source = await pending;
+  beforeParse?.();
   if (typeof source !== 'string') {
     const decoded = jsonTextInPlace(source.bytes, source.spare) ?? {
       text: jsonText(source.bytes),
@@ -137,11 +142,13 @@ const SPARE_BYTES = 64 * 1024;
 
 // The whole file in one buffer with `SPARE_BYTES` or more after it: one read, and one more that
 // finds the end, for a file whose size does not change meanwhile (`readFile` reads 512 KiB at a
-// time, each a round trip through the event loop).
+// time, each a round trip through the event loop). Opened and measured synchronously, so that the
+// read is under way when the caller's first `await` returns: the server's modules are evaluated
+// meanwhile (see serve.ts).
 async function readWithSpare(path: string): Promise<SpecBytes> {
-  const file = await open(path, 'r');
+  const fd = openSync(path, 'r');
   try {
-    const { size } = await file.stat();
+    const { size } = fstatSync(fd);
     let buffer = Buffer.allocUnsafeSlow(Math.max(size, SPARE_BYTES) + SPARE_BYTES);
     let length = 0;
     for (;;) {
@@ -150,23 +157,29 @@ async function readWithSpare(path: string): Promise<SpecBytes> {
         // Full: the end of the file, or a file that grew while read (or that states no size, a
         // pipe), read on into a larger buffer.
         const probe = Buffer.allocUnsafe(SPARE_BYTES);
-        const { bytesRead } = await file.read(probe, 0, SPARE_BYTES, null);
-        if (bytesRead === 0) break;
-        const larger = Buffer.allocUnsafeSlow(2 * (length + bytesRead) + SPARE_BYTES);
+        const more = await readInto(fd, probe, 0, SPARE_BYTES);
+        if (more === 0) break;
+        const larger = Buffer.allocUnsafeSlow(2 * (length + more) + SPARE_BYTES);
         buffer.copy(larger, 0, 0, length);
-        probe.copy(larger, length, 0, bytesRead);
+        probe.copy(larger, length, 0, more);
         buffer = larger;
-        length += bytesRead;
+        length += more;
         room = buffer.length - SPARE_BYTES - length;
       }
-      const { bytesRead } = await file.read(buffer, length, room, null);
+      const bytesRead = await readInto(fd, buffer, length, room);
       if (bytesRead === 0) break;
       length += bytesRead;
     }
     return { bytes: buffer.subarray(0, length), spare: buffer.length - length };
   } finally {
-    await file.close();
+    closeSync(fd);
   }
+}
+
+function readInto(fd: number, buffer: Buffer, offset: number, length: number): Promise<number> {
+  return new Promise((done, fail) => {
+    read(fd, buffer, offset, length, null, (error, bytesRead) => (error ? fail(error) : done(bytesRead)));
+  });
 }
 
 /** A JSON document's bytes without a byte-order mark; undefined when `bytes` do not start as JSON. */

@@ -1,6 +1,6 @@
 import type { Logger } from '../logger.js';
 import type { RegisteredTool, ToolRegistry } from '../registry.js';
-import { listEntryParts } from '../server/list-json.js';
+import { listEntryParts } from '../server/list-entry.js';
 
 /**
  * Past this many tokens one tool's `tools/list` entry is a problem of its own: a Kubernetes

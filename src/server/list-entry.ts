@@ -1,4 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/server';
+import { listedJsonOf } from '../listed-json.js';
 import type { RegisteredTool } from '../registry.js';
 
 /**
@@ -28,3 +29,28 @@ export function listEntry(tool: RegisteredTool, titleIn: 'top' | 'annotations' =
   }
   return entry;
 }
+
+/**
+ * A tool's entry from the text its adapter kept (`keepListedJson`): `{"name":…,` before the kept
+ * object's members (`execution` is not among them). Undefined for a tool without such text.
+ */
+export function keptParts(tool: RegisteredTool): Uint8Array[] | undefined {
+  const { definition } = tool;
+  const listed = listedJsonOf(definition);
+  const tasks = definition.taskSupport !== undefined && definition.taskSupport !== 'forbidden';
+  // An object with at least one member, which the name is joined to with a comma.
+  if (!listed || tasks || listed.length < 3 || listed[0] !== OPEN_BRACE || listed.at(-1) !== CLOSE_BRACE)
+    return undefined;
+  return [Buffer.from(`{"name":${JSON.stringify(tool.name)},`), listed.subarray(1)];
+}
+
+/**
+ * A tool's `tools/list` entry (title at the top level, as clients since 2025-06-18 read it) as
+ * UTF-8 JSON parts: the same members `listEntry` builds, in another order when taken from kept text.
+ */
+export function listEntryParts(tool: RegisteredTool): Uint8Array[] {
+  return keptParts(tool) ?? [Buffer.from(JSON.stringify(listEntry(tool)))];
+}
+
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;

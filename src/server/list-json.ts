@@ -2,7 +2,7 @@ import { SERVER_INFO_META_KEY, type Tool } from '@modelcontextprotocol/server';
 import { listedJsonOf } from '../listed-json.js';
 import type { RegisteredTool, ToolRegistry } from '../registry.js';
 import { isPlainObject, REQUEST_KEYS } from './answer-tools-call.js';
-import { listEntry } from './list-entry.js';
+import { keptParts, listEntry } from './list-entry.js';
 import { PAGE_SIZE, pageBounds } from './paginate.js';
 
 // `tools/list` answers written as bytes: each entry's JSON from the text the adapter kept
@@ -36,28 +36,6 @@ function entriesFor(registry: ToolRegistry): Array<Uint8Array[] | undefined> | n
   }
   return entries;
 }
-
-// `{"name":…,` before the kept object's members; `execution` is not among them.
-function keptParts(tool: RegisteredTool): Uint8Array[] | undefined {
-  const { definition } = tool;
-  const listed = listedJsonOf(definition);
-  const tasks = definition.taskSupport !== undefined && definition.taskSupport !== 'forbidden';
-  // An object with at least one member, which the name is joined to with a comma.
-  if (!listed || tasks || listed.length < 3 || listed[0] !== OPEN_BRACE || listed.at(-1) !== CLOSE_BRACE)
-    return undefined;
-  return [Buffer.from(`{"name":${JSON.stringify(tool.name)},`), listed.subarray(1)];
-}
-
-/**
- * A tool's `tools/list` entry (title at the top level, as clients since 2025-06-18 read it) as
- * UTF-8 JSON parts: the same members `listEntry` builds, in another order when taken from kept text.
- */
-export function listEntryParts(tool: RegisteredTool): Uint8Array[] {
-  return keptParts(tool) ?? [Buffer.from(JSON.stringify(listEntry(tool)))];
-}
-
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
 
 /** How long and for whom a 2026-07-28 client may cache a tools/list answer (the SDK's cache hint). */
 export const LIST_CACHE_HINT = { ttlMs: 60_000, cacheScope: 'public' } as const;

@@ -7,14 +7,21 @@ import { distPath } from '../helpers/start-bridge.js';
 // V8's own figures, not timings, read in a fresh Node process (a test worker's heap has a history):
 // the young generation's size before, during and after a load that keeps everything it allocates,
 // like a spec being parsed and converted (what makes V8 grow it).
-const probe = (flags: string[]) => `
+const probe = (flags: string[], growFirst: boolean) => `
 const { getHeapSpaceStatistics } = await import('node:v8');
 const { withSteadyYoungGeneration } = await import(${JSON.stringify(pathToFileURL(distPath('adapters/openapi/steady-young-generation.js')).href)});
 const young = () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space').space_size;
 const kept = [];
 const allocate = () => { for (let i = 0; i < 400000; i++) kept.push({ i, text: 'item ' + i }); };
 const before = young();
-const during = await withSteadyYoungGeneration(async () => {
+let held;
+const during = await withSteadyYoungGeneration(async (steady) => {
+  if (${growFirst}) {
+    allocate();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  held = young();
+  steady();
   allocate();
   await new Promise((resolve) => setImmediate(resolve));
   allocate();
@@ -22,13 +29,20 @@ const during = await withSteadyYoungGeneration(async () => {
 });
 allocate();
 allocate();
-process.stdout.write(JSON.stringify({ before, during, after: young(), flags: ${JSON.stringify(flags)} }));`;
+process.stdout.write(JSON.stringify({ before, held, during, after: young(), flags: ${JSON.stringify(flags)} }));`;
 
-function sizes(flags: string[] = []): { before: number; during: number; after: number } {
-  const out = execFileSync(process.execPath, [...flags, '--input-type=module', '-e', probe(flags)], {
-    encoding: 'utf8',
-    env: { ...process.env, NODE_OPTIONS: '' },
-  });
+function sizes(
+  flags: string[] = [],
+  growFirst = false,
+): { before: number; held: number; during: number; after: number } {
+  const out = execFileSync(
+    process.execPath,
+    [...flags, '--input-type=module', '-e', probe(flags, growFirst)],
+    {
+      encoding: 'utf8',
+      env: { ...process.env, NODE_OPTIONS: '' },
+    },
+  );
   return JSON.parse(out);
 }
 
@@ -39,6 +53,12 @@ describe('the young generation while a spec loads', () => {
     const { before, during, after } = sizes();
     expect(during).toBeLessThanOrEqual(Math.max(2 * before, 2 * MiB));
     expect(after).toBeGreaterThanOrEqual(8 * during);
+  });
+
+  it('grows until the load says its parsing begins (steady), and is held from there', () => {
+    const { before, held, during } = sizes([], true);
+    expect(held).toBeGreaterThanOrEqual(4 * before);
+    expect(during).toBeLessThanOrEqual(2 * held);
   });
 
   it('is left to whoever chose its size when starting Node', () => {
