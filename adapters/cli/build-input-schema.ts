@@ -89,6 +89,7 @@ function optionSchema(option: OptionSpec): JsonSchema {
       break;
     default:
       value = option.path ? pathSchema({ type: 'string' }, option.path) : { type: 'string' };
+      if (option.pattern) value.pattern = option.pattern;
   }
   if (option.valueCount === 2) {
     // `--arg NAME VALUE`: the two values in order.

@@ -35,6 +35,12 @@ export interface OptionSpec {
   placeholder?: string;
   /** The value names a file or directory (`false`: known not to, whatever inference would say). */
   path?: PathKind | false;
+  /**
+   * A regular expression every value must match (an overlay's): for a value the program reads as
+   * more than it looks (OpenSSL's `-newkey rsa:2048`, which also takes `param:FILE`, a file read
+   * wherever it is).
+   */
+  pattern?: string;
 }
 
 /** Where a positional argument goes on the command line. */

@@ -30,6 +30,8 @@ const OptionOverlay = z
     description: z.string(),
     /** The value is a file or directory (`location`: or a URL), checked against the roots; `false`: it is not. */
     path: PathKind,
+    /** A regular expression (JSON Schema's, unanchored unless written with `^…$`) every value must match. */
+    pattern: z.string().refine(isRegExp, 'not a valid regular expression'),
   })
   .partial()
   .strict();
@@ -208,4 +210,13 @@ export function loadOverlay(path: string): { overlay: Overlay; text: string } {
     throw new BridgeError('invalid_input', `the overlay ${path} is invalid: ${issues.join('; ')}`);
   }
   return { overlay: parsed.data, text };
+}
+
+function isRegExp(source: string): boolean {
+  try {
+    new RegExp(source, 'u');
+    return true;
+  } catch {
+    return false;
+  }
 }

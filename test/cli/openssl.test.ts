@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -87,6 +88,29 @@ describe('openssl', () => {
       expect(refused.isError, source).toBe(true);
       expect(text(refused)).toContain('refused');
     }
+
+    // A key's parameters read from a file wherever it is (`param:FILE`, `<alg>:FILE`): only an
+    // algorithm, or one with a key size, is taken. Asserted on the world: no key is made from them.
+    execFileSync('openssl', ['ecparam', '-name', 'secp384r1', '-out', join(outside, 'params.pem')]);
+    for (const newkey of [`param:${join(outside, 'params.pem')}`, `ec:${join(outside, 'params.pem')}`]) {
+      const made = await client().callTool('openssl_req', {
+        x509: true,
+        newkey,
+        noenc: true,
+        subj: '/CN=outside.test',
+        keyout: 'outside-key.pem',
+        out: 'outside-cert.pem',
+      });
+      expect(made.isError, newkey).toBe(true);
+      expect(text(made)).toContain('newkey');
+      expect(existsSync(join(work, 'outside-key.pem'))).toBe(false);
+    }
+    // `-rand a:b` reads each file of a `:` list: not offered.
+    const req = (await client().listTools()).tools.find((tool) => tool.name === 'openssl_req') as unknown as {
+      inputSchema: { properties: Record<string, unknown> };
+    };
+    expect(req.inputSchema.properties.newkey).toBeDefined();
+    expect(req.inputSchema.properties.rand).toBeUndefined();
 
     // The same tool with what is allowed still runs: the refusals above were the arguments'.
     const hashed = await client().callTool('openssl_dgst', {
