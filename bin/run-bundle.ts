@@ -3,7 +3,13 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { Script } from 'node:vm';
 import { cacheDir } from '../src/cache-dir.js';
-import { type CodeCacheKey, codeCacheFile, currentKey, readCodeCache, writeCodeCache } from './code-cache.js';
+import {
+  type CodeCacheKey,
+  codeCacheFile,
+  currentKey,
+  readCodeCache,
+  writeCodeCache,
+} from '../src/code-cache.js';
 
 type CommonJsWrapper = (
   exports: unknown,

@@ -9,6 +9,11 @@
 // The bundle is CommonJS written as one function expression `(function (exports, require, module,
 // __filename, __dirname) {…})`, which the loader compiles with `vm.Script` and calls. Adapters
 // are still evaluated only when their command runs (esbuild wraps lazily imported modules).
+//
+// The loader is CommonJS too, marked so by dist/bin/package.json: an ES module entry costs Node
+// its ES module loader (~4 ms of every start). tsc's other outputs in dist/bin (start.js,
+// run-bundle.js: ES modules, bundled into the loader) are removed, since that package.json would
+// make them CommonJS.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
@@ -17,8 +22,10 @@ import { parse } from 'yaml';
 const dir = 'dist/bin';
 const entry = `${dir}/bridge.js`;
 const bundle = `${dir}/bridge-bundle.js`;
-// Left by earlier builds (the ES module chunks of the previous layout).
+// Left by earlier builds (the ES module chunks of the previous layout), and this build's marker,
+// written again at the end: until then dist/bin holds tsc's ES modules.
 for (const file of readdirSync(dir)) if (/^chunk-.*\.js$|\.map$/.test(file)) rmSync(`${dir}/${file}`);
+rmSync(`${dir}/package.json`, { force: true });
 if (readFileSync(entry, 'utf8').includes('BRIDGE_BUNDLE_SHA256')) {
   throw new Error(`${entry} is already the loader: run tsc (npm run build) before this script`);
 }
@@ -56,12 +63,15 @@ await build({
   outfile: entry,
   allowOverwrite: true,
   bundle: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
-  define: { BRIDGE_BUNDLE_SHA256: JSON.stringify(sha256) },
+  inject: ['scripts/import-meta-url.mjs'],
+  define: { BRIDGE_BUNDLE_SHA256: JSON.stringify(sha256), 'import.meta.url': '__bridgeImportMetaUrl' },
   logLevel: 'warning',
 });
+for (const file of ['start.js', 'run-bundle.js', 'code-cache.js']) rmSync(`${dir}/${file}`, { force: true });
+writeFileSync(`${dir}/package.json`, `${JSON.stringify({ type: 'commonjs' })}\n`);
 
 // The bundled CLI overlays as JSON beside the bundle (looked up before the YAML originals), so a
 // start reads them without loading the YAML parser. Same data: parsed here by the same library.

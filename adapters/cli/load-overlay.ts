@@ -150,17 +150,22 @@ export function overlayDirs(moduleUrl: string = import.meta.url): string[] {
 
 const PACKAGE_NAME = 'mcp-source-bridge';
 
-/** The package root above `dir`: its nearest package.json must be ours, else undefined. */
+/**
+ * The package root above `dir`: its nearest package.json with a name must be ours, else undefined.
+ * One without a name only marks how the files below it load (the build's `dist/bin/package.json`,
+ * `{"type": "commonjs"}`), and the walk goes on past it.
+ */
 function packageRootOf(dir: string): string | undefined {
   for (let current = dir; ; current = dirname(current)) {
     const manifest = join(current, 'package.json');
     if (existsSync(manifest)) {
+      let name: unknown;
       try {
-        const name = (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown }).name;
-        return name === PACKAGE_NAME ? current : undefined;
+        name = (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown }).name;
       } catch {
         return undefined;
       }
+      if (name !== undefined) return name === PACKAGE_NAME ? current : undefined;
     }
     if (dirname(current) === current) return undefined;
   }

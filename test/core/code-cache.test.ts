@@ -1,4 +1,4 @@
-// The V8 code cache of the bundled command line (bin/code-cache.ts, bin/run-bundle.ts): the file
+// The V8 code cache of the bundled command line (src/code-cache.ts, bin/run-bundle.ts): the file
 // format's bad inputs, concurrent writers as real processes, and the built executable serving a
 // real v1 client over stdio with no cache, a valid one, a corrupt one and one V8 rejects.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -27,7 +27,7 @@ import {
   readCodeCache,
   STALE_AFTER_MS,
   writeCodeCache,
-} from '../../bin/code-cache.js';
+} from '../../src/code-cache.js';
 import { connect } from '../helpers/connect.js';
 import { BRIDGE_BIN, distPath } from '../helpers/start-bridge.js';
 
@@ -144,7 +144,7 @@ describe('code cache file', () => {
 
   it('concurrent writers leave one whole file and no temp files', async () => {
     const file = codeCacheFile(dir, key);
-    const module = distPath('bin/code-cache.js');
+    const module = distPath('src/code-cache.js');
     // Eight processes write different payloads of 2 MB to the same file at the same time.
     const script = `import(${JSON.stringify(module)}).then((m) => {
       const data = Buffer.alloc(2 << 20, Number(process.argv[1]));
@@ -240,7 +240,7 @@ describe('the built bridge and its code cache', () => {
     const copy = mkdtempSync(join(distPath(''), 'code-cache-test-'));
     try {
       mkdirSync(join(copy, 'bin'));
-      for (const name of ['bridge.js', 'bridge-bundle.js']) {
+      for (const name of ['bridge.js', 'bridge-bundle.js', 'package.json']) {
         writeFileSync(join(copy, 'bin', name), readFileSync(distPath(`bin/${name}`)));
       }
       // The help goes to stderr.

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { readOwnFile, writeOwnFile } from '../src/cache-dir.js';
+import { readOwnFile, writeOwnFile } from './cache-dir.js';
 
 // The V8 code cache of the bundled command line: the bytecode V8 compiled for it in an earlier
 // start, so that a start deserializes instead of parsing and compiling ~3 MB of JavaScript
