@@ -100,6 +100,8 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
   // protocol side is evaluated, which then runs while the reads are in flight.
   const loading = ToolRegistry.load(sources, { log, signal: shutdown.signal });
   const protocol = import('./server/protocol.js');
+  // Awaited below; a load that fails first must not leave it unhandled.
+  protocol.catch(() => {});
   try {
     registry = await loading;
   } catch (error) {

@@ -3,7 +3,7 @@ import { startStdio } from '../transports/start-stdio.js';
 import type { StartTransport, TransportOptions } from '../transports/transport.js';
 
 // The protocol side of a bridge: what needs the MCP SDK (its protocol schemas, the server, the
-// transports; ~18 ms of module evaluation). `serve` loads it while the sources read their files,
+// transports; ~16 ms of module evaluation). `serve` loads it while the sources read their files,
 // not before (see serve.ts).
 
 export { createServerFactory } from './create-server.js';
