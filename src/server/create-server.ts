@@ -10,7 +10,7 @@ import { RequestStateKeeper, type StateClaims } from '../ask/request-state.js';
 import type { Catalog } from '../catalog.js';
 import { trackClientRoots } from '../client-roots.js';
 import type { Logger } from '../logger.js';
-import type { ToolRegistry } from '../registry.js';
+import type { RegisteredTool, ToolRegistry } from '../registry.js';
 import type { ResourceStore } from '../resource-store.js';
 import type { SignInCallbacks } from '../sign-in/sign-in-callbacks.js';
 import { createTaskSupport } from '../tasks/install-tasks.js';
@@ -81,19 +81,37 @@ export function createServerFactory(setup: ServerSetup): ((context: McpRequestCo
   stdioLane: (output: StdioOutput) => StdioLane;
   sessionLane: (session: { server: Server; events: LaneEvents; sessionId: string }) => SessionLane;
 } {
-  // Built once per registry and per place of the title (see `listEntry`).
+  // Each entry built once per registry and per place of the title (see `listEntry`), when a page
+  // holding it is first asked for: building every entry for the first page read all of GitHub's
+  // 1,223 tools' kept text, where a page holds 500.
   const listCaches = {
-    top: new WeakMap<ToolRegistry, Tool[]>(),
-    annotations: new WeakMap<ToolRegistry, Tool[]>(),
+    top: new WeakMap<ToolRegistry, Array<Tool | undefined>>(),
+    annotations: new WeakMap<ToolRegistry, Array<Tool | undefined>>(),
   };
   const describeTools = (registry: ToolRegistry, titleIn: 'top' | 'annotations') => {
     const cache = listCaches[titleIn];
-    let tools = cache.get(registry);
-    if (!tools) {
-      tools = registry.tools.map((tool) => listEntry(tool, titleIn));
-      cache.set(registry, tools);
+    let entries = cache.get(registry);
+    if (!entries) {
+      entries = new Array<Tool | undefined>(registry.tools.length);
+      cache.set(registry, entries);
     }
-    return tools;
+    const built = entries;
+    const { length } = registry.tools;
+    return {
+      length,
+      slice(start = 0, end = length): Tool[] {
+        const page: Tool[] = [];
+        for (let index = start; index < Math.min(end, length); index++) {
+          let entry = built[index];
+          if (!entry) {
+            entry = listEntry(registry.tools[index] as RegisteredTool, titleIn);
+            built[index] = entry;
+          }
+          page.push(entry);
+        }
+        return page;
+      },
+    };
   };
 
   // One keeper per factory: a round's state must open on the instance that serves the retry.

@@ -19,15 +19,20 @@ export function pageBounds(
   return { start, end, nextCursor };
 }
 
+/**
+ * What a list is paged from: an array, or a view that makes only the entries a page asks for.
+ */
+export type Pageable<T> = Pick<readonly T[], 'length' | 'slice'>;
+
 /** One page of `all` after `cursor` (see `pageBounds`). An unreadable cursor is the client's error: -32602. */
-export function paginate<T>(all: readonly T[], cursor: string | undefined, pageSize: number) {
+export function paginate<T>(all: Pageable<T>, cursor: string | undefined, pageSize: number) {
   const bounds = pageBounds(all.length, cursor, pageSize);
   if (!bounds) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid cursor: "${cursor}"`);
   return { items: all.slice(bounds.start, bounds.end), nextCursor: bounds.nextCursor };
 }
 
 /** One page as a list result: `{[key]: items}`, plus `nextCursor` when more follow. */
-export function listPage<K extends string, T>(key: K, all: readonly T[], cursor: string | undefined) {
+export function listPage<K extends string, T>(key: K, all: Pageable<T>, cursor: string | undefined) {
   const { items, nextCursor } = paginate(all, cursor, PAGE_SIZE);
   return { [key]: items, ...(nextCursor === undefined ? {} : { nextCursor }) } as { [P in K]: T[] } & {
     nextCursor?: string;

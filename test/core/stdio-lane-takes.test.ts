@@ -287,6 +287,38 @@ describe('tools/list pages made ahead of the request', () => {
   });
 });
 
+describe("the SDK's tools/list", () => {
+  it('builds the entries of the page it answers, not of the whole list', async () => {
+    const reads = new Set<string>();
+    const tools = Array.from({ length: 1_100 }, (_, index) => {
+      const name = `t${String(index).padStart(4, '0')}`;
+      return Object.defineProperty(tool(name), 'description', {
+        enumerable: true,
+        get: () => {
+          reads.add(name);
+          return name;
+        },
+      });
+    });
+    const registry = new ToolRegistry([{ source: 'pin', tools }]);
+    const pin = await connection([], '2025-11-25', () => registry);
+    try {
+      const first = (await pin.sdk('tools/list')) as unknown as {
+        result: { tools: unknown[]; nextCursor: string };
+      };
+      expect(first.result.tools).toHaveLength(500);
+      expect(reads.size).toBe(500);
+      const second = (await pin.sdk('tools/list', { cursor: first.result.nextCursor })) as unknown as {
+        result: { tools: Array<{ name: string }> };
+      };
+      expect(second.result.tools[0]?.name).toBe('t0500');
+      expect(reads.size).toBe(1_000);
+    } finally {
+      await pin.close();
+    }
+  });
+});
+
 describe('initialize on a stdio connection', () => {
   const setup = () =>
     createServerFactory({
