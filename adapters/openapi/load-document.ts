@@ -268,15 +268,20 @@ function parseYaml(text: string, location: string, code: BridgeErrorCode): unkno
   try {
     return yamlModule.parse(text, { maxAliasCount: 10_000, merge: true });
   } catch (error) {
-    throw new BridgeError(
-      code,
-      `${location} is neither valid JSON nor valid YAML: ${describeError(error)}.`,
-      {
-        cause: error,
-      },
-    );
+    // The parser's message quotes the line it stopped at: of a binary file (an archive, an image),
+    // bytes that would garble the terminal.
+    const why = NOT_TEXT.test(text)
+      ? 'it holds bytes that are not text (a binary file?)'
+      : describeError(error);
+    throw new BridgeError(code, `${location} is neither valid JSON nor valid YAML: ${why}.`, {
+      cause: error,
+    });
   }
 }
+
+// A NUL, another C0 control but tab and line ends, or what UTF-8 decoding put for invalid bytes.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds.
+const NOT_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffd]/;
 
 /** Loads the YAML parser; called before `parseText` is given YAML. */
 async function preloadYaml(): Promise<void> {

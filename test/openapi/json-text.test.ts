@@ -124,6 +124,26 @@ describe('loading a local JSON spec through jsonText', () => {
     expect((loaded.document.info as { title: string }).title).toBe(title);
   });
 
+  it('names a binary file as such, without quoting its bytes', async () => {
+    // 4 KiB of pseudo-random bytes, on which the YAML parser stops (its errors quote the line).
+    const bytes = Buffer.alloc(4096);
+    let state = 4;
+    for (let index = 0; index < bytes.length; index++) {
+      state = (state * 1103515245 + 12345) >>> 0;
+      bytes[index] = state >>> 24;
+    }
+    const file = join(dir, 'archive.yaml');
+    writeFileSync(file, bytes);
+    const error = await loadDocument(file, dir).catch((failure: Error) => failure);
+    expect(error).toBeInstanceOf(Error);
+    const { message } = error as Error;
+    expect(message).toMatch(
+      /archive\.yaml is neither valid JSON nor valid YAML: it holds bytes that are not text/,
+    );
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: what must not reach the terminal.
+    expect(message).not.toMatch(/[\u0000-\u0008\u001b\ufffd]/);
+  });
+
   it('reports invalid JSON at the position of the text as written, not of its escapes', async () => {
     const file = join(dir, 'broken.json');
     const text = `{"info": {"title": "é’é’é’"}, "paths": {,}}`;
