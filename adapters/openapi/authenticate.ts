@@ -171,10 +171,9 @@ export class Authenticator {
     const configured = this.#env[variable];
     if (configured) return configured;
     const url = new URL(specUrl, `${origin}/`);
-    // `localhost`, 127.0.0.0/8 or ::1 (WHATWG URLs lowercase the host and bracket IPv6). Not
-    // `*.localhost`: a resolver without RFC 6761's rule asks DNS for those, which may answer anything.
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(host))) return url.href;
+    // `localhost`, 127.0.0.0/8 or ::1 (WHATWG URLs lowercase the host). Not `*.localhost`: a
+    // resolver without RFC 6761's rule asks DNS for those, which may answer anything.
+    if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url.hostname))) return url.href;
     throw new BridgeError(
       'invalid_input',
       `security scheme "${name}": the spec's token URL ${url.href} is not https, and the client's credentials are sent only over TLS or to this machine; set ${variable} to the token endpoint to use`,

@@ -194,10 +194,8 @@ function modeOf(values: FlagValues, address: ListenAddress): 'none' | 'token' | 
 function resourceOf(values: FlagValues, address: ListenAddress, mode: 'token' | 'jwt', log: Logger) {
   if (typeof values.resource === 'string') {
     const resource = checkUrl(values.resource, '--resource');
-    if (
-      new URL(resource).protocol === 'http:' &&
-      !isLoopback(new URL(resource).hostname.replace(/^\[|\]$/g, ''))
-    ) {
+    const { protocol, hostname } = new URL(resource);
+    if (protocol === 'http:' && !isLoopback(hostname)) {
       log.warn(
         `--resource ${resource} is plain http: tokens cross the network in clear text unless TLS terminates in front`,
       );

@@ -34,11 +34,15 @@ export function parseListenAddress(value: string): ListenAddress {
   return { host, port };
 }
 
-/** Whether `host` only accepts connections from this machine. */
+/**
+ * Whether `host` only accepts connections from this machine. IPv6 may be bracketed, as a URL's
+ * `hostname` writes it (`[::1]`).
+ */
 export function isLoopback(host: string): boolean {
   // An address literal only: a name that merely starts with "127." (127.example.com) may resolve
   // to any address, and a loopback bind is served without authentication.
-  return host === 'localhost' || host === '::1' || (isIP(host) === 4 && host.startsWith('127.'));
+  const bare = host.replace(/^\[|\]$/g, '');
+  return bare === 'localhost' || bare === '::1' || (isIP(bare) === 4 && bare.startsWith('127.'));
 }
 
 /** A listening HTTP server and how to reach and stop it. */

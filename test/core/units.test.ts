@@ -5,6 +5,7 @@ import { ToolRegistry } from '../../src/registry.js';
 import { MemoryResourceStore } from '../../src/resource-store.js';
 import type { ToolDefinition } from '../../src/tool.js';
 import { sanitizeToolName, uniqueToolNames } from '../../src/tool-names.js';
+import { isLoopback } from '../../src/transports/serve-http.js';
 
 const VALID = /^[A-Za-z0-9_.-]{1,64}$/;
 
@@ -137,5 +138,17 @@ describe('pageOutput', () => {
       pages: 1,
       truncated: false,
     });
+  });
+});
+
+describe('isLoopback', () => {
+  it('takes addresses of this machine only, IPv6 bracketed as URLs write it or not', () => {
+    for (const host of ['localhost', '127.0.0.1', '127.3.4.5', '::1', '[::1]']) {
+      expect(isLoopback(host), host).toBe(true);
+    }
+    for (const host of ['127.example.com', '[::2]', '0.0.0.0', '10.0.0.1', 'localhost.example', '']) {
+      expect(isLoopback(host), host).toBe(false);
+    }
+    expect(isLoopback(new URL('http://[::1]:8080/token').hostname)).toBe(true);
   });
 });
