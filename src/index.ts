@@ -52,6 +52,7 @@ export {
   type StoredContents,
   type StoredResource,
 } from './resource-store.js';
+export { isSchemaPattern } from './schema-pattern.js';
 export { isSealed, sealJson } from './sealed-json.js';
 export { commandEnvironment } from './secret-variables.js';
 export { CALLBACK_PATH, SignInCallbacks } from './sign-in/sign-in-callbacks.js';

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { basename, dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { BridgeError } from '../../src/index.js';
+import { BridgeError, isSchemaPattern } from '../../src/index.js';
 
 const Annotations = z
   .object({
@@ -31,7 +31,7 @@ const OptionOverlay = z
     /** The value is a file or directory (`location`: or a URL), checked against the roots; `false`: it is not. */
     path: PathKind,
     /** A regular expression (JSON Schema's, unanchored unless written with `^…$`) every value must match. */
-    pattern: z.string().refine(isRegExp, 'not a valid regular expression'),
+    pattern: z.string().refine(isSchemaPattern, 'not a valid regular expression'),
   })
   .partial()
   .strict();
@@ -215,13 +215,4 @@ export function loadOverlay(path: string): { overlay: Overlay; text: string } {
     throw new BridgeError('invalid_input', `the overlay ${path} is invalid: ${issues.join('; ')}`);
   }
   return { overlay: parsed.data, text };
-}
-
-function isRegExp(source: string): boolean {
-  try {
-    new RegExp(source, 'u');
-    return true;
-  } catch {
-    return false;
-  }
 }

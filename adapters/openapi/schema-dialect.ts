@@ -1,4 +1,10 @@
-import { BridgeError, compileValidator, describeError, type JsonSchema } from '../../src/index.js';
+import {
+  BridgeError,
+  compileValidator,
+  describeError,
+  isSchemaPattern,
+  type JsonSchema,
+} from '../../src/index.js';
 import { isObject, type Json, setOwn } from './resolve-ref.js';
 
 /** What `applyDialect` needs besides the schema: the spec's generation and a way to convert subschemas. */
@@ -67,7 +73,7 @@ export function applyDialect(input: Json, out: JsonSchema, context: DialectConte
     delete out.format;
   }
   if (input.example !== undefined && out.examples === undefined) out.examples = [input.example];
-  if (typeof out.pattern === 'string' && !isUnicodeRegExp(out.pattern)) {
+  if (typeof out.pattern === 'string' && !isSchemaPattern(out.pattern)) {
     // JSON Schema patterns are ECMA-262 with the `u` flag: `\-` or `\p{Graph}`, fine in Java or
     // Python, make validators refuse the whole schema. Keep the pattern as prose instead.
     const note = `Pattern (not checked here): ${out.pattern}`;
@@ -76,7 +82,7 @@ export function applyDialect(input: Json, out: JsonSchema, context: DialectConte
   }
   if (isObject(out.patternProperties)) {
     for (const key of Object.keys(out.patternProperties)) {
-      if (!isUnicodeRegExp(key)) delete out.patternProperties[key];
+      if (!isSchemaPattern(key)) delete out.patternProperties[key];
     }
   }
   if (isObject(input.discriminator) && typeof input.discriminator.propertyName === 'string') {
@@ -90,22 +96,6 @@ export function applyDialect(input: Json, out: JsonSchema, context: DialectConte
   }
   if (out.type === 'array' && out.items === undefined && out.prefixItems === undefined) out.items = {};
   if (input.nullable === true || input['x-nullable'] === true) makeNullable(out);
-}
-
-const regExpValidity = new Map<string, boolean>();
-
-function isUnicodeRegExp(pattern: string): boolean {
-  let valid = regExpValidity.get(pattern);
-  if (valid === undefined) {
-    try {
-      new RegExp(pattern, 'u');
-      valid = true;
-    } catch {
-      valid = false;
-    }
-    regExpValidity.set(pattern, valid);
-  }
-  return valid;
 }
 
 function inferType(schema: JsonSchema): unknown {
