@@ -46,7 +46,17 @@ function ajv(): Ajv2020 {
  * compile; callers compile lazily, on a tool's first call, so one bad schema costs nothing up front.
  */
 export function compileValidator(schema: JsonSchema): ArgumentValidator {
-  return namesProto(schema) ? withProtoKeys(schema) : compilePlain(schema);
+  const validate = namesProto(schema) ? withProtoKeys(schema) : compilePlain(schema);
+  return (args) => {
+    try {
+      return validate(args);
+    } catch (error) {
+      // The check recurses with the arguments' nesting (a recursive schema, a schema naming
+      // `__proto__`): arguments nested deeper than the stack allows are the caller's to fix.
+      if (error instanceof RangeError) return [{ path: '', message: 'are nested too deeply to be checked' }];
+      throw error;
+    }
+  };
 }
 
 function compilePlain(schema: JsonSchema): ArgumentValidator {

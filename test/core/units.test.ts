@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/logger.js';
 import { pageOutput } from '../../src/page-output.js';
-import { ToolRegistry } from '../../src/registry.js';
+import { invokeTool, ToolRegistry } from '../../src/registry.js';
 import { MemoryResourceStore } from '../../src/resource-store.js';
 import type { ToolDefinition } from '../../src/tool.js';
 import { sanitizeToolName, uniqueToolNames } from '../../src/tool-names.js';
@@ -150,5 +150,37 @@ describe('isLoopback', () => {
       expect(isLoopback(host), host).toBe(false);
     }
     expect(isLoopback(new URL('http://[::1]:8080/token').hostname)).toBe(true);
+  });
+});
+
+describe('arguments nested deeper than a check can recurse', () => {
+  it('are refused as the caller’s error, naming the tool, and the next call is served', async () => {
+    const node = { $ref: '#/$defs/node' };
+    const definition: ToolDefinition = {
+      name: 'tree',
+      description: 'tree',
+      inputSchema: {
+        type: 'object',
+        properties: { node },
+        $defs: { node: { type: 'object', properties: { child: node } } },
+      },
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      invoke: async () => ({ content: [{ type: 'text', text: 'ran' }] }),
+    };
+    const context = {
+      signal: new AbortController().signal,
+      progress() {},
+      log: silentLogger,
+      resources: new MemoryResourceStore(),
+      caller: 'test',
+    };
+    let deep: Record<string, unknown> = {};
+    for (let depth = 0; depth < 100_000; depth++) deep = { child: deep };
+    const refused = await invokeTool(definition, { node: deep }, context);
+    expect(refused.isError).toBe(true);
+    expect(JSON.stringify(refused.content)).toContain('tree');
+    expect(JSON.stringify(refused.content)).toContain('nested too deeply');
+    const served = await invokeTool(definition, { node: { child: {} } }, context);
+    expect(served).toEqual({ content: [{ type: 'text', text: 'ran' }] });
   });
 });
