@@ -89,6 +89,9 @@ export function createStdioLane(
   // tools since replaced alive); `wanted` is the cursor of the one to make.
   let ahead: { page: ListPage; of: WeakRef<ToolRegistry> } | undefined;
   let wanted: { cursor: string | undefined } | undefined;
+  // Pages made ahead that the client never asked for: past `MAX_UNUSED_AHEAD`, none is made on this
+  // connection (a client asking for the first page over and over would double the work of each).
+  let unused = 0;
 
   return {
     take(server, message) {
@@ -221,6 +224,7 @@ export function createStdioLane(
     const registry = setup.registry();
     const made =
       ahead?.of.deref() === registry && ahead.page.cursor === request.cursor ? ahead.page : undefined;
+    if (ahead && !made) unused++;
     ahead = undefined;
     wanted = undefined;
     const page = made ?? toolsListPage(registry, request.cursor);
@@ -243,6 +247,7 @@ export function createStdioLane(
   // `initialize`, for the first page. A request that arrives first makes its page itself, and the
   // one made ahead is dropped.
   function listAhead(cursor: string | undefined): void {
+    if (unused >= MAX_UNUSED_AHEAD) return;
     const registry = setup.registry();
     const want = { cursor };
     wanted = want;
@@ -254,6 +259,9 @@ export function createStdioLane(
     });
   }
 }
+
+/** Pages made ahead and never asked for, after which a connection gets no more (see `listAhead`). */
+const MAX_UNUSED_AHEAD = 3;
 
 interface LaneCall {
   controller: AbortController;

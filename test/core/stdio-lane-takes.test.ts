@@ -267,6 +267,28 @@ describe('tools/list pages made ahead of the request', () => {
     }
   });
 
+  it('a client that keeps asking for the first page soon gets no page made ahead', async () => {
+    const { registry, reads } = pages('a');
+    const pin = await connection([], '2025-11-25', () => registry);
+    try {
+      const counts: number[] = [];
+      for (let round = 0; round < 6; round++) {
+        await tick();
+        const before = reads.count;
+        expect(pin.take('tools/list')).toBe(true);
+        await tick();
+        // What this round serialized: the first page, and the second made ahead while allowed.
+        counts.push(reads.count - before);
+      }
+      // 333 described tools a page (every third tool keeps its text); rounds 1 to 4 make the second
+      // page too (the first makes it once; three go unused), then no more.
+      expect(counts.slice(0, 3)).toEqual([333 * 2, 333 * 2, 333 * 2]);
+      expect(counts.slice(-2)).toEqual([333, 333]);
+    } finally {
+      await pin.close();
+    }
+  });
+
   it('a page made ahead is not served once the tools have changed', async () => {
     const before = pages('before');
     const after = pages('after');
