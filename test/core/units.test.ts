@@ -9,6 +9,15 @@ import { isLoopback } from '../../src/transports/serve-http.js';
 
 const VALID = /^[A-Za-z0-9_.-]{1,64}$/;
 
+/** What a tool call is given, for the calls made here in-process. */
+const context = {
+  signal: new AbortController().signal,
+  progress() {},
+  log: silentLogger,
+  resources: new MemoryResourceStore(),
+  caller: 'test',
+};
+
 describe('tool names', () => {
   it('replaces invalid characters and keeps readable words', () => {
     expect(sanitizeToolName('repos/list for-org')).toBe('repos_list_for-org');
@@ -44,13 +53,6 @@ describe('registry', () => {
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     invoke: async (args) => ({ content: [{ type: 'text', text: `${name}:${String(args.n)}` }] }),
   });
-  const context = {
-    signal: new AbortController().signal,
-    progress() {},
-    log: silentLogger,
-    resources: new MemoryResourceStore(),
-    caller: 'test',
-  };
 
   it('merges sources, orders by name and keeps names unique', () => {
     const registry = new ToolRegistry([
@@ -166,13 +168,6 @@ describe('arguments nested deeper than a check can recurse', () => {
       },
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       invoke: async () => ({ content: [{ type: 'text', text: 'ran' }] }),
-    };
-    const context = {
-      signal: new AbortController().signal,
-      progress() {},
-      log: silentLogger,
-      resources: new MemoryResourceStore(),
-      caller: 'test',
     };
     let deep: Record<string, unknown> = {};
     for (let depth = 0; depth < 100_000; depth++) deep = { child: deep };
