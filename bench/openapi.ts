@@ -8,9 +8,7 @@
 // the call floor with an undici Pool of one connection.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -154,18 +152,17 @@ async function modernLists(): Promise<{ sdk: number[]; lane: number[] }> {
 }
 const lists = await modernLists();
 
-// tools/call overhead: one local upstream, called directly with undici and through each server.
-const upstream = createServer((req, res) => {
-  req.resume();
-  req.on('end', () => {
-    const body = JSON.stringify({ id: req.url?.split('/').pop(), name: 'item', tags: ['a', 'b'] });
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-    res.end(body);
-  });
+// tools/call overhead: one upstream, called directly with undici and through each server. It runs
+// in a process of its own, as a real API does: in this process, the direct GET was answered by
+// this event loop without a switch between processes, which every server's path pays four times.
+const upstream = spawn(process.execPath, [fileURLToPath(new URL('_items-upstream.js', import.meta.url))], {
+  stdio: ['pipe', 'pipe', 'inherit'],
 });
-upstream.keepAliveTimeout = 30_000;
-await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-const origin = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+const port = await new Promise<string>((resolve, reject) => {
+  upstream.stdout?.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
+  upstream.once('exit', (code) => reject(new Error(`the upstream exited (${code}) before listening`)));
+});
+const origin = `http://127.0.0.1:${port}`;
 const itemSpec = join(work, 'items.json');
 writeFileSync(
   itemSpec,
@@ -238,7 +235,7 @@ const peered = await callLatencies(PEER, [
   'false',
 ]);
 const bare = await callLatencies(BARE, [`${origin}/v1`]);
-upstream.close();
+upstream.stdin?.end();
 rmSync(work, { recursive: true, force: true });
 
 const median = (values: number[]) => percentile(values, 50);
