@@ -12,6 +12,7 @@ import type { AskSettings } from '../ask/call-asking.js';
 import { answerToolsCall, isPlainObject, plainToolsCall } from './answer-tools-call.js';
 import type { ServerSetup } from './create-server.js';
 import { LIST_CACHE_HINT, plainListRequest, toolsListAnswer } from './list-json.js';
+import { isPlainEnvelope } from './plain-envelope.js';
 
 /** The one 2026-07-28 revision the direct lane answers; anything else goes to the SDK. */
 const REVISION = '2026-07-28';
@@ -118,13 +119,23 @@ export function createDirectCall(setup: ServerSetup, askSettings: AskSettings) {
   };
 
   // The encoded answer to a plain list whose envelope the SDK accepted; undefined otherwise.
-  const knownListAnswer = (request: NonNullable<ReturnType<typeof plainListRequest>>) => {
+  const knownListAnswer = (request: ListRequest) => {
     const key = isPlainObject(request.meta) ? envelopeKey(request.meta) : undefined;
     if (key === undefined || !envelopes.has(key)) return undefined;
-    return toolsListAnswer(setup.registry(), request.id, request.cursor, {
+    return listAnswer(request);
+  };
+  const listAnswer = (request: ListRequest) =>
+    toolsListAnswer(setup.registry(), request.id, request.cursor, {
       serverInfo: setup.info,
       ...LIST_CACHE_HINT,
     });
+
+  /** Called by the SDK's `tools/call` and `tools/list` handlers with each 2026-07-28 envelope they let through. */
+  const accepted = (envelope: Record<string, unknown> | undefined): void => {
+    const key = envelopeKey(envelope);
+    if (key === undefined || key.length > MAX_ENVELOPE_CHARS || envelopes.has(key)) return;
+    if (envelopes.size >= MAX_ENVELOPES) envelopes.clear();
+    envelopes.add(key);
   };
 
   return {
@@ -138,15 +149,25 @@ export function createDirectCall(setup: ServerSetup, askSettings: AskSettings) {
       const answer = request && knownListAnswer(request);
       return answer && Buffer.concat([answer, NEWLINE]);
     },
-    /** Called by the SDK's `tools/call` and `tools/list` handlers with each 2026-07-28 envelope they let through. */
-    accepted(envelope: Record<string, unknown> | undefined): void {
-      const key = envelopeKey(envelope);
-      if (key === undefined || key.length > MAX_ENVELOPE_CHARS || envelopes.has(key)) return;
-      if (envelopes.size >= MAX_ENVELOPES) envelopes.clear();
-      envelopes.add(key);
+    /**
+     * A 2026-07-28 `tools/list` that opens a stdio connection, before the SDK has seen any message:
+     * answered as `stdioList` answers later ones when its envelope is plain (see plain-envelope.ts),
+     * which the SDK's schema accepts as it is, so it is remembered as accepted. The answer, and the
+     * envelope for the SDK to pin the connection with; undefined when the SDK answers instead.
+     */
+    stdioOpeningList(message: unknown): { answer: Buffer; envelope: Record<string, unknown> } | undefined {
+      const request = plainListRequest(message, true);
+      if (!request || !isPlainEnvelope(request.meta)) return undefined;
+      const answer = listAnswer(request);
+      if (!answer) return undefined;
+      accepted(request.meta);
+      return { answer: Buffer.concat([answer, NEWLINE]), envelope: request.meta };
     },
+    accepted,
   };
 }
+
+type ListRequest = NonNullable<ReturnType<typeof plainListRequest>>;
 
 export type DirectCall = ReturnType<typeof createDirectCall>;
 

@@ -49,6 +49,12 @@ export interface StdioLane {
    */
   takeModern(message: unknown): boolean;
   /**
+   * A plain 2026-07-28 `tools/list` arriving before the SDK has pinned a server (see
+   * `DirectCall.stdioOpeningList`), answered here: its envelope, for the SDK to pin a 2026-07-28
+   * server with when a message is left to it; undefined when the SDK answers instead.
+   */
+  openModern(message: unknown): Record<string, unknown> | undefined;
+  /**
    * What the lane takes between its `initialize` and the SDK's pinning: `notifications/initialized`
    * (the SDK's handler only calls `server.oninitialized`, which the bridge leaves unset) and a plain
    * `tools/list`. The first message it leaves has the SDK pin the server.
@@ -71,7 +77,7 @@ export function createStdioLane(
   setup: ServerSetup,
   askSettings: AskSettings,
   output: StdioOutput,
-  direct: Pick<DirectCall, 'stdioList'>,
+  direct: Pick<DirectCall, 'stdioList' | 'stdioOpeningList'>,
 ): StdioLane {
   // A call's one signal: aborted by the client's `notifications/cancelled`, by the connection
   // closing, and at shutdown (followed here once per connection, not joined per call).
@@ -174,6 +180,13 @@ export function createStdioLane(
       if (!answer) return false;
       void output.write(answer).catch(() => {});
       return true;
+    },
+    openModern(message) {
+      if ((message as { method?: unknown } | null)?.method !== 'tools/list') return undefined;
+      const opening = direct.stdioOpeningList(message);
+      if (!opening) return undefined;
+      void output.write(opening.answer).catch(() => {});
+      return opening.envelope;
     },
     takeOpening(server, message) {
       const method = (message as { method?: unknown } | null)?.method;

@@ -30,14 +30,7 @@ export function plainInitializeRequest(message: unknown): PlainInitialize | unde
   if (!isPlainObject(params) || typeof params.protocolVersion !== 'string') return undefined;
   for (const key in params) if (!PARAMS.has(key)) return undefined;
   const { clientInfo } = params;
-  if (
-    !isPlainObject(clientInfo) ||
-    typeof clientInfo.name !== 'string' ||
-    typeof clientInfo.version !== 'string'
-  )
-    return undefined;
-  for (const key in clientInfo)
-    if (!CLIENT_INFO.has(key) || typeof clientInfo[key] !== 'string') return undefined;
+  if (!isPlainClientInfo(clientInfo)) return undefined;
   const capabilities = plainCapabilities(params.capabilities);
   if (!capabilities) return undefined;
   return {
@@ -45,16 +38,29 @@ export function plainInitializeRequest(message: unknown): PlainInitialize | unde
     params: {
       protocolVersion: params.protocolVersion,
       capabilities,
-      clientInfo: clientInfo as Record<string, string>,
+      clientInfo,
     },
   };
+}
+
+/** An `Implementation` of strings only, with its required `name` and `version`. */
+export function isPlainClientInfo(clientInfo: unknown): clientInfo is Record<string, string> {
+  if (
+    !isPlainObject(clientInfo) ||
+    typeof clientInfo.name !== 'string' ||
+    typeof clientInfo.version !== 'string'
+  )
+    return false;
+  for (const key in clientInfo)
+    if (!CLIENT_INFO.has(key) || typeof clientInfo[key] !== 'string') return false;
+  return true;
 }
 
 // The client capabilities as the SDK's schema gives them, for the common forms only: `roots` with
 // at most a boolean `listChanged`, an empty `sampling`, and `elicitation` empty (which the schema
 // reads as `{form: {}}`, the form mode of clients before URL elicitation) or naming its modes
 // with empty objects.
-function plainCapabilities(capabilities: unknown): Record<string, unknown> | undefined {
+export function plainCapabilities(capabilities: unknown): Record<string, unknown> | undefined {
   if (!isPlainObject(capabilities)) return undefined;
   const parsed: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(capabilities)) {

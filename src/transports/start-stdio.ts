@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { McpRequestContext, Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { StdioLineTransport } from './stdio-line-transport.js';
@@ -27,12 +28,37 @@ export const startStdio: StartTransport<StdioTransportOptions> = async (_options
   // the first message the lane leaves it arrives (for the usual client, its first call:
   // `notifications/initialized` and lists the lane takes).
   const lane = setup.factory.stdioLane?.(transport);
+  // The envelope of a 2026-07-28 client whose first list the lane answered (`openModern`): the
+  // lane answers its plain lists until it sends a message the lane leaves to the SDK. Just before
+  // that message, a request with the same envelope, whose answer is dropped, has the SDK pin a
+  // 2026-07-28 server, as that first list would have (so an `initialize` is then refused, as the
+  // SDK refuses it on such a connection). Any request pins; `ping`, which 2026-07-28 no longer
+  // has, is the cheapest to answer (-32601). Pinning costs the SDK's first 2026-07-28 request
+  // (~60 ms with GitHub's spec: it builds its schemas), which a client that only lists never pays.
+  let modern: Record<string, unknown> | undefined;
+  const pinModern = (envelope: Record<string, unknown>) => {
+    transport.deliverQuietly({
+      jsonrpc: '2.0',
+      id: `bridge-pin-${randomUUID()}`,
+      method: 'ping',
+      params: { _meta: envelope },
+    });
+  };
   if (lane) {
     transport.interceptor = {
       take: (message) => {
         if (pinned)
           return pinned.era === 'legacy' ? lane.take(pinned.server, message) : lane.takeModern(message);
         if (opened) return lane.takeOpening(opened, message);
+        if (modern) {
+          if (lane.takeModern(message)) return true;
+          const envelope = modern;
+          modern = undefined;
+          pinModern(envelope);
+          return false;
+        }
+        modern = lane.openModern(message);
+        if (modern) return true;
         opened = lane.initialize(message, () => setup.factory({ era: 'legacy' }));
         return opened !== undefined;
       },

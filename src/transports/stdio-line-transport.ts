@@ -4,6 +4,7 @@ import {
   isJSONRPCRequest,
   isJSONRPCResultResponse,
   type JSONRPCMessage,
+  type JSONRPCRequest,
   type Transport,
 } from '@modelcontextprotocol/server';
 
@@ -31,6 +32,8 @@ export class StdioLineTransport implements Transport {
   #buffered = 0;
   #discarding = false;
   #closed = false;
+  /** Ids of requests made up by the bridge (see `deliverQuietly`), whose answers are not sent. */
+  readonly #quiet = new Set<string | number>();
 
   constructor(stdin: NodeJS.ReadableStream = process.stdin, stdout: NodeJS.WritableStream = process.stdout) {
     this.#stdin = stdin;
@@ -46,7 +49,18 @@ export class StdioLineTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
+    if ('id' in message && this.#quiet.delete(message.id as string | number)) return Promise.resolve();
     return this.write(`${JSON.stringify(message)}\n`);
+  }
+
+  /**
+   * Hands `request` to the SDK as if the client had sent it, and keeps the SDK's answer to it off
+   * the wire. Its id must be one no client can have chosen.
+   */
+  deliverQuietly(request: JSONRPCRequest): void {
+    if (this.#closed) return;
+    this.#quiet.add(request.id);
+    this.onmessage?.(request);
   }
 
   /** Writes one message already serialized: a whole line, newline included. */

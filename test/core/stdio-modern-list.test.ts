@@ -1,8 +1,10 @@
-// A 2026-07-28 client over stdio: its tools/list goes through the SDK until the SDK has accepted
-// its envelope once, then the lane answers from the entries' JSON (list-json.ts), as over HTTP. It
-// must answer what the SDK answers (the same JSON): the same request is sent with an envelope the SDK has
-// not seen (the SDK answers) and with one it has (the lane answers), to a real bridge process on
-// stdio serving an OpenAPI spec from its conversion cache (kept text) and converting (none).
+// A 2026-07-28 client over stdio whose envelope the lane does not read itself (here: an
+// `experimental` capability; plain ones, see stdio-modern-opening.test.ts): its tools/list goes
+// through the SDK until the SDK has accepted its envelope once, then the lane answers from the
+// entries' JSON (list-json.ts), as over HTTP. It must answer what the SDK answers (the same JSON):
+// the same request is sent with an envelope the SDK has not seen (the SDK answers) and with one it
+// has (the lane answers), to a real bridge process on stdio serving an OpenAPI spec from its
+// conversion cache (kept text) and converting (none).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,7 +46,7 @@ class ModernClient {
         jsonrpc: '2.0',
         id,
         method: 'tools/list',
-        params: { ...params, _meta: envelope({}, client) },
+        params: { ...params, _meta: envelope({ experimental: {} }, client) },
       };
       this.child.stdin?.write(`${JSON.stringify(message)}\n`);
     });
