@@ -88,7 +88,11 @@ export function refuseValue(
       return `${where} spells out the dangerous option "${spelled}", which is not allowed`;
     }
   }
-  const pattern = policy.dangerousValues.find((regex) => regex.test(value));
+  // Programs decode what they parse as URLs (`ssh://%2DoProxyCommand=…`): matched both ways.
+  const decoded = percentDecoded(value);
+  const pattern = policy.dangerousValues.find(
+    (regex) => regex.test(value) || (decoded !== value && regex.test(decoded)),
+  );
   if (pattern) return `${where} is "${clip(value)}", which matches the refused pattern /${pattern.source}/`;
   return undefined;
 }
@@ -159,6 +163,18 @@ export function safeOptions(
     else options.push(option);
   }
   return { options, removed };
+}
+
+function percentDecoded(value: string): string {
+  if (!value.includes('%')) return value;
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    // Malformed escapes: decoded one at a time, the rest left as written.
+    return value.replace(/%[0-9a-f]{2}/gi, (encoded) =>
+      String.fromCharCode(Number.parseInt(encoded.slice(1), 16)),
+    );
+  }
 }
 
 function clip(value: string): string {

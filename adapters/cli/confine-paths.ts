@@ -1,7 +1,7 @@
 import { lstatSync, readlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, sep } from 'node:path';
-import { BridgeError } from '../../src/index.js';
+import { BridgeError, protectedPathOf } from '../../src/index.js';
 import { propertyOf } from './build-input-schema.js';
 import { inside, type Policy, realOrSelf } from './check-policy.js';
 import type { CommandSpec, OptionSpec, PathKind } from './cli-spec.js';
@@ -24,6 +24,8 @@ export function confinePaths(
 ): void {
   const client = clientRoots && clientRoots.length > 0 ? clientRoots.map(realOrSelf) : undefined;
   // Commands write into their working directory too (format-patch, clone without a destination).
+  const cwdGuarded = protectedPathOf(cwd);
+  if (cwdGuarded) throw ownFilesRefusal('cwd', cwd, cwd, cwdGuarded);
   const cwdWithin = protectedPart(`${cwd}${sep}.`, rules.protectedDirs);
   if (cwdWithin) {
     throw new BridgeError(
@@ -41,12 +43,22 @@ export function confinePaths(
     const readings = kind ? localReadings(value) : [];
     // `@file` and `name=@file` read a file in curl (-d, -F), gh (-F), response files...; so do
     // httpie's `name@file`, `name:=@file` and `Header:@file`, and curl's `-F name=<file`:
-    // checked in every value of such CLIs.
-    const atFile = rules.atFiles ? FILE_REFERENCE.exec(value)?.slice(1).find(Boolean) : undefined;
-    if (atFile) readings.push(...localReadings(atFile));
+    // checked in every value of such CLIs, wherever the reference stands (see `fileReferences`).
+    if (rules.atFiles) {
+      const references = fileReferences(value);
+      if (references.length > MAX_REFERENCES) {
+        throw new BridgeError(
+          'invalid_arguments',
+          `refused: ${where} holds ${references.length} places that may name a file (after "@" or "<"), more than the ${MAX_REFERENCES} checked`,
+        );
+      }
+      for (const reference of references) readings.push(...localReadings(reference));
+    }
     for (const candidate of readings) {
       // Not `join`: it would fold `link/..` away as text before the link is followed.
       const real = realPathOf(isAbsolute(candidate) ? candidate : `${cwd}${sep}${candidate}`);
+      const guarded = protectedPathOf(real);
+      if (guarded) throw ownFilesRefusal(where, value, real, guarded);
       const allowed = policy.roots.some((root) => inside(real, root));
       if (allowed && (!client || client.some((root) => inside(real, root)))) {
         const within = protectedPart(real, rules.protectedDirs);
@@ -78,8 +90,42 @@ export function confinePaths(
   }
 }
 
-/** `[name[=|:=|:|==]]@file` (not `@{…}`, a revision) or `name=<file`: the file's path. */
-const FILE_REFERENCE = /^(?:[\w.[\]-]*(?:==|:=|=|:)?)?@([^{].*)$|^[\w.[\]-]+=<(.+)$/s;
+// What the bridge itself reads to decide what it serves and runs (see src/protected-paths.ts).
+function ownFilesRefusal(where: string, value: string, real: string, guarded: string): BridgeError {
+  const what = real === guarded ? guarded : `${real}, inside ${guarded},`;
+  return new BridgeError(
+    'invalid_arguments',
+    `refused: ${where} "${clip(value)}" resolves to ${what} which the bridge reads to decide what it serves and runs (its config, a source's spec or schema, its caches)`,
+  );
+}
+
+/** File references checked in one value at most; a value with more is refused. */
+const MAX_REFERENCES = 64;
+
+/**
+ * What may follow an `@`, or a `<` at the start or after `=`, in a value of a CLI that reads
+ * `@file` arguments, as a file name: curl's `-d @file`, `-F name=@file`, `-F "name=@\"file\""`,
+ * `-F "f=x;headers=@file"`, `--data-urlencode "na me@file"`, `-F name=<file`; httpie's
+ * `name@file` and `Header:@file`. Each place gives the rest of the value, and the rest up to a
+ * `;` (-F's separator), both with curl's quotes taken off: a reading too many only refuses a
+ * value that names a place outside the roots. Not `@{…}` (a revision).
+ */
+function fileReferences(value: string): string[] {
+  const found = new Set<string>();
+  for (let at = 0; at < value.length; at++) {
+    const char = value[at];
+    const opens = char === '@' ? value[at + 1] !== '{' : char === '<' && (at === 0 || value[at - 1] === '=');
+    if (!opens) continue;
+    const rest = value.slice(at + 1);
+    for (const text of [rest, rest.split(';')[0] as string]) {
+      found.add(text);
+      const quoted = /^"((?:[^"\\]|\\.)*)"?/.exec(text);
+      if (quoted) found.add((quoted[1] as string).replace(/\\(.)/g, '$1'));
+    }
+  }
+  found.delete('');
+  return [...found];
+}
 
 /** What a CLI adds to the roots check. */
 export interface PathRules {
@@ -106,6 +152,9 @@ function protectedPart(real: string, names: readonly string[] | undefined): stri
 function localReadings(value: string): string[] {
   if (value === '' || value === '-') return [];
   const readings = [value];
+  // `name=value` operands (dd's `if=FILE` and `of=FILE`, make's and env's assignments): the value.
+  const assigned = /^[A-Za-z_][\w.-]*=(.+)$/s.exec(value)?.[1];
+  if (assigned && assigned !== '-') readings.push(assigned);
   if (/^file:/i.test(value)) {
     const rest = value.slice('file:'.length);
     let decoded = rest;
@@ -148,7 +197,10 @@ export function realPathOf(path: string, depth = 0): string {
     const next = join(current, part);
     let link: string | undefined;
     try {
-      if (lstatSync(next).isSymbolicLink()) link = readlinkSync(next);
+      // Not under /proc: `/proc/self`, its `cwd`, `root` and `fd/N` (and `/dev/fd`, `/dev/stdin`,
+      // which lead there) are the process that opens them, the command, not this one; taken as
+      // written, they lie outside any root but `/`.
+      if (!underProc(next) && lstatSync(next).isSymbolicLink()) link = readlinkSync(next);
     } catch {
       // Missing (or unreadable): a plain directory-to-be, whatever follows is walked on.
     }
@@ -156,6 +208,10 @@ export function realPathOf(path: string, depth = 0): string {
     else current = realPathOf(isAbsolute(link) ? link : `${current}${sep}${link}`, depth + 1);
   }
   return current;
+}
+
+function underProc(path: string): boolean {
+  return path.startsWith(`${sep}proc${sep}`);
 }
 
 function clip(value: string): string {

@@ -10,6 +10,8 @@ import { cobraCompletions, discoverCobra } from './discover-cobra.js';
 import { discoverGeneric } from './discover-generic.js';
 import { type Discovered, discoverGit } from './discover-git.js';
 import { findProgram } from './find-program.js';
+import { fileListFlags } from './infer-file-lists.js';
+import { linkFollowingFlags } from './infer-link-following.js';
 import { inferPaths } from './infer-paths.js';
 import { commandRunningFlags } from './infer-runners.js';
 import { findBundledOverlay, loadOverlay, type Overlay } from './load-overlay.js';
@@ -72,11 +74,18 @@ async function loadTools(
       )
     : undefined;
   const spec = await discover(binary, options, overlay, policy, baseDir, context, sandbox);
-  // Options whose value is a program to run are dangerous wherever they are found (git's overlay
-  // curates git's): offered only when --allow-option names them (see infer-runners.ts).
+  // Options whose value is a program to run or a file that lists more files, and options that
+  // follow symbolic links below the paths given, are dangerous wherever they are found (git's
+  // overlay curates git's): offered only when --allow-option names them (see infer-runners.ts,
+  // infer-file-lists.ts, infer-link-following.ts).
   if (spec.flavor !== 'git') {
     policy.dangerousOptions = [
-      ...new Set([...policy.dangerousOptions, ...commandRunningFlags(spec.commands)]),
+      ...new Set([
+        ...policy.dangerousOptions,
+        ...commandRunningFlags(spec.commands),
+        ...fileListFlags(spec.commands),
+        ...linkFollowingFlags(spec.commands),
+      ]),
     ];
   }
   for (const skip of spec.skipped) {

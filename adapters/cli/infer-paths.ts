@@ -13,14 +13,26 @@ export interface PathHints {
 // `<file-spec-src>`, `<range:file>`) or of an option name (`--ignore-revs-file`, `--exclude-from`,
 // `--kubeconfig`, `--cert`), say the value is a file or directory; or a repository, local or remote.
 const PATH_WORDS = new Set(
-  'file files filename filenames path paths pathname dir dirs directory folder gitdir src source dest destination target archive input output out template contents kubeconfig config cwd chdir root workdir worktree from marks cert cacert'.split(
+  'file files filename filenames path paths pathname dir dirs directory folder gitdir src source dest destination target archive input output out template contents kubeconfig config cwd chdir root workdir worktree from marks cert cacert prefix socket'.split(
     ' ',
   ),
 );
 const LOCATION_WORDS = new Set(['repo', 'repository', 'url', 'uri', 'remote', 'location', 'reference']);
 // Name parts that are too common to decide alone (`--from` a revision, `--source` a
-// ref) unless they are the whole name.
-const WEAK_PARTS = new Set(['from', 'source', 'src', 'target', 'input', 'root', 'out', 'config']);
+// ref), unless they are the whole name: `--prefix` and csplit's PREFIX (where output files go) but
+// not `--subject-prefix`; `--socket` and redis-cli's `-s socket` but not `--socket-timeout`.
+const WEAK_PARTS = new Set([
+  'from',
+  'source',
+  'src',
+  'target',
+  'input',
+  'root',
+  'out',
+  'config',
+  'prefix',
+  'socket',
+]);
 
 // Descriptions that say the value is a file or directory: "Path to the kubeconfig file", "read message from file".
 // Not a "file format" (`-inform`: "Input file format") or a "file pass phrase" (its source, `pass:…`).
@@ -95,8 +107,11 @@ function optionPathKind(
  * Paths after `--` are always paths. Operands of git may be local repositories, `file://` URLs or
  * directories (clone, init, fetch, push, remote add, submodule add): all are checked, which refuses
  * only values that point outside the roots. Other CLIs' operands are checked when the usage line
- * names a file-like placeholder (`cp SOURCE DEST`, `cat [FILE]...`) or when there is no usage line.
+ * names a file-like placeholder (`cp SOURCE DEST`, `cat [FILE]...`, find's `[path...]`, scp's bare
+ * `source ... target`) or when there is no usage line.
  */
+const PROGRAM_OPERAND = /\b(program|programfile|progfile|prog|script)\b/i;
+
 function positionalPathKind(
   positional: PositionalSpec,
   command: CommandSpec,
@@ -106,6 +121,22 @@ function positionalPathKind(
   if (flavor === 'git') return 'location';
   const usage = command.usage ?? '';
   if (usage === '') return 'location';
+  const isPath = (word: string) => kindOfWords(wordsOf(word), true) !== undefined;
   const placeholders = usage.match(/<[^>]+>|\b[A-Z][A-Z_-]+\b|\[[a-z][\w-]*\]/g) ?? [];
-  return placeholders.some((word) => kindOfWords(wordsOf(word), true)) ? 'location' : undefined;
+  if (placeholders.some(isPath)) return 'location';
+  // What is left once the options' groups (`[-S program]`, `[-F ssh_config]`) are taken out.
+  const operands = usage.replace(/\[-[^\]]*\]/g, ' ');
+  // Operands that start with a program (awk's `[Program] [file ...]`, perl's `[programfile]`,
+  // node's `[script.js]`) are code and files in one list: an awk program `/re/ {print}` is no path,
+  // and the program can open any file itself (interpreters are served under --sandbox, see README).
+  if (PROGRAM_OPERAND.test(operands)) return undefined;
+  // Lower-case forms: find's `[path...]`, openssl's `[file...]`, and bare words (scp's
+  // `source ... target`, dd's "Copy a file"; the first word is the program's name).
+  const lower = operands.match(/\[[a-z][\w-]* ?\.\.\.\]/g) ?? [];
+  const bare = operands
+    .split(/\s+/)
+    .slice(1)
+    .map((word) => word.replace(/[.,;:]+$/, ''))
+    .filter((word) => /^[a-z][\w-]*$/.test(word));
+  return [...lower, ...bare].some(isPath) ? 'location' : undefined;
 }

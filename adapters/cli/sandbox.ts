@@ -50,6 +50,10 @@ function bwrapArgs(options: SandboxOptions, command: Parameters<Sandbox['wrap']>
     '/tmp',
     '--tmpfs',
     '/var/tmp',
+    // Without the network, no daemon's socket either: a Unix socket is reached through the
+    // filesystem, not the network namespace, and /run holds the system's (D-Bus, Docker,
+    // databases). Sockets kept elsewhere stay reachable (see README).
+    ...(options.network ? [] : ['--tmpfs', '/run']),
   ];
   // The user's runtime directory holds the session bus (through which `systemd-run --user` starts a
   // program outside any sandbox), keyrings and agents' sockets: hidden like /tmp.
@@ -57,12 +61,12 @@ function bwrapArgs(options: SandboxOptions, command: Parameters<Sandbox['wrap']>
   if (runtime) args.push('--tmpfs', runtime);
   // A program kept under /tmp stays runnable; everything else there is hidden.
   args.push('--ro-bind', command.file, command.file);
-  // An ssh agent socket under /tmp or the runtime directory stays reachable, so `git push` over
-  // ssh works as outside.
+  // An ssh agent socket under /tmp or the runtime directory stays reachable with the network on,
+  // so `git push` over ssh works as outside.
   const agent = process.env.SSH_AUTH_SOCK;
   const hidden = (path: string) =>
     /^\/(var\/)?tmp\//.test(path) || (runtime && path.startsWith(`${runtime}/`));
-  if (agent && hidden(agent) && existsSync(agent)) args.push('--ro-bind', agent, agent);
+  if (options.network && agent && hidden(agent) && existsSync(agent)) args.push('--ro-bind', agent, agent);
   for (const root of command.writable) args.push('--bind', root, root);
   // Caches that programs keep under the home directory (read-only here) go to the private /tmp.
   args.push('--setenv', 'TMPDIR', '/tmp', '--setenv', 'XDG_CACHE_HOME', '/tmp/.cache');

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { BridgeError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { protectPaths } from '../protected-paths.js';
 import type { ToolRegistry } from '../registry.js';
 import { type RunningBridge, serve, type TransportOptions } from '../serve.js';
 import type { Source } from '../source.js';
@@ -44,6 +45,9 @@ export async function serveConfig(options: ServeConfigOptions): Promise<ConfigBr
   const { log } = options;
   let config = options.config;
   let sources = buildSources(config);
+  // The config and every file its sources read are out of reach of the commands served (a CLI
+  // source whose roots hold them could otherwise rewrite what the next reload serves).
+  if (config.file) protectPaths([config.file]);
   const stateKey = requestStateKey(options.store !== undefined, log);
   const bridge = await serve({
     sources,
@@ -54,6 +58,7 @@ export async function serveConfig(options: ServeConfigOptions): Promise<ConfigBr
     ...(config.server.instructions === undefined ? {} : { instructions: config.server.instructions }),
   });
   warnAboutLargeTools(bridge.registry(), log);
+  protectPaths(watchedFiles(config, sources));
 
   let watcher: FileWatcher | undefined;
   const reloadOnce = async (): Promise<boolean> => {
@@ -68,6 +73,7 @@ export async function serveConfig(options: ServeConfigOptions): Promise<ConfigBr
       await bridge.reload(next);
       config = nextConfig;
       sources = next;
+      protectPaths(watchedFiles(config, sources));
       log.info(`reloaded: ${summarizeChange(before, bridge.registry())}`);
       warnAboutLargeTools(bridge.registry(), log);
       return true;

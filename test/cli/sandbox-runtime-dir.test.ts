@@ -1,8 +1,10 @@
-// The sandbox hides the user's runtime directory (session bus, agents' sockets) like /tmp.
+// The sandbox hides the user's runtime directory (session bus, agents' sockets) like /tmp, and
+// /run too when the network is off.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { createServer } from 'node:net';
+import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { prepareSandbox } from '../../adapters/cli/sandbox.js';
 
@@ -35,5 +37,36 @@ describe.skipIf(!works)('sandbox', () => {
     });
     expect(execFileSync(file, args, { encoding: 'utf8' })).toBe('');
     expect(execFileSync('/bin/ls', ['-A', runtime.path], { encoding: 'utf8' })).toBe('bus\n');
+  });
+
+  it('hides /run, where daemons keep their sockets, when the network is off', async (context) => {
+    // A daemon's socket under /run (where this machine lets the test make one).
+    const socket = `/run/bridge-test-${process.pid}.sock`;
+    const server = createServer();
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(socket, resolve);
+      });
+    } catch {
+      context.skip();
+      return;
+    }
+    try {
+      const name = basename(socket);
+      const listing = async (network: boolean) => {
+        const { file, args } = (await prepareSandbox({ network })).wrap({
+          file: '/bin/ls',
+          args: ['-A', '/run'],
+          cwd: '/',
+          writable: [],
+        });
+        return execFileSync(file, args, { encoding: 'utf8' }).split('\n');
+      };
+      expect(await listing(true)).toContain(name);
+      expect(await listing(false)).not.toContain(name);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

@@ -1,0 +1,27 @@
+import type { CommandSpec, OptionSpec } from './cli-spec.js';
+
+// Options that make a program follow the symbolic links it meets while walking directories:
+// grep's `-R` (`--dereference-recursive`), cp's and du's `-L` (`--dereference`), tar's `-h`,
+// rsync's `--copy-links`, `--copy-dirlinks` and `--keep-dirlinks`. The checks resolve the links of
+// the paths a call names, not of what lies below them: a link inside the roots that points out of
+// them (the user's, or one an archive or a repository brought) would be read, or written,
+// through. Offered only when `--allow-option` names them.
+
+const NAME =
+  /^(dereference|dereference-recursive|dereference-args|dereference-command-line(-symlink-to-dir)?|copy-links|copy-dirlinks|copy-unsafe-links|keep-dirlinks|follow-symlinks?)$/i;
+const PROSE = /\bfollow(s|ing)? (all |every )?(the )?(symbolic links|symlinks)\b/i;
+
+/** Whether `option` makes the program follow symbolic links below the paths it is given. */
+export function followsLinks(option: OptionSpec): boolean {
+  if (NAME.test(option.name)) return true;
+  return PROSE.test(option.description ?? '');
+}
+
+/** The flags of every option of `commands` that follows symbolic links, each once. */
+export function linkFollowingFlags(commands: readonly CommandSpec[]): string[] {
+  const flags = new Set<string>();
+  for (const command of commands) {
+    for (const option of command.options) if (followsLinks(option)) flags.add(option.flag);
+  }
+  return [...flags];
+}

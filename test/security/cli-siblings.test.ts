@@ -1,0 +1,212 @@
+// Siblings of the known attacks on CLI sources, one row each, checked on the world (the outside
+// directory's files, what a local HTTP server received, the config file): paths that programs take
+// in forms no placeholder names (dd's `if=`, find's `[path...]`, scp's `source ... target`,
+// csplit's PREFIX), curl's file references in every form and its URL globbing, /proc/self (the
+// command's, not the bridge's), symbolic links made by `ln -s` or followed by `-R`/`-h`, names
+// read from a list file, ed's shell escapes, and the files the bridge itself reads.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadCli, tempDir, textOf } from '../cli/helpers.js';
+import { connect } from '../helpers/connect.js';
+import { BRIDGE_BIN } from '../helpers/start-bridge.js';
+
+const cache = tempDir('bridge-siblings-cache-');
+process.env.BRIDGE_CACHE_DIR = cache.path;
+const base = tempDir('bridge-siblings-');
+const ROOT = join(base.path, 'root');
+const OUT = join(base.path, 'outside');
+const SECRET = `TOP-SECRET-${process.pid}`;
+mkdirSync(ROOT);
+mkdirSync(OUT);
+writeFileSync(join(OUT, 'secret.txt'), `${SECRET}\n`);
+writeFileSync(join(ROOT, 'in.txt'), 'one\ntwo\nthree\n');
+
+// What a local upstream received, for curl's rows.
+const received: string[] = [];
+const upstream = createServer((req, res) => {
+  let body = '';
+  req.on('data', (chunk: Buffer) => {
+    body += chunk.toString();
+  });
+  req.on('end', () => {
+    received.push(`${req.method} ${req.url} ${JSON.stringify(req.headers)} ${body}`);
+    res.end('ok');
+  });
+});
+let origin = '';
+beforeAll(async () => {
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await new Promise((resolve) => upstream.close(resolve));
+  base[Symbol.dispose]();
+  cache[Symbol.dispose]();
+});
+
+const has = (program: string) => {
+  try {
+    execFileSync('sh', ['-c', `command -v ${program}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+interface Row {
+  name: string;
+  args: Record<string, unknown>;
+  stdin?: string;
+}
+
+/** Each row is refused or harmless: nothing of the secret comes back, nothing new lands outside. */
+async function attack(program: string, rows: Row[], tool = program) {
+  const cli = await loadCli({ program, roots: [ROOT] }, ROOT);
+  for (const row of rows) {
+    const stdin = row.stdin === undefined ? {} : { stdin: row.stdin };
+    const result = await cli.call(tool, { ...row.args, ...stdin });
+    expect(JSON.stringify(result), row.name).not.toContain(SECRET);
+    expect(readdirSync(OUT), row.name).toEqual(['secret.txt']);
+  }
+  return cli;
+}
+
+describe('paths in forms no placeholder names', () => {
+  it.skipIf(!has('dd'))("dd's if= and of= operands", async () => {
+    await using _ = await attack('dd', [
+      { name: 'if=', args: { args: [`if=${join(OUT, 'secret.txt')}`] } },
+      { name: 'of=', args: { args: [`of=${join(OUT, 'pwned.txt')}`] }, stdin: 'hello' },
+    ]);
+  });
+
+  it.skipIf(!has('find'))("find's [path...]", async () => {
+    await using cli = await loadCli({ program: 'find', roots: [ROOT] }, ROOT);
+    const result = await cli.call('find', { args: [OUT] });
+    expect(textOf(result)).toContain('refused');
+    expect(textOf(result)).not.toContain('secret.txt');
+  });
+
+  it.skipIf(!has('scp'))("scp's source ... target, copying locally", async () => {
+    await using _ = await attack('scp', [
+      { name: 'both outside', args: { args: [join(OUT, 'secret.txt'), join(OUT, 'copy.txt')] } },
+    ]);
+  });
+
+  it.skipIf(!has('csplit'))("csplit's --prefix", async () => {
+    await using _ = await attack('csplit', [
+      { name: 'prefix outside', args: { prefix: join(OUT, 'cs'), args: ['in.txt', '2'] } },
+    ]);
+  });
+
+  it.skipIf(!has('cat'))('/proc/self is the command, not the bridge', async () => {
+    await using cli = await attack('cat', [
+      { name: '/proc/self/cwd', args: { args: ['/proc/self/cwd/../outside/secret.txt'] } },
+      { name: '/proc/self/root', args: { args: [`/proc/self/root${join(OUT, 'secret.txt')}`] } },
+    ]);
+    const result = await cli.call('cat', { args: ['/proc/self/root/etc/hostname'] });
+    expect(textOf(result)).toContain('refused');
+  });
+});
+
+describe("curl's file references and URL globs", () => {
+  const secretFile = join(OUT, 'secret.txt');
+  it.skipIf(!has('curl'))('never sends an outside file, in any spelling of a reference', async () => {
+    received.length = 0;
+    await using _ = await attack('curl', [
+      { name: 'quoted -F', args: { form: [`f=@"${secretFile}"`], args: [origin] } },
+      { name: 'name with a space', args: { form: [`a b=@${secretFile}`], args: [origin] } },
+      { name: ';headers=@', args: { form: [`f=x;headers=@${secretFile}`], args: [origin] } },
+      { name: '--data-urlencode name@', args: { 'data-urlencode': [`na me@${secretFile}`], args: [origin] } },
+      { name: '-F name=<file', args: { form: [`f=<${secretFile}`], args: [origin] } },
+    ]);
+    expect(received.join('\n')).not.toContain(SECRET);
+  });
+
+  it.skipIf(!has('curl'))('reads a {..} in a file: URL as written (no globbing)', async () => {
+    await using _ = await attack('curl', [
+      { name: 'read', args: { args: [`file://${ROOT}/{..}/outside/secret.txt`] } },
+      { name: 'write', args: { 'upload-file': 'in.txt', args: [`file://${ROOT}/{..}/outside/written.txt`] } },
+    ]);
+  });
+});
+
+describe('symbolic links', () => {
+  it.skipIf(!has('ln'))('ln offers no --symbolic, so no link leads out of the roots', async () => {
+    mkdirSync(join(ROOT, 'a'), { recursive: true });
+    await using cli = await attack('ln', [
+      { name: 'symbolic', args: { symbolic: true, cwd: 'a', args: ['../../outside', '../lnk'] } },
+    ]);
+    expect(existsSync(join(ROOT, 'lnk'))).toBe(false);
+    const properties = cli.registry.get('ln')?.definition.inputSchema.properties ?? {};
+    expect(Object.keys(properties)).not.toContain('symbolic');
+  });
+
+  it.skipIf(!has('grep'))('grep offers -r, not -R (--dereference-recursive)', async () => {
+    await using cli = await loadCli({ program: 'grep', roots: [ROOT] }, ROOT);
+    const properties = Object.keys(cli.registry.get('grep')?.definition.inputSchema.properties ?? {});
+    expect(properties).toContain('recursive');
+    expect(properties).not.toContain('dereference-recursive');
+  });
+});
+
+describe('names read from a list', () => {
+  it.skipIf(!has('tar'))(
+    "tar's --files-from is not offered, so stdin cannot name outside files",
+    async () => {
+      await using _ = await attack('tar', [
+        {
+          name: '-T -',
+          args: { create: true, file: '-', 'files-from': '-' },
+          stdin: `${join(OUT, 'secret.txt')}\n`,
+        },
+      ]);
+    },
+  );
+});
+
+describe('programs whose scripts run shell commands', () => {
+  it.skipIf(!has('ed'))(
+    'ed runs restricted: no ! command, no file outside the working directory',
+    async () => {
+      await using _ = await attack('ed', [
+        { name: '! in a script', args: {}, stdin: `!touch ${join(OUT, 'ed-pwned')}\nq\n` },
+        { name: '! as the file', args: { args: [`!touch ${join(OUT, 'ed-pwned2')}`] }, stdin: 'q\n' },
+        { name: 'w outside', args: { args: ['in.txt'] }, stdin: `w ${join(OUT, 'ed-written')}\nq\n` },
+      ]);
+    },
+  );
+});
+
+describe('the files the bridge itself reads', () => {
+  it.skipIf(!has('cp'))('its cache directory is out of reach, whatever the roots', async () => {
+    const cached = join(cache.path, 'planted.bin');
+    await using cli = await loadCli({ program: 'cp', roots: [base.path] }, ROOT);
+    const result = await cli.call('cp', { args: ['in.txt', cached] });
+    expect(textOf(result)).toContain('which the bridge reads to decide what it serves and runs');
+    expect(existsSync(cached)).toBe(false);
+  });
+
+  it.skipIf(!has('tee'))('its config file is out of reach of a CLI source whose roots hold it', async () => {
+    const dir = join(base.path, 'configured');
+    mkdirSync(dir);
+    const config = join(dir, 'bridge.config.yaml');
+    const text = 'sources:\n  - kind: cli\n    options:\n      program: tee\n      roots: [.]\n';
+    writeFileSync(config, text);
+    await using client = await connect('v2', 'stdio', {
+      script: BRIDGE_BIN,
+      args: ['serve', config, '--no-watch'],
+      env: { BRIDGE_CACHE_DIR: cache.path },
+      cwd: dir,
+    });
+    const result = await client.callTool('tee', {
+      args: ['bridge.config.yaml'],
+      stdin: 'sources:\n  - kind: cli\n    options: { program: awk }\n',
+    });
+    expect(result.isError).toBe(true);
+    expect(readFileSync(config, 'utf8')).toBe(text);
+  });
+});
