@@ -2,8 +2,8 @@
 // /run too when the network is off.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { createServer } from 'node:net';
+import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { prepareSandbox } from '../../adapters/cli/sandbox.js';
