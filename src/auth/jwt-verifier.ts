@@ -1,4 +1,4 @@
-import type { createRemoteJWKSet, JWTPayload } from 'jose';
+import type { createRemoteJWKSet, JWTPayload, JWTVerifyGetKey } from 'jose';
 
 // jose takes ~50 ms to load: only servers that verify JWTs pay for it, on the first token.
 let joseModule: Promise<typeof import('jose')> | undefined;
@@ -9,6 +9,7 @@ const loadJose = () => {
 
 import { BridgeError, describeError } from '../errors.js';
 import { discoverJwksUrl } from './discover-jwks.js';
+import { FailureBackoff } from './failure-backoff.js';
 import type { TokenVerifier, Verification } from './token-verifier.js';
 
 export interface JwtVerifierOptions {
@@ -22,7 +23,14 @@ export interface JwtVerifierOptions {
   cacheMaxAgeMs?: number;
   /** Least time between two refetches triggered by an unknown key id, in ms. Default 30 s. */
   cooldownMs?: number;
+  /**
+   * After the metadata or the JWKS could not be fetched, how long before the next try, in ms;
+   * doubles with each failure in a row, up to a minute. Default 2 s.
+   */
+  failureBackoffMs?: number;
 }
+
+type RemoteKeys = ReturnType<typeof createRemoteJWKSet>;
 
 // Asymmetric algorithms only: a JWKS holds public keys, and an HMAC "key" in it would be a secret
 // anyone who can read the JWKS could sign with.
@@ -45,29 +53,47 @@ const ALGORITHMS = [
  * issuer, audience (this server's resource URL, RFC 8707), expiry (required) and not-before.
  * Keys are cached; a token signed with an unknown key id triggers a refetch (at most once per
  * cooldown), which is how key rotation reaches the server without a restart. Without a JWKS URL,
- * the first verification looks it up in the issuer's metadata (and retries on the next if that fails).
+ * the first verification looks it up in the issuer's metadata. A token that is not even a
+ * well-formed JWS is refused before any of that; a failed lookup or JWKS fetch is not tried again
+ * before its backoff is over (`failureBackoffMs`), so bad tokens cannot make the server fetch in a loop.
  */
 export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
-  let keySet: Promise<ReturnType<typeof createRemoteJWKSet>> | undefined;
+  const backoffMs = options.failureBackoffMs ?? 2_000;
+  const discovery = new FailureBackoff(backoffMs);
+  let keySet: { keys: Promise<JWTVerifyGetKey>; failed: boolean } | undefined;
   const resolveKeys = () => {
-    if (keySet) return keySet;
-    const pending = (
-      options.jwksUrl ? Promise.resolve(options.jwksUrl) : discoverJwksUrl(options.issuer)
-    ).then(async (url) =>
-      (await loadJose()).createRemoteJWKSet(url, {
-        cacheMaxAge: options.cacheMaxAgeMs ?? 600_000,
-        cooldownDuration: options.cooldownMs ?? 30_000,
-        timeoutDuration: 5_000,
-      }),
+    // A failed lookup is kept (and answered again, without a fetch) until its backoff is over.
+    if (keySet && (!keySet.failed || discovery.waitMs() > 0)) return keySet.keys;
+    const state = {
+      keys: (options.jwksUrl ? Promise.resolve(options.jwksUrl) : discoverJwksUrl(options.issuer)).then(
+        async (url) =>
+          guardFetches(
+            url,
+            (await loadJose()).createRemoteJWKSet(url, {
+              cacheMaxAge: options.cacheMaxAgeMs ?? 600_000,
+              cooldownDuration: options.cooldownMs ?? 30_000,
+              timeoutDuration: 5_000,
+            }),
+            new FailureBackoff(backoffMs),
+          ),
+      ),
+      failed: false,
+    };
+    keySet = state;
+    state.keys.then(
+      () => discovery.succeeded(),
+      () => {
+        state.failed = true;
+        discovery.failed();
+      },
     );
-    keySet = pending;
-    pending.catch(() => {
-      if (keySet === pending) keySet = undefined;
-    });
-    return pending;
+    return state.keys;
   };
   return {
     async verify(token, resource): Promise<Verification> {
+      // Checked before any key is looked up: garbage must not make the server fetch anything.
+      const malformed = notASignedJwt(token);
+      if (malformed) return { ok: false, description: malformed };
       // Throws when the keys cannot be found: the server's problem (503), not the token's.
       const keys = await resolveKeys();
       const { jwtVerify, errors } = await loadJose();
@@ -105,6 +131,87 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
       };
     },
   };
+}
+
+/**
+ * Wraps jose's remote key set so that a failed JWKS fetch is not retried by the next request: jose
+ * remembers only successful fetches, so while the JWKS is down every token would fetch it again.
+ * During the backoff, the keys fetched last (while still within their cache age) serve alone;
+ * a token they cannot check gets the 503 of unreachable keys.
+ */
+function guardFetches(url: URL, remote: RemoteKeys, backoff: FailureBackoff): JWTVerifyGetKey {
+  let lastFailure = '';
+  let fallback: JWTVerifyGetKey | undefined;
+  const unavailable = () =>
+    new BridgeError(
+      'upstream_failed',
+      `the signing keys at ${url.href} could not be fetched (${lastFailure}); next try in ${Math.ceil(backoff.waitMs() / 1000)} s`,
+    );
+  return async (header, token) => {
+    const { errors, createLocalJWKSet } = await loadJose();
+    if (backoff.waitMs() > 0) {
+      if (!fallback || !remote.fresh) throw unavailable();
+      try {
+        return await fallback(header, token);
+      } catch (error) {
+        if (error instanceof errors.JWKSNoMatchingKey) throw unavailable();
+        throw error;
+      }
+    }
+    try {
+      const key = await remote(header, token);
+      backoff.succeeded();
+      return key;
+    } catch (error) {
+      if (!isFetchFailure(error, errors)) throw error;
+      lastFailure = describeError(error);
+      const cached = remote.jwks();
+      fallback = cached ? createLocalJWKSet(cached) : undefined;
+      backoff.failed();
+      throw error;
+    }
+  };
+}
+
+// What jose throws when the JWKS could not be had (network, timeout, a non-200 answer, not a JWKS)
+// rather than because of the token.
+function isFetchFailure(error: unknown, errors: typeof import('jose').errors): boolean {
+  if (!(error instanceof errors.JOSEError)) return true;
+  return (
+    error instanceof errors.JWKSTimeout ||
+    error instanceof errors.JWKSInvalid ||
+    error.code === 'ERR_JOSE_GENERIC'
+  );
+}
+
+const NOT_A_JWT = 'The token is not a valid signed JWT.';
+
+/**
+ * Why `token` cannot be a JWS this server accepts (three base64url parts, a JSON header naming an
+ * accepted algorithm, a JSON payload), or `undefined` when it may be: the checks that need no key.
+ */
+function notASignedJwt(token: string): string | undefined {
+  const parts = token.split('.');
+  if (parts.length !== 3 || parts.some((part) => !/^[A-Za-z0-9_-]+$/.test(part))) return NOT_A_JWT;
+  const header = jsonObjectOf(parts[0] as string);
+  if (!header || !isJsonObject(jsonObjectOf(parts[1] as string))) return NOT_A_JWT;
+  if (typeof header.alg !== 'string' || !ALGORITHMS.includes(header.alg)) {
+    return 'The token is signed with an algorithm this server does not accept.';
+  }
+  return undefined;
+}
+
+function jsonObjectOf(part: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
+    return isJsonObject(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 // A token problem becomes a 401 reason; anything else (keys unreachable, a broken JWKS) means the

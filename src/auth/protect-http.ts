@@ -88,7 +88,11 @@ export function protectHttp(options: ProtectHttpOptions): HttpProtection {
     try {
       verified = await verifier.verify(token, resource);
     } catch (error) {
-      log.warn(`http: cannot check tokens: ${describeError(error)}`);
+      // Logged like a refusal: while the keys are unreachable every request ends here.
+      refusals.refused(
+        'cannot check tokens',
+        `${request.method} from ${peer.address ?? 'an unknown address'} (503): ${describeError(error)}`,
+      );
       return unavailableResponse('The server cannot check tokens right now; try again shortly.');
     }
     if (!verified.ok) {

@@ -19,16 +19,32 @@ export interface JwksServer extends AsyncDisposable {
   issuer: string;
   jwksUrl: string;
   keys: TestKey[];
-  /** How many times the JWKS was fetched. */
+  /** How many times the JWKS was fetched (failed fetches included). */
   fetches: number;
+  /** How many times a metadata document was asked for (failed ones included). */
+  metadataFetches: number;
+  /** While true, the metadata and the JWKS are answered with 500: an authorization server that is down. */
+  failing: boolean;
   /** Makes the metadata document name another issuer (a look-alike server). */
   metadataIssuer: string;
 }
 
 export async function startJwksServer(keys: TestKey[]): Promise<JwksServer> {
-  const state: { keys: TestKey[]; fetches: number; metadataIssuer?: string } = { keys, fetches: 0 };
+  const state: {
+    keys: TestKey[];
+    fetches: number;
+    metadataFetches: number;
+    failing: boolean;
+    metadataIssuer?: string;
+  } = { keys, fetches: 0, metadataFetches: 0, failing: false };
   let origin = '';
   const server = createServer((request, response) => {
+    if (request.url?.startsWith('/.well-known/')) state.metadataFetches++;
+    if (request.url === '/jwks.json') state.fetches++;
+    if (state.failing) {
+      response.writeHead(500).end();
+      return;
+    }
     if (request.url === '/.well-known/oauth-authorization-server') {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(
@@ -40,7 +56,6 @@ export async function startJwksServer(keys: TestKey[]): Promise<JwksServer> {
       response.writeHead(404).end();
       return;
     }
-    state.fetches++;
     response.writeHead(200, { 'content-type': 'application/json' });
     response.end(JSON.stringify({ keys: state.keys.map((key) => key.jwk) }));
   });
@@ -58,6 +73,15 @@ export async function startJwksServer(keys: TestKey[]): Promise<JwksServer> {
     },
     set keys(next) {
       state.keys = next;
+    },
+    get metadataFetches() {
+      return state.metadataFetches;
+    },
+    get failing() {
+      return state.failing;
+    },
+    set failing(value) {
+      state.failing = value;
     },
     get fetches() {
       return state.fetches;
