@@ -101,7 +101,15 @@ const httpLimitsSchema = once(() =>
       headerTimeoutMs: z.number().int().positive().optional().describe('Like --header-timeout-ms.'),
       bodyTimeoutMs: z.number().int().positive().optional().describe('Like --body-timeout-ms.'),
       maxConnections: z.number().int().positive().optional().describe('Like --max-connections.'),
+      maxConnectionsPerAddress: z
+        .number()
+        .int()
+        .positive()
+        .optional()
+        .describe('Like --max-connections-per-address.'),
       maxCallsPerCaller: z.number().int().positive().optional().describe('Like --max-calls-per-caller.'),
+      maxStreamsPerCaller: z.number().int().positive().optional().describe('Like --max-streams-per-caller.'),
+      streamLifetimeMs: z.number().int().positive().optional().describe('Like --stream-lifetime-ms.'),
       maxSessionsPerCaller: z
         .number()
         .int()

@@ -21,7 +21,10 @@ const COMMON_OPTIONS = {
   'header-timeout-ms': { type: 'string' },
   'body-timeout-ms': { type: 'string' },
   'max-connections': { type: 'string' },
+  'max-connections-per-address': { type: 'string' },
   'max-calls-per-caller': { type: 'string' },
+  'max-streams-per-caller': { type: 'string' },
+  'stream-lifetime-ms': { type: 'string' },
   'max-sessions-per-caller': { type: 'string' },
   'log-level': { type: 'string' },
   'no-watch': { type: 'boolean' },
@@ -45,7 +48,14 @@ export const SERVER_USAGE = `Server flags (every command):
   --header-timeout-ms N    time for a request's headers to arrive (default 10000)
   --body-timeout-ms N      time for a request's body to arrive after its headers (default 10000)
   --max-connections N      open HTTP connections at once (default 1024)
+  --max-connections-per-address N
+                           open HTTP connections from one address (an IPv6 /64) at once
+                           (default a quarter of --max-connections)
   --max-calls-per-caller N tools/call requests one caller may run at once over HTTP (default 32)
+  --max-streams-per-caller N
+                           listen and GET event streams one caller may hold open (default 32)
+  --stream-lifetime-ms N   how long such a stream stays open before the server ends it and the
+                           client opens it again (default 600000)
   --max-sessions-per-caller N
                            initialize-era sessions one caller may hold; its next one replaces its
                            own idlest (default 100)
@@ -117,7 +127,10 @@ function transportFrom(values: FlagValues, configured: TransportOptions): Transp
       headerTimeoutMs: positive(values, 'header-timeout-ms'),
       bodyTimeoutMs: positive(values, 'body-timeout-ms'),
       maxConnections: positive(values, 'max-connections'),
+      maxConnectionsPerAddress: positive(values, 'max-connections-per-address'),
       maxCallsPerCaller: positive(values, 'max-calls-per-caller'),
+      maxStreamsPerCaller: positive(values, 'max-streams-per-caller'),
+      streamLifetimeMs: positive(values, 'stream-lifetime-ms'),
     },
   );
   const maxSessionsPerCaller = positive(values, 'max-sessions-per-caller') ?? base?.maxSessionsPerCaller;

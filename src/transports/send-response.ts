@@ -88,15 +88,25 @@ export function sendEvents(
   });
 }
 
+/** When a stream the server ends (its lifetime is over) stops, and the last event it then gets. */
+export interface StreamEnd {
+  signal: AbortSignal;
+  /** Written before the end, e.g. a listen request's result; nothing when absent. */
+  farewell?: string;
+}
+
 /**
  * Writes a web `Response` to a Node response. A JSON answer (most calls) is read whole and sent
  * in one write with its length; an SSE stream is copied chunk by chunk, honouring backpressure,
- * until it ends or `signal` aborts (the client left).
+ * until it ends, `signal` aborts (the client left) or `end` says the server ends it (then the
+ * farewell goes out and the response ends cleanly). Either way the stream is cancelled, so what
+ * produces it stops at once rather than at its next event.
  */
 export async function sendResponse(
   res: ServerResponse,
   response: Response,
   signal: AbortSignal,
+  end?: StreamEnd,
 ): Promise<void> {
   const headers: Record<string, string> = {};
   for (const [name, value] of response.headers) headers[name] = value;
@@ -119,24 +129,30 @@ export async function sendResponse(
     drained = undefined;
   };
   res.on('drain', onDrain);
-  const left = new Promise<void>((resolve) => {
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', () => resolve(), { once: true });
+  const stopped = new Promise<'stopped'>((resolve) => {
+    for (const stop of [signal, end?.signal]) {
+      if (stop?.aborted) resolve('stopped');
+      else stop?.addEventListener('abort', () => resolve('stopped'), { once: true });
+    }
   });
+  const reader = response.body.getReader();
   try {
-    for await (const chunk of response.body) {
-      if (signal.aborted) break;
+    for (;;) {
+      const next = await Promise.race([reader.read(), stopped]);
+      if (next === 'stopped' || next.done) break;
       // Held until the next tick: an event and the stream's end that follows at once (a call's
       // result) leave in one write, while an event alone still goes out without waiting.
       res.cork();
-      const flowing = res.write(chunk);
+      const flowing = res.write(next.value);
       process.nextTick(() => res.uncork());
-      if (!flowing) await Promise.race([new Promise<void>((resolve) => (drained = resolve)), left]);
+      if (!flowing) await Promise.race([new Promise<void>((resolve) => (drained = resolve)), stopped]);
     }
   } catch {
     // A stream that fails mid-way ends the response; the handler has reported the cause.
   } finally {
     res.off('drain', onDrain);
+    reader.cancel().catch(() => {});
   }
-  res.end();
+  if (end?.signal.aborted && end.farewell && !signal.aborted) res.end(end.farewell);
+  else res.end();
 }

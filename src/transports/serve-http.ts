@@ -5,13 +5,15 @@ import {
   type ServerResponse,
   STATUS_CODES,
 } from 'node:http';
-import { type AddressInfo, isIP } from 'node:net';
+import { type AddressInfo, isIP, type Socket } from 'node:net';
 import type { Logger } from '../logger.js';
 import type { JsonAnswer } from '../server/direct-call.js';
 import type { EventStreamAnswer } from '../server/direct-session-call.js';
+import { AddressConnections, tooManyConnections } from './address-connections.js';
 import { CallLimits, requestsIn } from './call-limits.js';
 import type { HttpHandler } from './http-handler.js';
 import { excessiveDepth, TOO_DEEP_MESSAGE } from './json-depth.js';
+import { listenEnded, longStreamsOf } from './long-streams.js';
 import { isRefusal, readBody } from './read-body.js';
 import { RefusalLog } from './refusal-log.js';
 import { headRequest, sendEvents, sendJson, sendResponse } from './send-response.js';
@@ -63,39 +65,68 @@ export interface HttpLimits {
   bodyTimeoutMs?: number;
   /** Open connections at once; more are closed on accept. Default 1,024. */
   maxConnections?: number;
+  /**
+   * Open connections from one address (an IPv6 /64) at once; more are answered 503 and closed on
+   * accept. Default a quarter of `maxConnections` (256).
+   */
+  maxConnectionsPerAddress?: number;
   /** `tools/call` requests one caller may have running at once over HTTP. Default 32. */
   maxCallsPerCaller?: number;
+  /**
+   * Streams without an end of their own (`subscriptions/listen`, initialize-era GET) one caller
+   * may hold open at once; more get 429. Default 32.
+   */
+  maxStreamsPerCaller?: number;
+  /** How long such a stream stays open before the server ends it (clients open it again), in ms. Default 10 minutes. */
+  streamLifetimeMs?: number;
 }
 
-const HTTP_LIMIT_DEFAULTS: Required<HttpLimits> = {
+const HTTP_LIMIT_DEFAULTS: Required<Omit<HttpLimits, 'maxConnectionsPerAddress'>> = {
   maxRequestBodySize: 4 * 1024 * 1024,
   headerTimeoutMs: 10_000,
   bodyTimeoutMs: 10_000,
   maxConnections: 1_024,
   maxCallsPerCaller: 32,
+  maxStreamsPerCaller: 32,
+  streamLifetimeMs: 600_000,
 };
 
 // A Host header is a name or an [IPv6] literal and an optional port: no userinfo, path or spaces.
 const HOST_HEADER = /^(?:[A-Za-z0-9._~-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 
 /**
- * Serves `handler` with `node:http` on `address`. Steps for each request: check the request line
- * and Host → `admit` (headers only: Host, Origin, path, authentication) → read the body within its
- * size and time limits → check its nesting depth and parse it → take the caller's call slots → hand
- * it to the handler. Nothing is read or parsed for a request that the headers already refuse.
+ * Serves `handler` with `node:http` on `address`. A connection past its address's share is
+ * answered 503 and closed as it is accepted. Steps for each request: check the request line and
+ * Host → `admit` (headers only: Host, Origin, path, authentication) → read the body within its
+ * size and time limits → check its nesting depth and parse it → take the caller's call slots, and
+ * its stream slots for a listen or GET stream (which then ends after its lifetime) → hand it to the
+ * handler. Nothing is read or parsed for a request that the headers already refuse.
  */
 export async function serveHttp(
   handler: HttpHandler,
   address: ListenAddress,
   options: HttpLimits & { path?: string; log?: Logger; onerror?: (error: Error) => void } = {},
 ): Promise<RunningHttpServer> {
-  const limits = { ...HTTP_LIMIT_DEFAULTS, ...definedOnly(options) };
+  const given = { ...HTTP_LIMIT_DEFAULTS, ...definedOnly(options) };
+  const limits: Required<HttpLimits> = {
+    ...given,
+    maxConnectionsPerAddress:
+      options.maxConnectionsPerAddress ?? Math.max(1, Math.floor(given.maxConnections / 4)),
+  };
   const refusals = options.log ? new RefusalLog(options.log) : undefined;
   const calls = new CallLimits(limits.maxCallsPerCaller);
+  const streams = new CallLimits(limits.maxStreamsPerCaller);
+  const perAddress = new AddressConnections(limits.maxConnectionsPerAddress);
+  // Connections refused on accept: a request the parser still reads from one is not served.
+  const refusedConnections = new WeakSet<Socket>();
   const inFlight = new Set<InFlight>();
   let closing = false;
 
   const serve = async (req: IncomingMessage, res: ServerResponse) => {
+    if (refusedConnections.has(req.socket)) {
+      req.socket.destroy();
+      return;
+    }
     const peer = { ...(req.socket.remoteAddress ? { address: req.socket.remoteAddress } : {}) };
     const from = peer.address ?? 'an unknown address';
     const host = req.headers.host ?? '';
@@ -120,6 +151,7 @@ export async function serveHttp(
     }
     let parsed: unknown;
     let ids: Array<string | number> = [];
+    let requests: ReturnType<typeof requestsIn> = [];
     let release = () => {};
     if (req.method === 'POST') {
       const text = await readBody(req, {
@@ -141,7 +173,7 @@ export async function serveHttp(
         writeError(res, 400, -32700, `Parse error: ${(error as Error).message}`);
         return;
       }
-      const requests = requestsIn(parsed);
+      requests = requestsIn(parsed);
       ids = requests.map((request) => request.id);
       const count = requests.filter((request) => request.method === 'tools/call').length;
       const taken = calls.acquire(admission.quotaKey, count);
@@ -158,6 +190,32 @@ export async function serveHttp(
       }
       release = taken;
     }
+    const long = longStreamsOf(req.method, requests);
+    let releaseStreams = () => {};
+    if (long.count > 0) {
+      const taken = streams.acquire(admission.quotaKey, long.count);
+      if (!taken) {
+        release();
+        refusals?.refused(
+          'streams per caller',
+          `${admission.quotaKey} over ${limits.maxStreamsPerCaller} open streams`,
+        );
+        writeError(
+          res,
+          429,
+          -32000,
+          `Too Many Requests: ${long.count} more stream(s) would exceed the ${limits.maxStreamsPerCaller} listen or GET streams one caller may hold open (${streams.inFlight(admission.quotaKey)} open); close one, or retry later`,
+          { retryAfter: 5 },
+        );
+        return;
+      }
+      releaseStreams = taken;
+    }
+    // A stream without an end of its own is ended by the server after its lifetime; the client
+    // opens it again (a listen is answered with its result first, the spec's graceful close).
+    const lifetime = long.count > 0 ? new AbortController() : undefined;
+    const lifetimeTimer = lifetime && setTimeout(() => lifetime.abort(), limits.streamLifetimeMs);
+    lifetimeTimer?.unref();
     // A header set before the handler's writeHead makes the response's headers readable later
     // (`getHeader`), which the shutdown answer needs to tell an SSE stream from a JSON body.
     res.setHeader('x-content-type-options', 'nosniff');
@@ -172,6 +230,8 @@ export async function serveHttp(
     };
     res.once('close', () => {
       inFlight.delete(flight);
+      releaseStreams();
+      clearTimeout(lifetimeTimer);
       if (!held) release();
       if (!finished) abort.abort();
     });
@@ -187,6 +247,7 @@ export async function serveHttp(
       });
     } catch (error) {
       release();
+      releaseStreams();
       options.onerror?.(error instanceof Error ? error : new Error(String(error)));
       response = Response.json(
         {
@@ -197,8 +258,10 @@ export async function serveHttp(
         { status: 500 },
       );
     }
-    if (response instanceof Response) await sendResponse(res, response, abort.signal);
-    else if ('open' in response) await sendEvents(res, response);
+    if (response instanceof Response) {
+      const end = lifetime && { signal: lifetime.signal, farewell: long.listenIds.map(listenEnded).join('') };
+      await sendResponse(res, response, abort.signal, end);
+    } else if ('open' in response) await sendEvents(res, response);
     else sendJson(res, response);
     finished = true;
   };
@@ -226,7 +289,19 @@ export async function serveHttp(
       `a connection from ${data?.remoteAddress ?? 'an unknown address'}: ${limits.maxConnections} are open`,
     ),
   );
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: import('node:net').Socket) => {
+  server.on('connection', (socket: Socket) => {
+    if (perAddress.admit(socket)) return;
+    refusedConnections.add(socket);
+    refusals?.refused(
+      'connections per address',
+      `a connection from ${socket.remoteAddress ?? 'an unknown address'}: ${limits.maxConnectionsPerAddress} from it are open`,
+    );
+    // Answered before any request is read, and closed once written: a refused connection holds
+    // nothing, so refusing one costs no more than accepting it.
+    socket.on('error', () => {});
+    socket.end(tooManyConnections(limits.maxConnectionsPerAddress), () => socket.destroy());
+  });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     const timeout = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
     if (timeout) refusals?.refused('slow headers', `from ${socket.remoteAddress ?? 'an unknown address'}`);
     if (socket.writable && error.code !== 'ECONNRESET') {
@@ -276,7 +351,7 @@ async function refuse(
   req: IncomingMessage,
   res: ServerResponse,
   response: Response,
-  limits: Required<HttpLimits>,
+  limits: Pick<Required<HttpLimits>, 'bodyTimeoutMs'>,
 ) {
   const declared = Number(req.headers['content-length'] ?? 0);
   const large =

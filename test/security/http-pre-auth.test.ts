@@ -30,6 +30,9 @@ beforeAll(async () => {
       '1000',
       '--max-connections',
       '60',
+      // This file opens its connections from one address: only the cap of all of them is tested here.
+      '--max-connections-per-address',
+      '60',
       '--max-calls-per-caller',
       '2',
     ],
