@@ -25,6 +25,14 @@ export interface ListenAddress {
   port: number;
 }
 
+function hostHeaders(req: IncomingMessage): number {
+  let count = 0;
+  for (let at = 0; at < req.rawHeaders.length; at += 2) {
+    if ((req.rawHeaders[at] as string).toLowerCase() === 'host') count++;
+  }
+  return count;
+}
+
 /** Parses `--http [HOST:]PORT`; the host defaults to 127.0.0.1 so nothing is exposed by accident. */
 export function parseListenAddress(value: string): ListenAddress {
   const match = /^(?:(\[[^\]]+\]|[^:]+):)?(\d{1,5})$/.exec(value.trim());
@@ -131,8 +139,14 @@ export async function serveHttp(
     const from = peer.address ?? 'an unknown address';
     const host = req.headers.host ?? '';
     // The regex keeps userinfo and paths out; the URL parser then rejects what only looks like a
-    // host (a port past 65535, `[:::]`), which would otherwise fail later as a 500.
-    if (!HOST_HEADER.test(host) || !URL.canParse(`http://${host}`) || !req.url?.startsWith('/')) {
+    // host (a port past 65535, `[:::]`), which would otherwise fail later as a 500. Two Host
+    // headers are refused (RFC 9112, 3.2): Node keeps the first, a proxy might route by another.
+    if (
+      !HOST_HEADER.test(host) ||
+      !URL.canParse(`http://${host}`) ||
+      !req.url?.startsWith('/') ||
+      hostHeaders(req) > 1
+    ) {
       refusals?.refused('bad request line', `${req.method} from ${from}: Host "${host.slice(0, 100)}"`);
       writeError(res, 400, -32000, 'Bad Request: the Host header must be a host name or address and a port');
       return;

@@ -97,6 +97,35 @@ describe('a Host header or request target that is not a plain host is refused', 
     await stillServes();
   });
 
+  it('two Host headers, the first one allowed', async () => {
+    // A 2026-07-28 list, answered with one Host header: refused with a second one (RFC 9112, 3.2).
+    const list = async (hosts: string[]) => {
+      const socket = await openSocket(bridge.url);
+      const result = outcome(socket);
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/list',
+        params: { _meta: envelope() },
+      });
+      const head = [
+        `POST ${bridge.url.pathname} HTTP/1.1`,
+        ...hosts.map((host) => `Host: ${host}`),
+        'Content-Type: application/json',
+        'Accept: application/json, text/event-stream',
+        'MCP-Protocol-Version: 2026-07-28',
+        'Mcp-Method: tools/list',
+        `Content-Length: ${body.length}`,
+        'Connection: close',
+      ];
+      socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+      return (await result).text.split('\r\n')[0];
+    };
+    expect(await list([bridge.url.host])).toMatch(/^HTTP\/1\.1 200 /);
+    expect(await list([bridge.url.host, 'evil.example'])).toMatch(/^HTTP\/1\.1 400 /);
+    await stillServes();
+  });
+
   it('an absolute-form request target', async () => {
     expect(await rawRequest(bridge.url.host, 'http://evil.example/mcp')).toMatch(/^HTTP\/1\.1 400 /);
     await stillServes();
