@@ -20,10 +20,15 @@ export const ANONYMOUS_CALLER = 'anonymous';
 export function callerOf(ctx: ServerContext): Caller {
   const auth = ctx.http?.authInfo;
   if (auth) return callerOfAuth(auth);
-  if (ctx.sessionId) return `session:${ctx.sessionId}`;
+  if (ctx.sessionId) return sessionCaller(ctx.sessionId);
   // An HTTP request without identity or session: each request stands for itself.
   if (ctx.http?.req) return ANONYMOUS_CALLER;
   return 'local';
+}
+
+/** The caller of an initialize-era session without authentication: what it creates is its own. */
+export function sessionCaller(sessionId: string): Caller {
+  return `session:${sessionId}`;
 }
 
 /** The caller of an HTTP request without a session: its authenticated subject, or anonymous. */
@@ -37,4 +42,26 @@ export function callerOfAuth(auth: AuthInfo | undefined): Caller {
  */
 export function mayList(caller: Caller): boolean {
   return caller !== ANONYMOUS_CALLER;
+}
+
+// Set by the HTTP layer before a request reaches the server; the SDK hands handlers the `Request`
+// (`ctx.http.req`) but nothing of the connection it came on, so the peer's key travels beside it.
+const quotaKeys = new WeakMap<Request, string>();
+
+/** Records whose quotas `request` counts against (the HTTP layer's `Admission.quotaKey`). */
+export function bindQuotaKey(request: Request, quotaKey: string): void {
+  quotaKeys.set(request, quotaKey);
+}
+
+/**
+ * Whose quotas the request behind `ctx` counts against: tasks running and kept, bytes of paged
+ * output. Owning (`callerOf`: who may read, list, cancel) and counting differ for anonymous HTTP:
+ * an initialize-era session owns what it creates, but counts against its peer address (an IPv6
+ * address by its /64), as the calls cap does, so that opening more sessions buys no more room; an
+ * anonymous 2026-07-28 request counts against its address too, not against one quota that every
+ * anonymous client would share. An authenticated caller counts against itself, stdio is `local`.
+ */
+export function quotaKeyOf(ctx: ServerContext): string {
+  const request = ctx.http?.req;
+  return (request && quotaKeys.get(request)) ?? callerOf(ctx);
 }

@@ -31,8 +31,9 @@ export interface NewResource {
 /**
  * Where large outputs live for a while so that clients can read them with `resources/read`.
  * Every entry expires after a TTL and belongs to the caller that created it; another caller cannot
- * read or list it. Memory is shared fairly: each caller has a byte quota, and a caller over it
- * loses its own oldest entries, never another caller's.
+ * read or list it. Memory is shared fairly: each quota key (the caller, or for anonymous HTTP its
+ * peer address, see `quotaKeyOf`) has a byte quota, and a key over it loses its own oldest
+ * entries, never another key's.
  *
  * Asynchronous, so that instances behind one endpoint can share a store (`RedisResourceStore`): a
  * page written through one is readable through the others. Any method may reject with a
@@ -46,8 +47,12 @@ export interface ResourceStore {
    * this is kept only up to it, so that it cannot push out its own first pages.
    */
   readonly maxBytesPerCaller?: number;
-  /** Keeps `resource` for the store's TTL and returns how it is listed. */
-  put(resource: NewResource, caller: string): Promise<StoredResource>;
+  /**
+   * Keeps `resource` for the store's TTL, readable and listed by `caller` only, its bytes counted
+   * against `quotaKey` (default `caller`): an anonymous session's peer address, so that many
+   * sessions from one address share one quota. Returns how it is listed.
+   */
+  put(resource: NewResource, caller: string, quotaKey?: string): Promise<StoredResource>;
   /** The contents behind `uri`, or `undefined` when unknown, expired, evicted or another caller's. */
   read(uri: string, caller: string): Promise<StoredContents | undefined>;
   /** Whether `read` would find `uri`, without fetching its contents. */
@@ -58,12 +63,28 @@ export interface ResourceStore {
   newId(): string;
 }
 
+/**
+ * `store` with every `put` counted against `quotaKey` unless it names one: what a tool context
+ * hands its tool, so that whatever keeps the tool's output charges the call's quota key.
+ */
+export function chargedTo(store: ResourceStore, quotaKey: string): ResourceStore {
+  return {
+    ...(store.ttlMs === undefined ? {} : { ttlMs: store.ttlMs }),
+    ...(store.maxBytesPerCaller === undefined ? {} : { maxBytesPerCaller: store.maxBytesPerCaller }),
+    put: (resource, caller, key) => store.put(resource, caller, key ?? quotaKey),
+    read: (uri, caller) => store.read(uri, caller),
+    has: (uri, caller) => store.has(uri, caller),
+    list: (caller) => store.list(caller),
+    newId: () => store.newId(),
+  };
+}
+
 export interface MemoryResourceStoreOptions {
   /** Total bytes kept, all callers together. Default 64 MiB. */
   maxBytes?: number;
   /**
-   * Bytes one caller may hold; its oldest entries go first when a new one does not fit. Default a
-   * quarter of `maxBytes`. When the total is full, the caller holding the most loses its oldest.
+   * Bytes one quota key may hold; its oldest entries go first when a new one does not fit. Default
+   * a quarter of `maxBytes`. When the total is full, the key holding the most loses its oldest.
    */
   maxBytesPerCaller?: number;
   /** How long an entry lives, in milliseconds. Default 30 minutes. */
@@ -74,13 +95,16 @@ export interface MemoryResourceStoreOptions {
 
 interface Entry {
   resource: StoredResource;
+  /** Who may read and list it. */
   caller: string;
+  /** Whose quota its bytes count against. */
+  quotaKey: string;
   expiresAt: number;
   text?: string;
   bytes?: Uint8Array;
 }
 
-/** What one caller holds: its entries in insertion order, and their bytes. */
+/** What one caller, or one quota key, holds: its entries in insertion order, and their bytes. */
 interface Holding {
   entries: Map<string, Entry>;
   bytes: number;
@@ -104,12 +128,15 @@ export function describeStored(resource: NewResource, uri: string): StoredResour
 }
 
 /**
- * The in-memory `ResourceStore` of one process, with a byte cap per caller and in all, and a TTL;
- * expiry is lazy, so it holds no timers.
+ * The in-memory `ResourceStore` of one process, with a byte cap per quota key and in all, and a
+ * TTL; expiry is lazy, so it holds no timers.
  */
 export class MemoryResourceStore implements ResourceStore {
   readonly #entries = new Map<string, Entry>();
+  /** What each caller may list. */
   readonly #byCaller = new Map<string, Holding>();
+  /** What each quota key is charged with: the quota and the eviction order go by these. */
+  readonly #byQuota = new Map<string, Holding>();
   readonly #maxBytes: number;
   readonly maxBytesPerCaller: number;
   readonly ttlMs: number;
@@ -127,31 +154,26 @@ export class MemoryResourceStore implements ResourceStore {
     return newResourceId();
   }
 
-  async put(resource: NewResource, caller: string): Promise<StoredResource> {
+  async put(resource: NewResource, caller: string, quotaKey = caller): Promise<StoredResource> {
     const stored = describeStored(resource, resource.uri ?? `${RESOURCE_URI_PREFIX}${this.newId()}`);
     const { uri, size } = stored;
     this.#delete(uri);
     this.#sweep();
-    // The caller's own oldest go first; only then, when the total is full, the largest holder's.
-    const own = this.#byCaller.get(caller);
+    // The key's own oldest go first; only then, when the total is full, the largest holder's.
+    const own = this.#byQuota.get(quotaKey);
     while (own && own.bytes + size > this.maxBytesPerCaller && own.entries.size > 0) {
       this.#delete(own.entries.keys().next().value as string);
     }
     while (this.#bytes + size > this.#maxBytes && this.#entries.size > 0) {
-      const largest = [...this.#byCaller.values()].reduce((a, b) => (b.bytes > a.bytes ? b : a));
+      const largest = [...this.#byQuota.values()].reduce((a, b) => (b.bytes > a.bytes ? b : a));
       this.#delete(largest.entries.keys().next().value as string);
     }
-    const entry: Entry = { resource: stored, caller, expiresAt: this.#now() + this.ttlMs };
+    const entry: Entry = { resource: stored, caller, quotaKey, expiresAt: this.#now() + this.ttlMs };
     if (resource.bytes) entry.bytes = resource.bytes;
     else entry.text = resource.text ?? '';
     this.#entries.set(uri, entry);
-    let holding = this.#byCaller.get(caller);
-    if (!holding) {
-      holding = { entries: new Map(), bytes: 0 };
-      this.#byCaller.set(caller, holding);
-    }
-    holding.entries.set(uri, entry);
-    holding.bytes += size;
+    hold(this.#byCaller, caller, entry);
+    hold(this.#byQuota, quotaKey, entry);
     this.#bytes += size;
     return stored;
   }
@@ -201,10 +223,24 @@ export class MemoryResourceStore implements ResourceStore {
     if (!entry) return;
     this.#entries.delete(uri);
     this.#bytes -= entry.resource.size;
-    const holding = this.#byCaller.get(entry.caller);
-    if (!holding) return;
-    holding.entries.delete(uri);
-    holding.bytes -= entry.resource.size;
-    if (holding.entries.size === 0) this.#byCaller.delete(entry.caller);
+    release(this.#byCaller, entry.caller, entry);
+    release(this.#byQuota, entry.quotaKey, entry);
   }
+}
+
+function hold(holdings: Map<string, Holding>, key: string, entry: Entry): void {
+  let holding = holdings.get(key);
+  if (!holding) {
+    holding = { entries: new Map(), bytes: 0 };
+    holdings.set(key, holding);
+  }
+  holding.entries.set(entry.resource.uri, entry);
+  holding.bytes += entry.resource.size;
+}
+
+function release(holdings: Map<string, Holding>, key: string, entry: Entry): void {
+  const holding = holdings.get(key);
+  if (!holding?.entries.delete(entry.resource.uri)) return;
+  holding.bytes -= entry.resource.size;
+  if (holding.entries.size === 0) holdings.delete(key);
 }

@@ -1,8 +1,8 @@
 import type { ServerContext } from '@modelcontextprotocol/server';
 import type { ClientAsk } from './ask/client-ask.js';
-import { callerOf } from './caller.js';
+import { callerOf, quotaKeyOf } from './caller.js';
 import type { Logger } from './logger.js';
-import type { ResourceStore } from './resource-store.js';
+import { chargedTo, type ResourceStore } from './resource-store.js';
 import type { SignInCallbacks } from './sign-in/sign-in-callbacks.js';
 import type { ToolContext } from './tool.js';
 
@@ -12,15 +12,17 @@ import type { ToolContext } from './tool.js';
  * time its tool runs the request is answered and gone.
  */
 export interface CallOrigin {
-  /** See `callerOf`. */
+  /** Who owns what the call creates (see `callerOf`). */
   caller: string;
+  /** Whose quotas it counts against (see `quotaKeyOf`): a task's place, its pages' bytes. */
+  quotaKey: string;
   /** The request's `Authorization` header (HTTP only); kept in this process, never in a store. */
   authorization?: string;
 }
 
 /** The origin of the request behind `ctx`. */
 export function callOrigin(ctx: ServerContext): CallOrigin {
-  const origin: CallOrigin = { caller: callerOf(ctx) };
+  const origin: CallOrigin = { caller: callerOf(ctx), quotaKey: quotaKeyOf(ctx) };
   const authorization = ctx.http?.req?.headers.get('authorization');
   if (authorization) origin.authorization = authorization;
   return origin;
@@ -46,7 +48,9 @@ export function buildToolContext(origin: CallOrigin, runtime: CallRuntime): Tool
     signal: runtime.signal,
     progress: runtime.progress,
     log: runtime.log,
-    resources: runtime.resources,
+    // Bound to the call's quota key, so that no tool can forget to count its pages against it.
+    resources:
+      origin.quotaKey === origin.caller ? runtime.resources : chargedTo(runtime.resources, origin.quotaKey),
     caller: origin.caller,
   };
   if (origin.authorization !== undefined) context.authorization = origin.authorization;

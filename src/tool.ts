@@ -76,7 +76,11 @@ export interface ToolContext {
   progress(update: Progress): void;
   /** Logs to stderr and, when the client enabled MCP logging, to the client. */
   log: Logger;
-  /** Where large outputs go, to be linked from the result and read page by page. */
+  /**
+   * Where large outputs go, to be linked from the result and read page by page. What is put here
+   * counts against the call's quota key (an anonymous HTTP client's peer address, see `quotaKeyOf`)
+   * unless the put names another.
+   */
   resources: ResourceStore;
   /**
    * Who is calling: the HTTP session, the authenticated subject, or `stdio`. Used to keep one

@@ -22,7 +22,10 @@ import { waitForTerminal } from './wait-for-terminal.js';
 const TASK_ID = /^[A-Za-z0-9_-]{22}$/;
 
 export interface RedisTaskStoreOptions {
-  /** Tasks one caller may hold at once; finished ones make room first. Default 1,000. */
+  /**
+   * Tasks one quota key (`NewTask.quotaKey`, else the caller) may hold at once; finished ones make
+   * room first. Default 1,000.
+   */
   maxTasksPerCaller?: number;
   /** Tasks per `tasks/list` page. Default 100. */
   pageSize?: number;
@@ -50,8 +53,8 @@ export class RedisTaskStore implements TaskStore {
   readonly instance = randomBytes(8).toString('hex');
   readonly #options: Required<Omit<RedisTaskStoreOptions, 'heartbeatMs' | 'leaseMs'>>;
   readonly #listeners = new Set<(event: TaskEvent) => void>();
-  /** The tasks created here: their callers, and timers that report their expiry locally. */
-  readonly #own = new Map<string, { caller: string; timer: NodeJS.Timeout }>();
+  /** The tasks created here: their callers and quota keys, and timers that report their expiry locally. */
+  readonly #own = new Map<string, { caller: string; quotaKey: string; timer: NodeJS.Timeout }>();
   readonly #lease: TaskLease;
 
   private constructor(redis: RedisConnection, log: Logger, options: RedisTaskStoreOptions) {
@@ -90,6 +93,7 @@ export class RedisTaskStore implements TaskStore {
 
   async create(task: NewTask): Promise<Readonly<TaskRecord>> {
     const now = Date.now();
+    const quotaKey = task.quotaKey ?? task.caller;
     const record: TaskRecord = {
       taskId: randomBytes(16).toString('base64url'), // matches TASK_ID
       caller: task.caller,
@@ -104,14 +108,16 @@ export class RedisTaskStore implements TaskStore {
       client.sendCommand([
         'EVAL',
         CREATE,
-        '2',
+        '3',
         this.#prefix + record.taskId,
         this.#index(task.caller),
+        this.#index(quotaKey),
         String(this.#options.maxTasksPerCaller),
         String(task.ttlMs),
         this.#prefix,
         this.#lease.runningKey,
         record.taskId,
+        this.#index(''),
         ...taskFields(record, this.instance),
       ]),
     )) as [number, number];
@@ -125,7 +131,7 @@ export class RedisTaskStore implements TaskStore {
     }
     const timer = setTimeout(() => this.#expire(record), task.ttlMs);
     timer.unref();
-    this.#own.set(record.taskId, { caller: task.caller, timer });
+    this.#own.set(record.taskId, { caller: task.caller, quotaKey, timer });
     return record;
   }
 
@@ -207,6 +213,9 @@ export class RedisTaskStore implements TaskStore {
       Promise.all([
         client.sendCommand(['DEL', this.#prefix + taskId]),
         own ? client.sendCommand(['ZREM', this.#index(own.caller), taskId]) : undefined,
+        own && own.quotaKey !== own.caller
+          ? client.sendCommand(['ZREM', this.#index(own.quotaKey), taskId])
+          : undefined,
         client.sendCommand(['SREM', this.#lease.runningKey, taskId]),
       ]),
     );
@@ -250,8 +259,11 @@ export class RedisTaskStore implements TaskStore {
     this.#answerListeners.clear();
   }
 
-  #index(caller: string): string {
-    return `${this.#prefix}of:${caller}`;
+  // The task ids of a caller (what it lists) or of a quota key (what counts against its cap), by
+  // creation order. The two name one key when the caller is its own quota key (authenticated);
+  // callers (`session:…`, `anonymous`) and peer keys (`address:…`) never name each other's.
+  #index(callerOrQuotaKey: string): string {
+    return `${this.#prefix}of:${callerOrQuotaKey}`;
   }
 
   async #read(taskId: string): Promise<TaskRecord | undefined> {

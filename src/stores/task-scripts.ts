@@ -3,37 +3,44 @@
 
 const TERMINAL = "s == 'completed' or s == 'failed' or s == 'cancelled'";
 
-// KEYS: the task, the caller's index. ARGV: max per caller, ttl, key prefix, running-set key, task id, fields…
+// KEYS: the task, the caller's index (what it lists), the quota key's index (what counts against
+// its cap: for anonymous HTTP the peer address's, shared by its sessions; for an authenticated
+// caller the same key as KEYS[2]). ARGV: max per quota key, ttl, key prefix, running-set key, task
+// id, index prefix, fields… A finished task evicted to make room leaves both indexes.
 export const CREATE = `
 local max, ttl, prefix = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
 local foreign = 0
-for i, key in ipairs({KEYS[2], ARGV[4]}) do
+for i, key in ipairs({KEYS[2], KEYS[3], ARGV[4]}) do
   local t = redis.call('TYPE', key).ok
-  local expected = i == 1 and 'zset' or 'set'
+  local expected = i < 3 and 'zset' or 'set'
   if t ~= 'none' and t ~= expected then redis.call('DEL', key); foreign = 1 end
 end
 local counter = redis.call('TYPE', prefix .. 'seq').ok
 if counter ~= 'none' and (counter ~= 'string' or not tonumber(redis.call('GET', prefix .. 'seq'))) then
   redis.call('DEL', prefix .. 'seq'); foreign = 1
 end
-if redis.call('ZCARD', KEYS[2]) >= max then
-  for _, id in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
+if redis.call('ZCARD', KEYS[3]) >= max then
+  for _, id in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
     local s = redis.pcall('HGET', prefix .. id, 'status')
     if type(s) ~= 'string' then
-      redis.call('ZREM', KEYS[2], id)
+      redis.call('ZREM', KEYS[3], id)
     elseif ${TERMINAL} then
+      local owner = redis.call('HGET', prefix .. id, 'caller')
       redis.call('DEL', prefix .. id)
-      redis.call('ZREM', KEYS[2], id)
+      redis.call('ZREM', KEYS[3], id)
+      if owner then redis.pcall('ZREM', ARGV[6] .. owner, id) end
     end
-    if redis.call('ZCARD', KEYS[2]) < max then break end
+    if redis.call('ZCARD', KEYS[3]) < max then break end
   end
-  if redis.call('ZCARD', KEYS[2]) >= max then return {-1, foreign} end
+  if redis.call('ZCARD', KEYS[3]) >= max then return {-1, foreign} end
 end
 local seq = redis.call('INCR', prefix .. 'seq')
-redis.call('HSET', KEYS[1], 'seq', seq, unpack(ARGV, 6))
+redis.call('HSET', KEYS[1], 'seq', seq, unpack(ARGV, 7))
 redis.call('PEXPIRE', KEYS[1], ttl)
-redis.call('ZADD', KEYS[2], seq, ARGV[5])
-if redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], ttl) end
+for i = 2, 3 do
+  redis.call('ZADD', KEYS[i], seq, ARGV[5])
+  if redis.call('PTTL', KEYS[i]) < ttl then redis.call('PEXPIRE', KEYS[i], ttl) end
+end
 redis.call('SADD', ARGV[4], ARGV[5])
 return {seq, foreign}
 `;

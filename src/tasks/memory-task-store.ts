@@ -15,7 +15,7 @@ import {
 export interface MemoryTaskStoreOptions {
   /** Tasks kept at once, all callers together. Default 10,000. */
   maxTasks?: number;
-  /** Tasks kept at once per caller. Default 1,000. */
+  /** Tasks kept at once per quota key (`NewTask.quotaKey`, else the caller). Default 1,000. */
   maxTasksPerCaller?: number;
   /** Tasks per `tasks/list` page. Default 100. */
   pageSize?: number;
@@ -23,6 +23,8 @@ export interface MemoryTaskStoreOptions {
 
 interface Entry {
   record: TaskRecord;
+  /** Whose cap it counts against. */
+  quotaKey: string;
   /** Creation order, for cursors. */
   seq: number;
   timer: NodeJS.Timeout;
@@ -35,8 +37,10 @@ interface Entry {
  */
 export class MemoryTaskStore implements TaskStore {
   readonly #entries = new Map<string, Entry>();
-  /** Per caller, in creation order (Map keeps insertion order). */
+  /** Per caller (for listing), in creation order (Map keeps insertion order). */
   readonly #byCaller = new Map<string, Map<string, Entry>>();
+  /** Per quota key (for its cap), in creation order. */
+  readonly #byQuota = new Map<string, Map<string, Entry>>();
   readonly #waiters = new Map<string, Set<() => void>>();
   readonly #listeners = new Set<(event: TaskEvent) => void>();
   readonly #answerListeners = new Set<(taskId: string, responses: Record<string, unknown>) => void>();
@@ -53,7 +57,8 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   async create(task: NewTask): Promise<Readonly<TaskRecord>> {
-    const own = this.#byCaller.get(task.caller);
+    const quotaKey = task.quotaKey ?? task.caller;
+    const own = this.#byQuota.get(quotaKey);
     if (own && own.size >= this.#options.maxTasksPerCaller && !this.#evictFinished(own.values())) {
       throw new TaskStoreFullError(
         `Too many tasks: this client already has ${own.size} unfinished tasks (the limit is ${this.#options.maxTasksPerCaller}). Wait for some to finish or cancel them.`,
@@ -78,14 +83,10 @@ export class MemoryTaskStore implements TaskStore {
     };
     const timer = setTimeout(() => this.#expire(record.taskId), task.ttlMs);
     timer.unref();
-    const entry: Entry = { record, seq: ++this.#seq, timer };
+    const entry: Entry = { record, quotaKey, seq: ++this.#seq, timer };
     this.#entries.set(record.taskId, entry);
-    let perCaller = own;
-    if (!perCaller) {
-      perCaller = new Map();
-      this.#byCaller.set(task.caller, perCaller);
-    }
-    perCaller.set(record.taskId, entry);
+    index(this.#byCaller, task.caller, entry);
+    index(this.#byQuota, quotaKey, entry);
     return record;
   }
 
@@ -202,9 +203,8 @@ export class MemoryTaskStore implements TaskStore {
     if (!entry) return undefined;
     clearTimeout(entry.timer);
     this.#entries.delete(taskId);
-    const own = this.#byCaller.get(entry.record.caller);
-    own?.delete(taskId);
-    if (own?.size === 0) this.#byCaller.delete(entry.record.caller);
+    unindex(this.#byCaller, entry.record.caller, taskId);
+    unindex(this.#byQuota, entry.quotaKey, taskId);
     this.#wake(taskId);
     return entry.record;
   }
@@ -218,6 +218,21 @@ export class MemoryTaskStore implements TaskStore {
   #emit(event: TaskEvent): void {
     for (const listener of this.#listeners) listener(event);
   }
+}
+
+function index(by: Map<string, Map<string, Entry>>, key: string, entry: Entry): void {
+  let entries = by.get(key);
+  if (!entries) {
+    entries = new Map();
+    by.set(key, entries);
+  }
+  entries.set(entry.record.taskId, entry);
+}
+
+function unindex(by: Map<string, Map<string, Entry>>, key: string, taskId: string): void {
+  const entries = by.get(key);
+  entries?.delete(taskId);
+  if (entries?.size === 0) by.delete(key);
 }
 
 function encodeCursor(seq: number): string {

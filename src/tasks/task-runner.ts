@@ -36,7 +36,8 @@ export interface TaskOptions {
   /**
    * Tasks one caller may have running in this process at once; the next is refused (`capacity`)
    * until one ends. Like `--max-calls-per-caller` for plain calls, so a client cannot start
-   * hundreds of processes by asking for tasks. Default 32.
+   * hundreds of processes by asking for tasks; counted, like it, by quota key (`quotaKeyOf`: an
+   * anonymous client's peer address, whatever number of sessions it opens). Default 32.
    */
   maxRunningPerCaller?: number;
 }
@@ -92,8 +93,8 @@ export class TaskRunner {
   readonly #setup: TaskRunnerSetup;
   readonly #options: Required<Omit<TaskOptions, 'store' | 'memory'>>;
   /** The work of tasks started by this process, stopped on cancel or expiry. */
-  readonly #running = new Map<string, { controller: AbortController; caller: string }>();
-  /** How many of `#running` each caller has. */
+  readonly #running = new Map<string, { controller: AbortController; caller: string; quotaKey: string }>();
+  /** How many of `#running` each quota key has. */
   readonly #runningBy = new Map<string, number>();
   /** Who hears of each task's transitions (the connection that created it), when anyone can. */
   readonly #notifiers = new Map<string, (task: Readonly<TaskRecord>) => void>();
@@ -235,46 +236,47 @@ export class TaskRunner {
     return { task };
   }
 
-  // A running task of this process is over: it no longer counts against its caller.
+  // A running task of this process is over: it no longer counts against its quota key.
   #release(taskId: string): void {
     const running = this.#running.get(taskId);
     if (!running) return;
     this.#running.delete(taskId);
-    this.#uncount(running.caller);
+    this.#uncount(running.quotaKey);
   }
 
-  #uncount(caller: string): void {
-    const left = (this.#runningBy.get(caller) ?? 1) - 1;
-    if (left > 0) this.#runningBy.set(caller, left);
-    else this.#runningBy.delete(caller);
+  #uncount(quotaKey: string): void {
+    const left = (this.#runningBy.get(quotaKey) ?? 1) - 1;
+    if (left > 0) this.#runningBy.set(quotaKey, left);
+    else this.#runningBy.delete(quotaKey);
   }
 
   async #launch(call: TaskCall): Promise<{ task: Readonly<TaskRecord>; work: Promise<ToolResult> }> {
-    const { caller } = call.origin;
-    const running = this.#runningBy.get(caller) ?? 0;
+    const { caller, quotaKey } = call.origin;
+    const running = this.#runningBy.get(quotaKey) ?? 0;
     if (running >= this.#options.maxRunningPerCaller) {
       throw new BridgeError(
         'capacity',
-        `This client already has ${running} tasks running here, the most allowed at once (${this.#options.maxRunningPerCaller}): wait for one to finish or cancel one, then try again.`,
+        `This client already has ${running} tasks running here, the most allowed at once (${this.#options.maxRunningPerCaller}${quotaKey === caller ? '' : ', counted for all sessions and requests from its network address'}): wait for one to finish or cancel one, then try again.`,
       );
     }
     // Counted before the store is asked, so concurrent creations cannot all pass the check.
-    this.#runningBy.set(caller, running + 1);
+    this.#runningBy.set(quotaKey, running + 1);
     let task: Readonly<TaskRecord>;
     try {
       task = await this.store.create({
         caller,
+        quotaKey,
         toolName: call.tool.name,
         ttlMs: call.ttlMs,
         pollIntervalMs: this.#options.pollIntervalMs,
       });
     } catch (error) {
-      this.#uncount(caller);
+      this.#uncount(quotaKey);
       throw error;
     }
     const controller = new AbortController();
     if (this.#setup.shutdown.aborted) controller.abort(this.#setup.shutdown.reason);
-    this.#running.set(task.taskId, { controller, caller });
+    this.#running.set(task.taskId, { controller, caller, quotaKey });
     if (call.notify) this.#notifiers.set(task.taskId, call.notify);
     const { roots } = call;
     let questions: TaskQuestions | undefined;

@@ -56,7 +56,13 @@ export interface TaskRecord {
 
 /** What `TaskStore.create` needs. */
 export interface NewTask {
+  /** Who owns the task: only this caller reads, lists and cancels it. */
   caller: string;
+  /**
+   * Whose per-caller cap the task counts against (default `caller`): for an anonymous HTTP client
+   * its peer address (see `quotaKeyOf`), so that tasks of many sessions from one address add up.
+   */
+  quotaKey?: string;
   toolName: string;
   ttlMs: number;
   pollIntervalMs: number;
@@ -85,8 +91,8 @@ export interface TaskPage {
  */
 export interface TaskStore {
   /**
-   * Creates a `working` task. Throws a `TaskStoreFullError` when the memory cap is reached and no
-   * finished task can make room.
+   * Creates a `working` task. Throws a `TaskStoreFullError` when the task's quota key, or the whole
+   * store, is at its cap and no finished task of theirs can make room.
    */
   create(task: NewTask): Promise<Readonly<TaskRecord>>;
   /** The task, when it exists, has not expired and belongs to `caller`. */

@@ -8,7 +8,7 @@ import {
   type McpServerFactory,
   originValidationResponse,
 } from '@modelcontextprotocol/server';
-import { callerOfAuth } from '../caller.js';
+import { bindQuotaKey, callerOfAuth } from '../caller.js';
 import type { Logger } from '../logger.js';
 import { isPlainObject } from '../server/answer-tools-call.js';
 import type { DirectCall, JsonAnswer } from '../server/direct-call.js';
@@ -171,8 +171,14 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
   ): Promise<Response | JsonAnswer | EventStreamAnswer> => {
     const { admission, parsedBody: given } = fetchOptions;
     const signal = fetchOptions.signal ?? new AbortController().signal;
+    // What the request's tools create counts against this key, whichever path serves it.
+    bindQuotaKey(request, admission.quotaKey);
     // The SDK's per-request 2026-07-28 path learns of a client gone away from its request's signal.
-    const signalled = () => new Request(request, { signal });
+    const signalled = () => {
+      const copy = new Request(request, { signal });
+      bindQuotaKey(copy, admission.quotaKey);
+      return copy;
+    };
     const { authInfo } = admission;
     if (given === undefined && request.method === 'POST') {
       return jsonRpcErrorResponse(400, -32700, 'Parse error: the request body is empty');

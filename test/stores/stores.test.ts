@@ -97,6 +97,26 @@ describe.each(kinds)('the $kind resource store', ({ skip, resources }) => {
   );
 });
 
+describe.each(kinds)('the $kind resource store, callers sharing a quota key', ({ skip, resources }) => {
+  it.skipIf(skip)('counts them together: over it the key’s oldest go, whoever wrote them', async () => {
+    const store = await resources(100);
+    const put = (name: string, caller: string, quotaKey: string) =>
+      store.put({ name, mimeType: 'text/plain', text: name[0]?.repeat(40) ?? '' }, caller, quotaKey);
+    const other = await put('other', 'session:z', 'address:10.0.0.2');
+    const first = await put('first', 'session:a', 'address:10.0.0.1');
+    const second = await put('second', 'session:b', 'address:10.0.0.1');
+    const third = await put('third', 'session:c', 'address:10.0.0.1');
+    expect(await store.read(first.uri, 'session:a')).toBeUndefined();
+    expect(await store.read(second.uri, 'session:b')).toBeDefined();
+    expect(await store.read(third.uri, 'session:c')).toBeDefined();
+    expect(await store.read(other.uri, 'session:z')).toBeDefined();
+    // Each caller still reads and lists only its own.
+    expect(await store.read(second.uri, 'session:c')).toBeUndefined();
+    expect(await store.list('session:a')).toEqual([]);
+    expect((await store.list('session:b')).map((entry) => entry.name)).toEqual(['second']);
+  });
+});
+
 describe('the memory resource store', () => {
   it('expires entries after the TTL', async () => {
     let now = 0;
@@ -244,6 +264,28 @@ describe.skipIf(MISSING_BINARIES)('the Redis stores', () => {
     await stores.tasks.transition(first.taskId, 'completed', { outcome: ok });
     await expect(stores.tasks.create(newTask())).resolves.toMatchObject({ status: 'working' });
     expect(await stores.tasks.get(first.taskId, 'alice')).toBeUndefined();
+  });
+});
+
+describe.skipIf(MISSING_BINARIES)('the Redis task store, callers sharing a quota key', () => {
+  it('counts their unfinished tasks together; each still lists only its own', async () => {
+    const url = `${redis?.url}?namespace=quota${++namespaces}`;
+    const stores = await openStores(url, recordingLogger(), { tasks: { maxTasksPerCaller: 2 } });
+    opened.push(stores);
+    const shared = (caller: string) => ({ ...newTask(), caller, quotaKey: 'address:10.0.0.1' });
+    const first = await stores.tasks.create(shared('session:a'));
+    await stores.tasks.create(shared('session:b'));
+    await expect(stores.tasks.create(shared('session:c'))).rejects.toThrow(/Too many tasks/);
+    await expect(
+      stores.tasks.create({ ...newTask(), caller: 'session:d', quotaKey: 'address:10.0.0.2' }),
+    ).resolves.toMatchObject({ status: 'working' });
+    expect((await stores.tasks.list('session:a')).tasks.map((task) => task.taskId)).toEqual([first.taskId]);
+    expect(await stores.tasks.get(first.taskId, 'session:b')).toBeUndefined();
+    // A finished task of the key makes room and leaves its caller's list.
+    await stores.tasks.transition(first.taskId, 'completed', { outcome: ok });
+    await expect(stores.tasks.create(shared('session:c'))).resolves.toMatchObject({ status: 'working' });
+    expect((await stores.tasks.list('session:a')).tasks).toEqual([]);
+    expect(await redis?.command('ZCARD', `quota${namespaces}:task:of:session:a`)).toBe(0);
   });
 });
 

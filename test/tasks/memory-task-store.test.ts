@@ -102,6 +102,26 @@ describe('MemoryTaskStore', () => {
     store.close();
   });
 
+  it('counts the tasks of callers sharing a quota key together; each still sees only its own', async () => {
+    const store = new MemoryTaskStore({ maxTasksPerCaller: 2 });
+    const shared = (caller: string) => ({ ...newTask(caller), quotaKey: 'address:10.0.0.1' });
+    const first = await store.create(shared('session:a'));
+    await store.create(shared('session:b'));
+    await expect(store.create(shared('session:c'))).rejects.toThrow(TaskStoreFullError);
+    // Another address is not held back by this one.
+    await expect(
+      store.create({ ...newTask('session:d'), quotaKey: 'address:10.0.0.2' }),
+    ).resolves.toBeDefined();
+    expect((await store.list('session:a')).tasks.map((task) => task.taskId)).toEqual([first.taskId]);
+    expect(await store.get(first.taskId, 'session:b')).toBeUndefined();
+    // A finished task of the key makes room, whichever of its callers created it.
+    await store.transition(first.taskId, 'completed', { outcome: result });
+    await expect(store.create(shared('session:c'))).resolves.toBeDefined();
+    expect((await store.list('session:a')).tasks).toEqual([]);
+    expect(store.size).toBe(3);
+    store.close();
+  });
+
   it('deletes a task at once, without an event', async () => {
     const store = new MemoryTaskStore();
     const events: TaskEvent[] = [];
