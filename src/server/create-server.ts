@@ -80,6 +80,7 @@ export function createServerFactory(setup: ServerSetup): ((context: McpRequestCo
   direct: DirectCall;
   stdioLane: (output: StdioOutput) => StdioLane;
   sessionLane: (session: { server: Server; events: LaneEvents; sessionId: string }) => SessionLane;
+  sessionClosed: (sessionId: string) => void;
 } {
   // Each entry built once per registry and per place of the title (see `listEntry`), when a page
   // holding it is first asked for: building every entry for the first page read all of GitHub's
@@ -193,7 +194,8 @@ export function createServerFactory(setup: ServerSetup): ((context: McpRequestCo
   // One session lane per initialize-era HTTP session, made once the session has its id.
   const sessionLane = (session: { server: Server; events: LaneEvents; sessionId: string }) =>
     createSessionLane(setup, askSettings, session);
-  return Object.assign(factory, { taskFeed: tasks.feed, direct, stdioLane, sessionLane });
+  const sessionClosed = (sessionId: string) => tasks.sessionClosed(sessionId);
+  return Object.assign(factory, { taskFeed: tasks.feed, direct, stdioLane, sessionLane, sessionClosed });
 }
 
 // Resources always (the store's outputs); prompts and completions only when there is something to serve.

@@ -1,5 +1,6 @@
 import type { McpRequestContext, Server } from '@modelcontextprotocol/server';
 import type { AskSettings } from '../ask/call-asking.js';
+import { sessionCaller } from '../caller.js';
 import type { ToolRegistry } from '../registry.js';
 import { installLegacyTasks } from './legacy-era.js';
 import { detailedTask, installModernTasks } from './modern-era.js';
@@ -12,7 +13,12 @@ export interface TaskLayer {
   install(server: Server, context: McpRequestContext): void;
   /** Task changes for 2026-07-28 `subscriptions/listen` streams. */
   feed: TaskFeed;
+  /** An initialize-era HTTP session ended (DELETE, eviction, idleness): its own tasks are cancelled. */
+  sessionClosed(sessionId: string): void;
 }
+
+/** Why the tasks of a closed session stop, as their status message says. */
+const SESSION_CLOSED = 'Cancelled: the session that created this task was closed.';
 
 /**
  * Creates the task layer once per factory: every connection, session and 2026-07-28 request shares
@@ -37,6 +43,13 @@ export function createTaskSupport(
   };
   return {
     feed,
+    // The tasks of an anonymous session belong to `session:<id>`: once it is closed nobody can read,
+    // list, cancel or collect them, so running on would only spend the upstream's work and hold
+    // places of the address's running cap until their TTL (up to an hour). An authenticated
+    // caller's tasks are its own, not the session's (`auth:<subject>`), and run on.
+    sessionClosed(sessionId) {
+      void runner.cancelAllOf(sessionCaller(sessionId), SESSION_CLOSED);
+    },
     install(server, context) {
       if (context.era === 'modern') installModernTasks(server, runner, setup.registry, asking);
       else installLegacyTasks(server, runner, setup.registry);

@@ -236,6 +236,21 @@ export class TaskRunner {
     return { task };
   }
 
+  /**
+   * Cancels the unfinished tasks of `caller` that this process runs, saying `reason`: for a caller
+   * that is gone for good (a closed session), whose tasks nobody can read, cancel or collect any more.
+   */
+  async cancelAllOf(caller: string, reason: string): Promise<void> {
+    const owned = [...this.#running].filter(([, running]) => running.caller === caller);
+    await Promise.all(
+      owned.map(([taskId]) =>
+        this.store.transition(taskId, 'cancelled', { statusMessage: reason }).catch((error: unknown) => {
+          this.#setup.log.warn(`task ${taskId}: cancelling it failed`, { reason: describeError(error) });
+        }),
+      ),
+    );
+  }
+
   // A running task of this process is over: it no longer counts against its quota key.
   #release(taskId: string): void {
     const running = this.#running.get(taskId);

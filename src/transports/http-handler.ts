@@ -61,6 +61,8 @@ export interface HttpHandlerOptions {
   direct?: Pick<DirectCall, 'answer'>;
   /** Answers plain initialize-era session calls without the SDK's session transport. */
   sessionLane?: SessionLaneFactory;
+  /** Hears each initialize-era session that ends while serving (see `LegacySessionOptions.onClosed`). */
+  sessionClosed?: (sessionId: string) => void;
 }
 
 /**
@@ -128,6 +130,7 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
     log: options.log,
     ...(options.instance ? { sessionIdPrefix: `${options.instance}.` } : {}),
     ...(options.sessionLane ? { lane: options.sessionLane } : {}),
+    ...(options.sessionClosed ? { onClosed: options.sessionClosed } : {}),
   });
 
   const admit = async (request: Request, peer: Peer): Promise<Response | Admission> => {

@@ -53,6 +53,11 @@ export interface LegacySessionOptions {
   sessionIdPrefix?: string;
   /** A direct lane for each session's plain calls; without it, the SDK's transport answers everything. */
   lane?: SessionLaneFactory;
+  /**
+   * Called once for each session that ends while serving: DELETE, eviction for room, idleness, a
+   * broken transport. Not at `closeAll` (shutdown), which stops everything in its own way.
+   */
+  onClosed?: (sessionId: string) => void;
 }
 
 const NOT_FOUND = 'Session not found: start a new session with initialize.';
@@ -70,18 +75,21 @@ const NOT_FOUND = 'Session not found: start a new session with initialize.';
 export class LegacySessions {
   readonly #sessions = new Map<string, Session>();
   readonly #factory: McpServerFactory;
-  readonly #options: Required<Omit<LegacySessionOptions, 'log' | 'lane'>>;
+  readonly #options: Required<Omit<LegacySessionOptions, 'log' | 'lane' | 'onClosed'>>;
   readonly #log: Logger | undefined;
   readonly #lane: SessionLaneFactory | undefined;
+  readonly #onClosed: ((sessionId: string) => void) | undefined;
+  #closingAll = false;
   // What the sessions' event stores keep, all together.
   readonly #events = new EventBudget();
   readonly #sweeper: NodeJS.Timeout;
 
   constructor(factory: McpServerFactory, options: LegacySessionOptions) {
     this.#factory = factory;
-    const { log, lane, ...rest } = options;
+    const { log, lane, onClosed, ...rest } = options;
     this.#log = log;
     this.#lane = lane;
+    this.#onClosed = onClosed;
     this.#options = {
       idleMs: 30 * 60_000,
       maxSessions: 1_000,
@@ -155,6 +163,7 @@ export class LegacySessions {
   }
 
   async closeAll(): Promise<void> {
+    this.#closingAll = true;
     clearInterval(this.#sweeper);
     await Promise.allSettled([...this.#sessions.keys()].map((id) => this.#close(id)));
   }
@@ -229,7 +238,10 @@ export class LegacySessions {
       lane?.closed();
       calls.forget();
       events.clear();
-      if (transport.sessionId) this.#sessions.delete(transport.sessionId);
+      const id = transport.sessionId;
+      if (id === undefined) return;
+      this.#sessions.delete(id);
+      if (!this.#closingAll) this.#onClosed?.(id);
     };
     await server.connect(transport);
     return transport.handleRequest(request, options);

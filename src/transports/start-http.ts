@@ -24,6 +24,7 @@ export const startHttp: StartTransport<HttpTransportOptions> = async (options, s
     taskFeed: setup.factory.taskFeed,
     ...(setup.factory.direct ? { direct: setup.factory.direct } : {}),
     ...(setup.factory.sessionLane ? { sessionLane: setup.factory.sessionLane } : {}),
+    ...(setup.factory.sessionClosed ? { sessionClosed: setup.factory.sessionClosed } : {}),
     resourceSubscriptions: setup.resourceSubscriptions,
   });
   const running = await serveHttp(handler, options.address, {

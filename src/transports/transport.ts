@@ -76,6 +76,8 @@ export interface TransportSetup {
     direct?: DirectCall;
     stdioLane?: (output: StdioOutput) => StdioLane;
     sessionLane?: SessionLaneFactory;
+    /** An initialize-era HTTP session ended: what only it could reach is let go (its tasks). */
+    sessionClosed?: (sessionId: string) => void;
   };
   log: Logger;
   /**
