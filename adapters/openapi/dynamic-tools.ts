@@ -1,21 +1,23 @@
 import {
   describeError,
   invokeTool,
+  MAX_TOOL_NAME_LENGTH,
   READ_ONLY_LOCAL,
   type ToolDefinition,
   type ToolResult,
   textResult,
 } from '../../src/index.js';
 import type { OperationTool } from './operations-to-tools.js';
+import {
+  indexOperations,
+  MAX_QUERY_LENGTH,
+  MAX_QUERY_TERMS,
+  type OperationIndex,
+  searchOperations,
+} from './search-operations.js';
 
 /** Above this many operations, `--tools auto` serves the meta-tools instead of one tool each. */
 export const AUTO_DYNAMIC_THRESHOLD = 100;
-
-interface Indexed {
-  tool: OperationTool;
-  name: string;
-  fields: Array<{ words: Set<string>; weight: number }>;
-}
 
 /**
  * Dynamic mode: four meta-tools instead of one tool per operation, so that a spec with 1,000+
@@ -28,19 +30,7 @@ export function dynamicTools(tools: OperationTool[], label: string): ToolDefinit
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   // Built on the first search, not at start-up: splitting 1,000+ descriptions into words costs more
   // than reading the conversion cache.
-  let index: Indexed[] | undefined;
-  const indexed = (): Indexed[] =>
-    (index ??= tools.map((tool) => ({
-      tool,
-      name: tool.name.toLowerCase(),
-      fields: [
-        { words: words(tool.name), weight: 3 },
-        { words: words(tool.operation.summary ?? ''), weight: 2 },
-        { words: words(tool.operation.tags.join(' ')), weight: 2 },
-        { words: words(tool.operation.path), weight: 1.5 },
-        { words: words(tool.operation.description ?? ''), weight: 0.5 },
-      ],
-    })));
+  let index: OperationIndex | undefined;
   const lookup = (
     name: unknown,
   ): { definition: ToolDefinition; operation: OperationTool['operation'] } | ToolResult => {
@@ -76,7 +66,11 @@ export function dynamicTools(tools: OperationTool[], label: string): ToolDefinit
   const callSchema = {
     type: 'object',
     properties: {
-      operation: { type: 'string', description: 'The operation name, as search_operations lists it.' },
+      operation: {
+        type: 'string',
+        maxLength: MAX_TOOL_NAME_LENGTH,
+        description: 'The operation name, as search_operations lists it.',
+      },
       arguments: {
         type: 'object',
         description: 'The arguments, matching the inputSchema that describe_operation returns.',
@@ -92,12 +86,17 @@ export function dynamicTools(tools: OperationTool[], label: string): ToolDefinit
       title: `Search the operations of ${label}`,
       description:
         `Finds operations of the ${label} API by keywords (matched against names, summaries, tags and paths), ` +
-        'best first. Then use describe_operation for the arguments of one, and call_read_operation ' +
-        '(read-only operations) or call_operation to run it.',
+        `best first; only the first ${MAX_QUERY_TERMS} distinct words of the query count. Then use ` +
+        'describe_operation for the arguments of one, and call_read_operation (read-only operations) ' +
+        'or call_operation to run it.',
       inputSchema: {
         type: 'object',
         properties: {
-          query: { type: 'string', description: 'Keywords, e.g. "list pull requests".' },
+          query: {
+            type: 'string',
+            maxLength: MAX_QUERY_LENGTH,
+            description: 'Keywords, e.g. "list pull requests".',
+          },
           limit: { type: 'integer', minimum: 1, maximum: 50, description: 'How many results (default 10).' },
         },
         required: ['query'],
@@ -106,15 +105,22 @@ export function dynamicTools(tools: OperationTool[], label: string): ToolDefinit
       annotations: READ_ONLY_LOCAL,
       invoke: async (args) => {
         const limit = typeof args.limit === 'number' ? args.limit : 10;
-        const results = search(indexed(), String(args.query ?? ''), limit);
-        if (results.length === 0) return textResult('No operation matches; try other or fewer words.');
+        index ??= indexOperations(tools);
+        const { tools: results, ignoredWords } = searchOperations(index, String(args.query ?? ''), limit);
+        const ignored =
+          ignoredWords > 0
+            ? [`(${ignoredWords} more words ignored: only the first ${MAX_QUERY_TERMS} distinct words count)`]
+            : [];
+        if (results.length === 0) {
+          return textResult(['No operation matches; try other or fewer words.', ...ignored].join('\n'));
+        }
         const lines = results.map((tool) => {
           const { operation } = tool;
           const summary = operation.summary ? ` — ${operation.summary}` : '';
           const ro = tool.readOnly ? ' (read-only)' : '';
           return `${tool.name}: ${operation.method.toUpperCase()} ${operation.path}${summary}${ro}`;
         });
-        return textResult(lines.join('\n'));
+        return textResult([...lines, ...ignored].join('\n'));
       },
     },
     {
@@ -123,7 +129,9 @@ export function dynamicTools(tools: OperationTool[], label: string): ToolDefinit
       description: 'Returns one operation’s description, input schema, output schema and annotations.',
       inputSchema: {
         type: 'object',
-        properties: { operation: { type: 'string', description: 'The operation name.' } },
+        properties: {
+          operation: { type: 'string', maxLength: MAX_TOOL_NAME_LENGTH, description: 'The operation name.' },
+        },
         required: ['operation'],
         additionalProperties: false,
       },
@@ -161,37 +169,4 @@ export function dynamicTools(tools: OperationTool[], label: string): ToolDefinit
       invoke: call(false),
     },
   ];
-}
-
-function search(index: Indexed[], query: string, limit: number): OperationTool[] {
-  const terms = [...words(query)];
-  const exact = query.trim().toLowerCase();
-  const scored: Array<{ tool: OperationTool; score: number }> = [];
-  for (const entry of index) {
-    let score = entry.name === exact ? 100 : 0;
-    for (const term of terms) {
-      for (const field of entry.fields) {
-        if (field.words.has(term)) score += field.weight;
-        else if (term.length >= 4 && [...field.words].some((w) => w.startsWith(term)))
-          score += field.weight / 2;
-      }
-    }
-    if (score > 0) scored.push({ tool: entry.tool, score });
-  }
-  scored.sort((a, b) => b.score - a.score || (a.tool.name < b.tool.name ? -1 : 1));
-  return scored.slice(0, limit).map((entry) => entry.tool);
-}
-
-/** Lower-case words, camelCase split, with a naive singular so "pulls" finds "pull". */
-function words(text: string): Set<string> {
-  const out = new Set<string>();
-  for (const raw of text
-    .replace(/([a-z])([A-Z])/g, '$1 $2')
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)) {
-    if (raw.length < 2) continue;
-    out.add(raw);
-    if (raw.length > 3 && raw.endsWith('s')) out.add(raw.slice(0, -1));
-  }
-  return out;
 }
