@@ -1,3 +1,5 @@
+import { escapeControl } from './escape-control.js';
+
 /** Severity levels, the syslog subset MCP's logging uses. */
 export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error';
 
@@ -14,12 +16,16 @@ export interface Logger {
 
 const ORDER: Record<LogLevel, number> = { debug: 0, info: 1, notice: 2, warning: 3, error: 4 };
 
-/** A logger writing one line per message to stderr, dropping messages below `level`. */
+/**
+ * A logger writing one line per message to stderr, dropping messages below `level`. Control
+ * characters in the message and its data (a spec's path, a stack trace) are written escaped, so a
+ * message is one line and cannot forge another or send escape sequences to the terminal.
+ */
 export function createStderrLogger(level: LogLevel = 'info', prefix = 'bridge'): Logger {
   const write = (at: LogLevel, message: string, data?: unknown) => {
     if (ORDER[at] < ORDER[level]) return;
     const suffix = data === undefined ? '' : ` ${safeStringify(data)}`;
-    process.stderr.write(`${prefix} ${at}: ${message}${suffix}\n`);
+    process.stderr.write(`${prefix} ${at}: ${escapeControl(`${message}${suffix}`)}\n`);
   };
   return {
     debug: (message, data) => write('debug', message, data),

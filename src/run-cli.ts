@@ -4,6 +4,7 @@ import { shorthandConfig } from './config/build-sources.js';
 import { configCommand, inspectCommand, runConfig, serveCommand } from './config/commands.js';
 import { SERVER_OPTIONS, SERVER_USAGE } from './config/server-flags.js';
 import { BridgeError, describeError } from './errors.js';
+import { escapeControl, escapeParagraph } from './escape-control.js';
 
 /**
  * The command line: `bridge <command> …`. Returns the exit code. Errors the user can fix are one
@@ -32,7 +33,7 @@ export async function runCli(
       process.stderr.write(hint);
       return 2;
     }
-    process.stderr.write(`bridge: unknown command "${name}".\n\n${topUsage(adapters)}`);
+    process.stderr.write(`bridge: unknown command "${escapeControl(name)}".\n\n${topUsage(adapters)}`);
     return 2;
   }
   const command = await load();
@@ -46,7 +47,9 @@ export async function runCli(
       strict: true,
     }));
   } catch (error) {
-    process.stderr.write(`bridge ${name}: ${describeError(error)}\n\n${command.usage}\n\n${SERVER_USAGE}\n`);
+    process.stderr.write(
+      `bridge ${name}: ${escapeParagraph(describeError(error))}\n\n${command.usage}\n\n${SERVER_USAGE}\n`,
+    );
     return 2;
   }
   if (values.help) {
@@ -60,7 +63,8 @@ export async function runCli(
     return await runConfig(config, values);
   } catch (error) {
     const code = error instanceof BridgeError && error.code === 'invalid_input' ? 2 : 1;
-    process.stderr.write(`bridge ${name}: ${describeError(error)}\n`);
+    // The error may quote the spec, config or help it came from.
+    process.stderr.write(`bridge ${name}: ${escapeParagraph(describeError(error))}\n`);
     return code;
   }
 }
@@ -77,13 +81,14 @@ const IPROUTE2_OPTIONS =
 export function iproute2Hint(argv: readonly string[]): string | undefined {
   // An object anywhere (`-n NETNS link`: an option may take a value), or iproute2 options alone.
   const words = argv.filter((arg) => !arg.startsWith('-'));
+  const shown = escapeControl(argv.join(' '));
   const iproute2 =
     words.some((word) => IPROUTE2_OBJECTS.has(word)) ||
     (words.length === 0 && argv.some((arg) => IPROUTE2_OPTIONS.test(arg)));
   if (!iproute2) return undefined;
-  return `bridge: "${argv.join(' ')}" looks like a command for iproute2's bridge (the Linux network bridge tool).
+  return `bridge: "${shown}" looks like a command for iproute2's bridge (the Linux network bridge tool).
 This "bridge" serves OpenAPI, GraphQL and command-line programs as MCP servers (also installed as
-"mcp-bridge"). For the network tool, run it by its path: /sbin/bridge ${argv.join(' ')}
+"mcp-bridge"). For the network tool, run it by its path: /sbin/bridge ${shown}
 (or /usr/sbin/bridge). Run "bridge --help" for this program's commands.
 `;
 }

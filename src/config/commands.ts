@@ -4,6 +4,7 @@ import { CONFIRM_FALLBACKS, CONFIRM_MODES } from '../ask/confirm-call.js';
 import { authFlagsFromConfig } from '../auth/auth-config.js';
 import type { AdapterCommand, FlagValues } from '../command.js';
 import { BridgeError, describeError } from '../errors.js';
+import { escapeControl, escapeParagraph, jsonForTerminal } from '../escape-control.js';
 import { createStderrLogger } from '../logger.js';
 import { buildSources, shorthandConfig } from './build-sources.js';
 import { configJsonSchema, instanceNameSchema } from './config-schema.js';
@@ -128,7 +129,7 @@ export async function inspectCommand(args: string[], adapters: AdapterLoaders) {
     // Loaded here: inspecting compiles every schema with Ajv, which serving does not need up front.
     const { formatInspectTable, inspectSources } = await import('./inspect-tools.js');
     const result = await inspectSources(buildSources(config), log);
-    process.stdout.write(values.json ? `${JSON.stringify(result, null, 2)}\n` : formatInspectTable(result));
+    process.stdout.write(values.json ? `${jsonForTerminal(result)}\n` : formatInspectTable(result));
     return result.valid ? 0 : 1;
   });
 }
@@ -168,7 +169,7 @@ function parse(
 }
 
 function usageError(name: string, message: string, usage: string): number {
-  process.stderr.write(`bridge ${name}: ${message}\n\n${usage}\n`);
+  process.stderr.write(`bridge ${name}: ${escapeControl(message)}\n\n${usage}\n`);
   return 2;
 }
 
@@ -178,7 +179,7 @@ async function report(name: string, run: () => Promise<number>): Promise<number>
     return await run();
   } catch (error) {
     const code = error instanceof BridgeError && error.code === 'invalid_input' ? 2 : 1;
-    process.stderr.write(`bridge ${name}: ${describeError(error)}\n`);
+    process.stderr.write(`bridge ${name}: ${escapeParagraph(describeError(error))}\n`);
     return code;
   }
 }

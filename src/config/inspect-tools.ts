@@ -1,5 +1,6 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describeError } from '../errors.js';
+import { escapeControl } from '../escape-control.js';
 import type { Logger } from '../logger.js';
 import { ToolRegistry } from '../registry.js';
 import type { Source } from '../source.js';
@@ -124,9 +125,10 @@ function schemaProblems(field: string, schema: unknown, objectRoot: boolean): st
 export function formatInspectTable(report: InspectReport): string {
   const yes = (value: boolean) => (value ? 'yes' : 'no');
   const header = ['NAME', 'TITLE', 'READ-ONLY', 'DESTRUCTIVE', 'IDEMPOTENT', 'OPEN-WORLD', 'TASK', 'TOKENS'];
+  // Names and titles come from specs and help texts: their control characters are shown, not sent.
   const rows = report.tools.map((tool) => [
-    tool.name,
-    truncate(tool.title ?? '', 40),
+    escapeControl(tool.name),
+    truncate(escapeControl(tool.title ?? ''), 40),
     yes(tool.annotations.readOnlyHint),
     yes(tool.annotations.destructiveHint),
     yes(tool.annotations.idempotentHint),
@@ -148,12 +150,13 @@ export function formatInspectTable(report: InspectReport): string {
   const count = report.tools.length === 1 ? '1 tool' : `${report.tools.length} tools`;
   out.push('', `${count}, about ${report.totalTokens} tokens in tools/list (JSON characters / 4)`);
   for (const tool of report.tools) {
-    for (const problem of tool.problems) out.push(`invalid ${tool.name}: ${problem}`);
-    for (const warning of tool.warnings) out.push(`warning ${tool.name}: ${warning}`);
+    const name = escapeControl(tool.name);
+    for (const problem of tool.problems) out.push(`invalid ${name}: ${escapeControl(problem)}`);
+    for (const warning of tool.warnings) out.push(`warning ${name}: ${escapeControl(warning)}`);
   }
   // Load warnings were logged to stderr as they happened; list-wide advice belongs with the total.
   const advice = listBudgetWarning(report.tools, report.totalTokens);
-  if (advice) out.push(`warning: ${advice}`);
+  if (advice) out.push(`warning: ${escapeControl(advice)}`);
   return `${out.join('\n')}\n`;
 }
 
