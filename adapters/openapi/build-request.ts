@@ -1,4 +1,5 @@
 import { BridgeError } from '../../src/index.js';
+import { fillPath, scalar } from './fill-path.js';
 import type { BodyPlan, OperationPlan, ParamPlan } from './plan-operation.js';
 import { isObject } from './resolve-ref.js';
 
@@ -6,7 +7,7 @@ import { isObject } from './resolve-ref.js';
 export interface HttpRequest {
   method: string;
   origin: string;
-  /** Path and query, percent-encoded, never normalized (`%2E%2E` stays a value, not `..`). */
+  /** Path and query, percent-encoded, never normalized. */
   path: string;
   headers: Record<string, string>;
   body?: string | Uint8Array | FormData;
@@ -14,26 +15,19 @@ export interface HttpRequest {
 
 /**
  * Turns validated arguments into a request for `plan` against `baseUrl`: path parameters are
- * percent-encoded whole (`/`, `?`, `#` and dot-segments cannot change the path), query parameters
- * follow their `style`/`explode`, and the body is encoded for its media type.
+ * percent-encoded, and refused when they would leave the operation's path (see `fillPath`), query
+ * parameters follow their `style`/`explode`, and the body is encoded for its media type.
  */
 export function buildRequest(plan: OperationPlan, args: Record<string, unknown>, baseUrl: URL): HttpRequest {
-  let path = plan.path;
+  const path = fillPath(plan, args);
   const query: string[] = [];
   const headers: Record<string, string> = { accept: plan.accept };
   const cookies: string[] = [];
   for (const param of plan.params) {
+    if (param.in === 'path') continue;
     const value = args[param.arg];
-    if (value === undefined || value === null) {
-      if (param.in === 'path') {
-        throw new BridgeError('invalid_arguments', `the path parameter "${param.arg}" is required`);
-      }
-      continue;
-    }
+    if (value === undefined || value === null) continue;
     switch (param.in) {
-      case 'path':
-        path = path.split(`{${param.name}}`).join(withoutDotSegment(serializePath(param, value)));
-        break;
       case 'query':
         query.push(...serializeQuery(param, value));
         break;
@@ -75,60 +69,6 @@ function baseOf(url: URL): { origin: string; path: string } {
     bases.set(url, base);
   }
   return base;
-}
-
-function scalar(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return JSON.stringify(value);
-}
-
-const UNRESERVED = /^[A-Za-z0-9._~-]+$/;
-const ONLY_DOTS = /^\.+$/;
-
-// Path segments: everything outside the unreserved set is encoded, and a value made only of dots
-// is encoded too, so that `..` can never climb out of the operation's path.
-function encodePathValue(text: string): string {
-  // Only unreserved characters, and not only dots: nothing to encode (most ids and names).
-  if (UNRESERVED.test(text) && !ONLY_DOTS.test(text)) return text;
-  const encoded = encodeURIComponent(text).replace(
-    /[!'()*]/g,
-    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
-  return /^\.+$/.test(encoded) ? encoded.replace(/\./g, '%2E') : encoded;
-}
-
-// The same guard on the whole serialized value: a label style's own dots (`.` + `''`, or empty items
-// joined by `.`) can make `.` or `..` too.
-function withoutDotSegment(serialized: string): string {
-  return /^\.+$/.test(serialized) ? serialized.replace(/\./g, '%2E') : serialized;
-}
-
-function serializePath(param: ParamPlan, value: unknown): string {
-  const e = encodePathValue;
-  if (param.json) return e(JSON.stringify(value));
-  const name = param.name;
-  if (Array.isArray(value)) {
-    const items = value.map((item) => e(scalar(item)));
-    if (param.style === 'label') return `.${items.join(param.explode ? '.' : ',')}`;
-    if (param.style === 'matrix') {
-      return param.explode ? items.map((item) => `;${name}=${item}`).join('') : `;${name}=${items.join(',')}`;
-    }
-    return items.join(',');
-  }
-  if (isObject(value)) {
-    const entries = Object.entries(value).map(([k, v]) => [e(k), e(scalar(v))] as const);
-    const pairs = param.explode ? entries.map(([k, v]) => `${k}=${v}`) : entries.flat();
-    if (param.style === 'label') return `.${pairs.join(param.explode ? '.' : ',')}`;
-    if (param.style === 'matrix') {
-      return param.explode ? pairs.map((pair) => `;${pair}`).join('') : `;${name}=${pairs.join(',')}`;
-    }
-    return pairs.join(',');
-  }
-  const text = e(scalar(value));
-  if (param.style === 'label') return `.${text}`;
-  if (param.style === 'matrix') return `;${name}=${text}`;
-  return text;
 }
 
 function encodeQueryValue(text: string, allowReserved: boolean): string {

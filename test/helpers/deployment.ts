@@ -153,6 +153,20 @@ server {
 
 /** nginx in front of `backends`, as a child process with everything in a temp dir. */
 export async function startNginx(backends: Backend[]): Promise<{ url: URL } & AsyncDisposable> {
+  const nginx = await runNginx((listen) => nginxHttpBlock(backends, listen));
+  return {
+    url: new URL(`http://127.0.0.1:${nginx.port}/mcp`),
+    [Symbol.asyncDispose]: nginx[Symbol.asyncDispose],
+  };
+}
+
+/**
+ * nginx with the `http` block `block` makes for its `listen` address (127.0.0.1 and a free port),
+ * as a child process with everything in a temp dir.
+ */
+export async function runNginx(
+  block: (listen: string) => string,
+): Promise<{ port: number } & AsyncDisposable> {
   const prefix = mkdtempSync(join(tmpdir(), 'bridge-nginx-'));
   mkdirSync(join(prefix, 'logs'));
   const port = await freePort();
@@ -167,7 +181,7 @@ events { worker_connections 512; }
 http {
     access_log off;
 ${temp}
-${nginxHttpBlock(backends, `127.0.0.1:${port}`)
+${block(`127.0.0.1:${port}`)
   .split('\n')
   .map((line) => `    ${line}`)
   .join('\n')}
@@ -197,7 +211,7 @@ ${nginxHttpBlock(backends, `127.0.0.1:${port}`)
   });
   await waitForPort(port, child, 'nginx', () => output);
   return {
-    url: new URL(`http://127.0.0.1:${port}/mcp`),
+    port,
     async [Symbol.asyncDispose]() {
       await stopChild(child, 'SIGQUIT');
       rmSync(prefix, { recursive: true, force: true });

@@ -28,29 +28,72 @@ function pathOf(param: ParamPlan, value: unknown): string {
 
 describe('path parameters made of dots', () => {
   it.each([
-    [label(true), ['', ''], '/v1/items/%2E%2E/owner'],
-    [label(false), '', '/v1/items/%2E/owner'],
     [label(false), ['a', 'b'], '/v1/items/.a,b/owner'],
     [label(true), ['a', ''], '/v1/items/.a./owner'],
   ])('%# sends a segment that stays a value', (param, value, path) => {
     expect(pathOf(param, value)).toBe(path);
   });
+
+  // `.` + `.` + `` is `..`; `.` + `` is `.`: refused, not encoded, since `%2E` is `.` to a server.
+  it.each([
+    [label(true), ['', ''], /"id" makes the path segment "\.\."/],
+    [label(false), '', /"id" is empty/],
+    [label(false), [], /"id" makes the path segment "\."/],
+  ])('%# refuses a segment the label style makes into a dot-segment', (param, value, message) => {
+    expect(() => pathOf(param, value)).toThrow(message);
+  });
 });
 
-// Simple-style values: unreserved characters go as they are, everything else is percent-encoded,
-// and a value of only dots is encoded whole.
+// Simple-style values: unreserved characters go as they are, everything else is percent-encoded;
+// a value holding a dot-segment, encoded or not, or nothing, is refused.
 describe('simple path values', () => {
   const simple: ParamPlan = { ...label(false), style: 'simple' };
   it.each([
     ['a.b~c_d-E9', '/v1/items/a.b~c_d-E9/owner'],
-    ['..', '/v1/items/%2E%2E/owner'],
-    ['.', '/v1/items/%2E/owner'],
-    ['a/../b', '/v1/items/a%2F..%2Fb/owner'],
+    ['...', '/v1/items/.../owner'],
+    ['.github/workflows/ci.yml', '/v1/items/.github%2Fworkflows%2Fci.yml/owner'],
+    ['feature/x', '/v1/items/feature%2Fx/owner'],
     ["it's (x)*!", '/v1/items/it%27s%20%28x%29%2A%21/owner'],
     ['é?#', '/v1/items/%C3%A9%3F%23/owner'],
-    ['', '/v1/items//owner'],
   ])('%j', (value, path) => {
     expect(pathOf(simple, value)).toBe(path);
+  });
+
+  it.each([
+    ['..', /"id" holds the path segment "\.\."/],
+    ['.', /"id" holds the path segment "\."/],
+    ['a/../b', /"id" holds the path segment "\.\."/],
+    ['a\\..\\b', /"id" holds the path segment "\.\."/],
+    ['./README.md', /"id" holds the path segment "\."/],
+    ['%2E%2E', /"id" holds the path segment "\.\."/],
+    ['x%2f%2e', /"id" holds the path segment "\."/],
+    ['%252e%252E%252Fadmin', /"id" holds the path segment "\.\."/],
+    ['', /"id" is empty/],
+    ['/', /"id" makes the path segment "%2F", empty once decoded/],
+  ])('refuses %j', (value, message) => {
+    expect(() => pathOf(simple, value)).toThrow(message);
+  });
+
+  it('checks the segment that several values build', () => {
+    const param = (name: string): ParamPlan => ({ ...simple, name, arg: name });
+    const plan = (path: string) => ({
+      method: 'get' as const,
+      path,
+      params: [param('name'), param('ext')],
+      security: [],
+      accept: '*/*',
+    });
+    const base = new URL('http://api.test/v1');
+    expect(buildRequest(plan('/files/{name}.{ext}/x'), { name: 'a', ext: 'md' }, base).path).toBe(
+      '/v1/files/a.md/x',
+    );
+    expect(() => buildRequest(plan('/files/{name}{ext}/x'), { name: '.', ext: 'x' }, base)).toThrow(
+      /"name" holds the path segment "\."/,
+    );
+    expect(() => buildRequest(plan('/files/{name}{ext}/x'), { name: 'x', ext: [] }, base)).not.toThrow();
+    expect(() => buildRequest(plan('/files/{name}{ext}/x'), { name: [], ext: [] }, base)).toThrow(
+      /path parameters "name" and "ext" make an empty path segment/,
+    );
   });
 
   it('keeps the base URL path, without its trailing slashes, on every call', () => {

@@ -1,0 +1,134 @@
+import { BridgeError } from '../../src/index.js';
+import type { OperationPlan, ParamPlan } from './plan-operation.js';
+import { isObject } from './resolve-ref.js';
+
+// Path arguments are percent-encoded, but encoding alone does not keep them inside the operation's
+// path: RFC 3986 §2.3 makes `%2E` the same as `.`, and a proxy such as nginx decodes `%2E`, `%2F`
+// (and `%5C` on some servers) before it removes dot-segments (§5.2.4) and picks a route. So
+// `..%2F..%2Finternal` climbs out of the spec's base path behind it, with the user's credentials.
+// What could climb or land elsewhere is refused instead, naming the argument: a value holding a `.`
+// or `..` segment (split on `/` and `\`, decoded), an empty value, and a segment that the template
+// and its values build into `.`, `..` or nothing (`{name}.{ext}` with empty values is `.`).
+// A `/` inside a value stays allowed, as `%2F`: GitHub's file paths and branch names hold it, and an
+// upstream that decodes it sees more segments under the operation's path, never fewer.
+
+/** The operation's path with `args` filled into its template; throws `invalid_arguments` for a value that would leave it. */
+export function fillPath(plan: OperationPlan, args: Record<string, unknown>): string {
+  const values = new Map<string, string>();
+  for (const param of plan.params) {
+    if (param.in !== 'path') continue;
+    const value = Object.hasOwn(args, param.arg) ? args[param.arg] : undefined;
+    if (value === undefined || value === null) {
+      throw new BridgeError('invalid_arguments', `the path parameter "${param.arg}" is required`);
+    }
+    if (value === '') throw refusal(param.arg, 'is empty', plan.path);
+    values.set(param.name, serializePath(param, value, plan.path));
+  }
+  if (values.size === 0) return plan.path;
+  const argOf = new Map(plan.params.filter((p) => p.in === 'path').map((p) => [p.name, p.arg]));
+  // Segment by segment, so that each one a value went into is checked as the server will read it.
+  const segments = plan.path.split('/').map((segment) => {
+    if (!segment.includes('{')) return segment;
+    const filled: string[] = [];
+    const built = segment.replace(/\{([^{}]+)\}/g, (whole, name: string) => {
+      const value = values.get(name);
+      if (value === undefined) return whole;
+      filled.push(argOf.get(name) ?? name);
+      return value;
+    });
+    const problem =
+      filled.length > 0 ? segmentProblem(built, filled.length > 1 ? 'make' : 'makes') : undefined;
+    if (problem) throw refusal(filled, problem, plan.path);
+    return built;
+  });
+  return segments.join('/');
+}
+
+// What a decoding proxy makes of `text`: `%2E`, `%2F`, `%5C` and `%25` decoded until nothing
+// changes (`%252E` is `.` to a proxy that decodes twice).
+function decodeSeparators(text: string): string {
+  let decoded = text;
+  for (let previous = ''; previous !== decoded && decoded.includes('%'); ) {
+    previous = decoded;
+    decoded = decoded.replace(/%(?:2e|2f|5c|25)/gi, (octet) => decodeURIComponent(octet));
+  }
+  return decoded;
+}
+
+// Why a segment as built (encoded) cannot be sent, or undefined when it can.
+function segmentProblem(segment: string, verb: string): string | undefined {
+  const parts = decodeSeparators(segment).split(/[/\\]/);
+  if (parts.some((part) => part === '.' || part === '..')) {
+    return `${verb} the path segment "${segment}", which a server reads as "." or ".."`;
+  }
+  if (parts.every((part) => part === '')) {
+    return segment === ''
+      ? `${verb} an empty path segment`
+      : `${verb} the path segment "${segment}", empty once decoded`;
+  }
+  return undefined;
+}
+
+function refusal(args: string | string[], problem: string, template: string): BridgeError {
+  const names = [args].flat().map((arg) => `"${arg}"`);
+  const who =
+    names.length === 1 ? `the path parameter ${names[0]}` : `the path parameters ${names.join(' and ')}`;
+  return new BridgeError(
+    'invalid_arguments',
+    `${who} ${problem} in ${template}: a "." or ".." segment, or an empty one, would send the call ` +
+      'to another path than the operation\'s, so it is refused; give the value itself (a name, an id, a path without "." or ".." parts)',
+  );
+}
+
+const UNRESERVED = /^[A-Za-z0-9._~-]+$/;
+
+// One value of a path parameter: refused when it holds a dot-segment, else everything outside the
+// unreserved set percent-encoded.
+function pathValue(text: string, param: ParamPlan, template: string): string {
+  // Only unreserved characters (no `%`, `/` or `\`): only `.` and `..` themselves are dot-segments.
+  if (UNRESERVED.test(text) && text !== '.' && text !== '..') return text;
+  const dots = decodeSeparators(text)
+    .split(/[/\\]/)
+    .find((part) => part === '.' || part === '..');
+  if (dots !== undefined) {
+    throw refusal(param.arg, `holds the path segment "${dots}" (${JSON.stringify(text)})`, template);
+  }
+  return encodeURIComponent(text).replace(
+    /[!'()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+}
+
+/** A value as the text a URL, header or form carries: strings as they are, other scalars as text, the rest as JSON. */
+export function scalar(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+}
+
+function serializePath(param: ParamPlan, value: unknown, template: string): string {
+  const e = (text: string) => pathValue(text, param, template);
+  if (param.json) return e(JSON.stringify(value));
+  const name = param.name;
+  if (Array.isArray(value)) {
+    const items = value.map((item) => e(scalar(item)));
+    if (param.style === 'label') return `.${items.join(param.explode ? '.' : ',')}`;
+    if (param.style === 'matrix') {
+      return param.explode ? items.map((item) => `;${name}=${item}`).join('') : `;${name}=${items.join(',')}`;
+    }
+    return items.join(',');
+  }
+  if (isObject(value)) {
+    const entries = Object.entries(value).map(([k, v]) => [e(k), e(scalar(v))] as const);
+    const pairs = param.explode ? entries.map(([k, v]) => `${k}=${v}`) : entries.flat();
+    if (param.style === 'label') return `.${pairs.join(param.explode ? '.' : ',')}`;
+    if (param.style === 'matrix') {
+      return param.explode ? pairs.map((pair) => `;${pair}`).join('') : `;${name}=${pairs.join(',')}`;
+    }
+    return pairs.join(',');
+  }
+  const text = e(scalar(value));
+  if (param.style === 'label') return `.${text}`;
+  if (param.style === 'matrix') return `;${name}=${text}`;
+  return text;
+}
