@@ -35,6 +35,9 @@ function ajv(): Ajv2020 {
       validateSchema: false,
       // Real specs use vendor formats (`int32`, `repo.nwo`); unknown formats are accepted, not logged.
       logger: false,
+      // `properties`, `required` and `dependentRequired` look at own members only: without it a
+      // left-out optional `constructor` is checked as `Object`, and a required `toString` is present.
+      ownProperties: true,
     });
     formats.default(shared);
   }
@@ -113,10 +116,10 @@ export function coerceLosslessly(args: unknown, errors: readonly ErrorObject[]):
     const segments = error.instancePath.split('/').slice(1).map(unescapePointer);
     const key = segments.pop() as string;
     const parent = segments.reduce<unknown>(
-      (node, segment) => (isContainer(node) ? node[segment] : undefined),
+      (node, segment) => (isContainer(node) && Object.hasOwn(node, segment) ? node[segment] : undefined),
       args,
     );
-    if (!isContainer(parent) || !(key in parent)) continue;
+    if (!isContainer(parent) || !Object.hasOwn(parent, key)) continue;
     const value = parent[key];
     const next = losslessValue(value, expected);
     if (next !== undefined) {

@@ -22,7 +22,8 @@ export function buildArgv(
   const argv = [...globalArgs, ...(command.run ?? command.path)];
   for (const option of options) {
     const property = propertyOf(option);
-    const value = args[property];
+    // Own members only: a left-out `--constructor` is left out, not `Object` written as its value.
+    const value = Object.hasOwn(args, property) ? args[property] : undefined;
     if (value === undefined || value === null) continue;
     const values = Array.isArray(value) && !(option.valueCount === 2 && !option.repeatable) ? value : [value];
     for (const item of values) argv.push(...optionArgs(option, item, property, policy, cli.longValues));
@@ -30,7 +31,7 @@ export function buildArgv(
   const operands: string[] = [];
   const paths: string[] = [];
   for (const positional of command.positionals) {
-    const value = args[positional.name];
+    const value = Object.hasOwn(args, positional.name) ? args[positional.name] : undefined;
     if (!Array.isArray(value)) continue;
     value.forEach((item, index) => {
       const text = String(item);

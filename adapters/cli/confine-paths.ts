@@ -81,10 +81,10 @@ export function confinePaths(
     if (!option.path && !rules.atFiles) continue;
     const kind = option.path || undefined;
     const property = propertyOf(option);
-    check(args[property], kind, property);
+    check(Object.hasOwn(args, property) ? args[property] : undefined, kind, property);
   }
   for (const positional of command.positionals) {
-    const value = args[positional.name];
+    const value = Object.hasOwn(args, positional.name) ? args[positional.name] : undefined;
     if ((!positional.path && !rules.atFiles) || !Array.isArray(value)) continue;
     check(value, positional.path || undefined, positional.name);
   }

@@ -16,7 +16,8 @@ export interface HttpRequest {
 /**
  * Turns validated arguments into a request for `plan` against `baseUrl`: path parameters are
  * percent-encoded, and refused when they would leave the operation's path (see `fillPath`), query
- * parameters follow their `style`/`explode`, and the body is encoded for its media type.
+ * parameters follow their `style`/`explode`, and the body is encoded for its media type. Only the
+ * arguments' own members are read: a left-out `constructor` is left out, not `Object`'s.
  */
 export function buildRequest(plan: OperationPlan, args: Record<string, unknown>, baseUrl: URL): HttpRequest {
   const path = fillPath(plan, args);
@@ -25,7 +26,7 @@ export function buildRequest(plan: OperationPlan, args: Record<string, unknown>,
   const cookies: string[] = [];
   for (const param of plan.params) {
     if (param.in === 'path') continue;
-    const value = args[param.arg];
+    const value = Object.hasOwn(args, param.arg) ? args[param.arg] : undefined;
     if (value === undefined || value === null) continue;
     switch (param.in) {
       case 'query':
@@ -47,7 +48,7 @@ export function buildRequest(plan: OperationPlan, args: Record<string, unknown>,
     path: `${base.path}${path}${query.length > 0 ? `?${query.join('&')}` : ''}`,
     headers,
   };
-  if (plan.body) {
+  if (plan.body && Object.hasOwn(args, plan.body.arg)) {
     const value = args[plan.body.arg];
     if (value !== undefined) {
       const encoded = encodeBody(plan.body, value);

@@ -193,6 +193,27 @@ describe('options', () => {
     expect(pseudo).toEqual([]);
   });
 
+  it("leaves out an option named like an Object member when it is left out (not Object's own)", () => {
+    const policy: Policy = {
+      allow: undefined,
+      deny: [],
+      hidden: [],
+      dangerousOptions: [],
+      allowedOptions: [],
+      dangerousValues: [],
+      roots: [],
+    };
+    const command: CommandSpec = { path: [], description: '', options: [], positionals: [] };
+    const options = parseHelpOptions(
+      '  --constructor NAME   who made it\n  --toString TEXT      how to show it\n',
+    );
+    expect(options.map((option) => option.name)).toEqual(['constructor', 'toString']);
+    expect(buildArgv({ endOfOptions: '--' }, command, options, {}, policy)).toEqual([]);
+    expect(buildArgv({ endOfOptions: '--' }, command, options, { constructor: 'Lotus' }, policy)).toEqual([
+      '--constructor=Lotus',
+    ]);
+  });
+
   it('takes no option from the command lines under an Examples heading (gpg, tar)', () => {
     const help = [
       'Options:',
