@@ -6,7 +6,7 @@ import {
   type ToolContext,
   UpstreamSignIn,
 } from '../../src/index.js';
-import type { HttpRequest } from './build-request.js';
+import type { CredentialNames, HttpRequest } from './build-request.js';
 import { isObject, type Json } from './resolve-ref.js';
 
 /**
@@ -48,6 +48,7 @@ export class Authenticator {
   readonly #tokens = new Map<string, Promise<CachedToken>>();
   readonly #timeoutMs: number;
   readonly #signIns = new Map<string, UpstreamSignIn>();
+  readonly #names = new WeakMap<readonly Json[], CredentialNames>();
 
   constructor(schemes: Json, env: NodeJS.ProcessEnv, timeoutMs: number) {
     this.#schemes = schemes;
@@ -91,6 +92,30 @@ export class Authenticator {
     for (const signIn of this.#signIns.values()) signIn.rejected(caller, token);
   }
 
+  /**
+   * The query and cookie parameters the credentials of `security` travel as (`apiKey` schemes), for
+   * `buildRequest` to refuse an argument that sets one. Read once per operation.
+   */
+  credentialNames(security: readonly Json[]): CredentialNames {
+    let names = this.#names.get(security);
+    if (!names) {
+      const query = new Map<string, string>();
+      const cookie = new Map<string, string>();
+      for (const alternative of security) {
+        for (const scheme of Object.keys(alternative)) {
+          const definition = this.#definition(scheme);
+          if (String(definition?.type ?? '').toLowerCase() !== 'apikey') continue;
+          const name = String(definition?.name ?? 'api_key').toLowerCase();
+          if (definition?.in === 'query') query.set(name, scheme);
+          else if (definition?.in === 'cookie') cookie.set(name, scheme);
+        }
+      }
+      names = { query, cookie };
+      this.#names.set(security, names);
+    }
+    return names;
+  }
+
   #definition(name: string): Json | undefined {
     const definition = this.#schemes[name];
     return isObject(definition) ? definition : undefined;
@@ -128,6 +153,8 @@ export class Authenticator {
       if (definition.in === 'query') {
         const separator = req.path.includes('?') ? '&' : '?';
         req.path += `${separator}${encodeURIComponent(paramName)}=${encodeURIComponent(key)}`;
+        // Kept out of what a result shows (a `Location` resolved against this URL).
+        req.credentialQuery = [...(req.credentialQuery ?? []), paramName];
       } else if (definition.in === 'cookie') {
         const cookie = `${paramName}=${encodeURIComponent(key)}`;
         req.headers.cookie = req.headers.cookie ? `${req.headers.cookie}; ${cookie}` : cookie;

@@ -1,4 +1,4 @@
-import { BridgeError } from '../../src/index.js';
+import { BridgeError, credentialVariable } from '../../src/index.js';
 import { fillPath, scalar } from './fill-path.js';
 import type { BodyPlan, OperationPlan, ParamPlan } from './plan-operation.js';
 import { isObject } from './resolve-ref.js';
@@ -11,7 +11,22 @@ export interface HttpRequest {
   path: string;
   headers: Record<string, string>;
   body?: string | Uint8Array | FormData;
+  /** Query parameters the credentials were added as (an `apiKey` in the query): never shown in a result. */
+  credentialQuery?: string[];
 }
+
+/**
+ * The query and cookie parameters that carry an operation's credentials (an `apiKey` scheme's
+ * `name`), lower-cased, each with its scheme: an argument setting one (an exploded object's
+ * member, a parameter of that name) would send a key of the agent's choosing beside the user's,
+ * and many servers read the first.
+ */
+export interface CredentialNames {
+  query: ReadonlyMap<string, string>;
+  cookie: ReadonlyMap<string, string>;
+}
+
+const NO_CREDENTIALS: CredentialNames = { query: new Map(), cookie: new Map() };
 
 /**
  * Turns validated arguments into a request for `plan` against `baseUrl`: path parameters are
@@ -19,7 +34,12 @@ export interface HttpRequest {
  * parameters follow their `style`/`explode`, and the body is encoded for its media type. Only the
  * arguments' own members are read: a left-out `constructor` is left out, not `Object`'s.
  */
-export function buildRequest(plan: OperationPlan, args: Record<string, unknown>, baseUrl: URL): HttpRequest {
+export function buildRequest(
+  plan: OperationPlan,
+  args: Record<string, unknown>,
+  baseUrl: URL,
+  credentials: CredentialNames = NO_CREDENTIALS,
+): HttpRequest {
   const path = fillPath(plan, args);
   const query: string[] = [];
   const headers: Record<string, string> = { accept: plan.accept };
@@ -29,13 +49,21 @@ export function buildRequest(plan: OperationPlan, args: Record<string, unknown>,
     const value = Object.hasOwn(args, param.arg) ? args[param.arg] : undefined;
     if (value === undefined || value === null) continue;
     switch (param.in) {
-      case 'query':
-        query.push(...serializeQuery(param, value));
+      case 'query': {
+        const pairs = serializeQuery(param, value);
+        if (credentials.query.size > 0) {
+          for (const pair of pairs) {
+            refuseCredential(param, decodeURIComponent(pair.split('=', 1)[0] ?? ''), credentials.query);
+          }
+        }
+        query.push(...pairs);
         break;
+      }
       case 'header':
         headers[param.name.toLowerCase()] = serializeSimple(param, value);
         break;
       case 'cookie':
+        refuseCredential(param, param.name, credentials.cookie);
         cookies.push(`${param.name}=${encodeURIComponent(serializeSimple(param, value))}`);
         break;
     }
@@ -57,6 +85,16 @@ export function buildRequest(plan: OperationPlan, args: Record<string, unknown>,
     }
   }
   return request;
+}
+
+function refuseCredential(param: ParamPlan, name: string, names: ReadonlyMap<string, string>): void {
+  const scheme = names.get(name.toLowerCase());
+  if (scheme === undefined) return;
+  throw new BridgeError(
+    'invalid_arguments',
+    `the argument "${param.arg}" sets the ${param.in} parameter "${name}", which carries the credential of security scheme "${scheme}": ` +
+      `the bridge adds it from ${credentialVariable(scheme, 'API_KEY')}, and no argument may set it; leave "${name}" out`,
+  );
 }
 
 // A base URL's origin and path without its trailing slashes, read once per URL: `URL` builds a new

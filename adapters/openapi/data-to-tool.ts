@@ -103,7 +103,12 @@ export function dataToTool(
     // The request as it would be sent, for the user to confirm (credentials are added later, unshown).
     preview: (args) => {
       const { plan } = get();
-      const request = buildRequest(plan, args, baseUrlOf(plan, setup));
+      const request = buildRequest(
+        plan,
+        args,
+        baseUrlOf(plan, setup),
+        setup.auth.credentialNames(plan.security),
+      );
       return `${request.method.toUpperCase()} ${request.origin}${request.path}`;
     },
   };
@@ -138,7 +143,7 @@ async function callOperation(
   let applied = { missing: [] as string[], refreshable: false };
   let request!: HttpRequest;
   const prepare = async () => {
-    request = buildRequest(plan, args, baseUrl);
+    request = buildRequest(plan, args, baseUrl, setup.auth.credentialNames(plan.security));
     Object.assign(request.headers, setup.headers);
     applied = await setup.auth.apply(plan.security, request, context);
     // The MCP client's own credentials go upstream only when the user asked for it.

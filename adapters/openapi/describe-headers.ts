@@ -30,14 +30,59 @@ export function headerNotes(
  * Where a successful answer says its resource lives (a 201's new resource, a 202's accepted work),
  * as an absolute URL: an API that answers a POST with an empty body and a `Location` leaves a model
  * without the new resource's id otherwise. Undefined without one, or when it is not an http(s) URL.
+ * The credentials the query carried (`request.credentialQuery`) are never shown: a relative
+ * `Location` is resolved against the URL without them, and one naming them (or holding a key's
+ * value elsewhere) has them taken out, or gives no note.
  */
 export function locationNote(location: string | undefined, request: HttpRequest): string | undefined {
   if (!location || location.length > MAX_NOTE) return undefined;
+  const hidden = request.credentialQuery;
   try {
-    const url = new URL(location, `${request.origin}${request.path}`);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? `Location: ${url.href}` : undefined;
+    const sent = hidden ? withoutParameters(request.path, hidden) : request.path;
+    const url = new URL(location, `${request.origin}${sent}`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+    if (!hidden) return `Location: ${url.href}`;
+    url.search = withoutParameters(url.search, hidden);
+    const secrets = parameterValues(request.path, hidden);
+    return secrets.some((secret) => url.href.includes(secret)) ? undefined : `Location: ${url.href}`;
   } catch {
     return undefined;
+  }
+}
+
+// `path` (or a `?…` search) without the query parameters named in `names` (any case).
+function withoutParameters(path: string, names: readonly string[]): string {
+  const start = path.indexOf('?');
+  if (start < 0) return path;
+  const kept = path
+    .slice(start + 1)
+    .split('&')
+    .filter((pair) => !isNamed(pair, names));
+  return `${path.slice(0, start)}${kept.length > 0 ? `?${kept.join('&')}` : ''}`;
+}
+
+// The values, as sent (encoded) and decoded, of the query parameters of `path` named in `names`.
+function parameterValues(path: string, names: readonly string[]): string[] {
+  const query = path.slice(path.indexOf('?') + 1);
+  return query
+    .split('&')
+    .filter((pair) => pair.includes('=') && isNamed(pair, names))
+    .flatMap((pair) => {
+      const value = pair.slice(pair.indexOf('=') + 1);
+      return [value, decodePart(value)].filter((text) => text.length > 0);
+    });
+}
+
+function isNamed(pair: string, names: readonly string[]): boolean {
+  const name = decodePart(pair.split('=', 1)[0] ?? '').toLowerCase();
+  return names.some((one) => one.toLowerCase() === name);
+}
+
+function decodePart(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
   }
 }
 
@@ -63,10 +108,11 @@ export function nextPageNote(
   const next = targets.get('next');
   if (next === undefined) return undefined;
   const sent = new URL(`${request.origin}${request.path}`);
-  const nextArgs = changedArguments(next, sent, params);
+  const hidden = request.credentialQuery ?? [];
+  const nextArgs = changedArguments(next, sent, params, hidden);
   if (!nextArgs) return undefined;
   const last = targets.get('last');
-  const lastArgs = last === undefined ? undefined : changedArguments(last, sent, params);
+  const lastArgs = last === undefined ? undefined : changedArguments(last, sent, params, hidden);
   const note =
     `More results: call ${toolName} again with the same arguments and ${JSON.stringify(nextArgs)}.` +
     (lastArgs ? ` The last page: ${JSON.stringify(lastArgs)}.` : '');
@@ -97,6 +143,7 @@ function changedArguments(
   target: string,
   sent: URL,
   params: readonly ParamPlan[],
+  hidden: readonly string[],
 ): Record<string, string> | undefined {
   let url: URL;
   try {
@@ -107,6 +154,8 @@ function changedArguments(
   const changed: Record<string, string> = {};
   let any = false;
   for (const name of new Set(url.searchParams.keys())) {
+    // The bridge sends the credentials itself: never an argument to pass, nor text to show.
+    if (hidden.some((one) => one.toLowerCase() === name.toLowerCase())) continue;
     const values = url.searchParams.getAll(name);
     const before = sent.searchParams.getAll(name);
     if (values.length === before.length && values.every((value, index) => value === before[index])) continue;

@@ -71,6 +71,14 @@ describe('nextPageNote', () => {
       nextPageNote(`<https://h/x?after=${'c'.repeat(3_000)}>; rel="next"`, request('/x'), params, 't'),
     ).toBeUndefined();
   });
+
+  it('never offers the query credential the bridge sent as an argument', () => {
+    const sent = { ...request('/x?page=1&api_key=K1'), credentialQuery: ['api_key'] };
+    const withKey = [...params, query('api_key')];
+    expect(nextPageNote('</x?page=2&api_key=K2>; rel="next"', sent, withKey, 't')).toBe(
+      'More results: call t again with the same arguments and {"page":"2"}.',
+    );
+  });
 });
 
 describe('locationNote', () => {
