@@ -31,8 +31,10 @@ export class InputRound {
 
   /**
    * @param prior the opened request state of the previous round, if the retry carried one
-   * @param responses the retry's `inputResponses`. Keys the bridge did not ask are ignored, as the
-   *   spec says; a first round may carry answers without a state (a client answering up front).
+   * @param responses the retry's `inputResponses`. Only answers to the questions `prior` holds count:
+   *   keys the bridge did not ask are ignored, as the spec says, and so is every answer of a call
+   *   without a state. An answer given up front would otherwise confirm a call nobody was asked
+   *   about, and could be sent again and again, while a state opens once.
    */
   constructor(options: {
     capabilities: AskCapabilities | undefined;
@@ -103,10 +105,10 @@ export class InputRound {
     const questionDigest = digest(canonicalJson(request));
     const earlier = this.#answers[key];
     if (earlier && earlier.d === questionDigest) return check(earlier.r);
-    // An answer counts for the question the previous round asked under that key (any, on a first round).
+    // An answer counts only for the very question the previous round asked under that key, as its
+    // sealed state records it; a call without a state asked nothing yet.
     const fresh = this.#responses[key];
-    const asked = this.#prior ? this.#prior.pending[key] === questionDigest : true;
-    if (fresh !== undefined && asked) {
+    if (fresh !== undefined && this.#prior?.pending[key] === questionDigest) {
       const answer = check(fresh);
       this.#answers[key] = { d: questionDigest, r: fresh };
       return answer;
