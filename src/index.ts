@@ -58,7 +58,7 @@ export { isSealed, sealJson } from './sealed-json.js';
 export { commandEnvironment } from './secret-variables.js';
 export { CALLBACK_PATH, SignInCallbacks } from './sign-in/sign-in-callbacks.js';
 export { type SignInSettings, UpstreamSignIn } from './sign-in/upstream-sign-in.js';
-export type { LoadContext, Source } from './source.js';
+export type { LoadContext, Source, ToolPolicy } from './source.js';
 export {
   type ContentBlock,
   type JsonSchema,

@@ -9,6 +9,36 @@ export interface LoadContext {
   log: Logger;
   /** Aborted when the server shuts down during loading. */
   signal: AbortSignal;
+  /**
+   * What the config sets per tool for this source (include and exclude, overrides, confirmation,
+   * asking for missing arguments); absent when it sets nothing. The core applies it to the tools
+   * `load` returns. A source that also runs tools it does not list, through a tool with `runs`
+   * (OpenAPI dynamic mode's `call_operation`), must apply it to those itself, or the config would
+   * not hold for them.
+   */
+  policy?: ToolPolicy;
+}
+
+/**
+ * The config's settings for one source's tools, keyed by the names the adapter gives them.
+ *
+ * @example
+ * const served = tools.filter((tool) => policy.serves(tool.name)); // before `load` returns
+ * const definition = policy.apply(served[0].definition()); // when it runs, once per tool
+ */
+export interface ToolPolicy {
+  /**
+   * Whether the config serves the tool the adapter names `name` (its `include` and `exclude`).
+   * A source asks about every tool it runs without listing before `load` returns: those names
+   * count as the source's own (a per-tool setting naming one is not warned about).
+   */
+  serves(name: string): boolean;
+  /**
+   * The tool as the config serves it: renamed (namespace, `name`), with the overridden members,
+   * and asking the user first where `confirm` or `askMissing` say so. Keep the result: each call
+   * returns a new definition, and a definition's argument validator is compiled once.
+   */
+  apply(tool: ToolDefinition): ToolDefinition;
 }
 
 /**

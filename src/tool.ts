@@ -149,6 +149,14 @@ export interface ToolDefinition {
    * effects; may throw for arguments the tool would refuse anyway.
    */
   preview?(args: Record<string, unknown>, context: ToolContext): string | Promise<string>;
+  /**
+   * For a tool that runs other tools by name (OpenAPI dynamic mode's `call_operation`): the tool
+   * a call with `args` runs, as the config serves it (see `LoadContext.policy`), or `undefined`
+   * when the arguments name none. What the config sets per tool then applies to that tool: the
+   * core asks no confirmation for this one (the tool it runs asks as configured). Cheap and
+   * without side effects: it may run before the call.
+   */
+  runs?(args: Record<string, unknown>): ToolDefinition | undefined;
 }
 
 /** A text-only result. */

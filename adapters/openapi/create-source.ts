@@ -116,7 +116,7 @@ export function createOpenApiSource(options: OpenApiOptions, baseDir: string): S
       context.log.info(
         `${tools.length} operations served through 4 dynamic meta-tools (--tools all to list each)`,
       );
-      return dynamicTools(tools, converted.title);
+      return dynamicTools(tools, converted.title, context.policy);
     },
     watchedFiles: () => files,
     close: () => {

@@ -4,6 +4,7 @@ import {
   MAX_TOOL_NAME_LENGTH,
   READ_ONLY_LOCAL,
   type ToolDefinition,
+  type ToolPolicy,
   type ToolResult,
   textResult,
 } from '../../src/index.js';
@@ -25,9 +26,25 @@ export const AUTO_DYNAMIC_THRESHOLD = 100;
  * summaries, tags and paths), describes one operation (its full schemas), and calls it. Reads go
  * through `call_read_operation`, marked read-only so clients can run them without asking; anything
  * else through `call_operation`.
+ *
+ * The config's per-tool settings (`policy`) hold for the operations as for listed tools: one it
+ * does not serve is neither found, described nor run, and one it overrides or wants confirmed is
+ * run as the config serves it, asking the user exactly as that tool would.
  */
-export function dynamicTools(tools: OperationTool[], label: string): ToolDefinition[] {
+export function dynamicTools(all: OperationTool[], label: string, policy?: ToolPolicy): ToolDefinition[] {
+  // Asked now, by name only: nothing is converted, and the config's checks see every operation.
+  const tools = policy ? all.filter((tool) => policy.serves(tool.name)) : all;
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  // One served definition per operation: the argument validator is compiled once per definition.
+  const served = new Map<string, ToolDefinition>();
+  const serve = (tool: OperationTool): ToolDefinition => {
+    let definition = served.get(tool.name);
+    if (!definition) {
+      definition = policy ? policy.apply(tool.definition()) : tool.definition();
+      served.set(tool.name, definition);
+    }
+    return definition;
+  };
   // Built on the first search, not at start-up: splitting 1,000+ descriptions into words costs more
   // than reading the conversion cache.
   let index: OperationIndex | undefined;
@@ -42,7 +59,7 @@ export function dynamicTools(tools: OperationTool[], label: string): ToolDefinit
       );
     }
     try {
-      return { definition: tool.definition(), operation: tool.operation };
+      return { definition: serve(tool), operation: tool.operation };
     } catch (error) {
       return textResult(describeError(error), true);
     }
@@ -55,13 +72,19 @@ export function dynamicTools(tools: OperationTool[], label: string): ToolDefinit
       const { definition } = found;
       if (readOnly && !definition.annotations.readOnlyHint) {
         return textResult(
-          `${definition.name} changes data; call it with call_operation instead of call_read_operation.`,
+          `${String(args.operation)} changes data; call it with call_operation instead of call_read_operation.`,
           true,
         );
       }
-      // The core's validating invoke: the same argument checks and error results as a listed tool.
+      // The core's validating invoke: the same argument checks, error results and questions to the
+      // user (confirmation, missing arguments) as a listed tool.
       return invokeTool(definition, (args.arguments ?? {}) as Record<string, unknown>, context);
     };
+  // The operation a call runs, for what the core checks per tool before it runs (scopes).
+  const runs = (args: Record<string, unknown>): ToolDefinition | undefined => {
+    const found = lookup(args.operation);
+    return 'definition' in found ? found.definition : undefined;
+  };
 
   const callSchema = {
     type: 'object',
@@ -141,7 +164,8 @@ export function dynamicTools(tools: OperationTool[], label: string): ToolDefinit
         if (!('definition' in found)) return found;
         const { definition, operation } = found;
         const described = {
-          name: definition.name,
+          // The name call_operation takes, whatever name the config would list the tool under.
+          name: String(args.operation),
           method: operation.method.toUpperCase(),
           path: operation.path,
           description: definition.description,
@@ -159,6 +183,7 @@ export function dynamicTools(tools: OperationTool[], label: string): ToolDefinit
       inputSchema: callSchema,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
       invoke: call(true),
+      runs,
     },
     {
       name: 'call_operation',
@@ -167,6 +192,7 @@ export function dynamicTools(tools: OperationTool[], label: string): ToolDefinit
       inputSchema: callSchema,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
       invoke: call(false),
+      runs,
     },
   ];
 }

@@ -1,7 +1,7 @@
 import { type ConfirmFallback, type ConfirmMode, withConfirmation } from '../ask/confirm-call.js';
 import { BridgeError } from '../errors.js';
 import { copyDefinition } from '../listed-json.js';
-import type { LoadContext, Source } from '../source.js';
+import type { LoadContext, Source, ToolPolicy } from '../source.js';
 import type { ToolContext, ToolDefinition } from '../tool.js';
 import type { ToolOverride } from './config-schema.js';
 
@@ -24,7 +24,8 @@ export interface SourceDecoration {
 
 /**
  * Wraps a source so that its tools are filtered, renamed and overridden as the config says.
- * Generic: it only sees `ToolDefinition`s, never anything adapter-specific.
+ * Generic: it only sees `ToolDefinition`s, never anything adapter-specific. The same policy goes
+ * to the source (`LoadContext.policy`) for the tools it runs without listing them.
  */
 export function decorateSource(source: Source, decoration: SourceDecoration): Source {
   const { namespace, tools: overrides = {} } = decoration;
@@ -44,13 +45,29 @@ export function decorateSource(source: Source, decoration: SourceDecoration): So
   const decorated: Source = {
     label,
     async load(context: LoadContext) {
-      const loaded = await source.load(context);
-      const kept = loaded.filter(
-        (tool) =>
-          (!include || include.some((pattern) => pattern.test(tool.name))) &&
-          !exclude.some((pattern) => pattern.test(tool.name)),
-      );
-      const names = new Set(loaded.map((tool) => tool.name));
+      // Every name the source has: those it lists, and those it runs unlisted (it asks `serves`).
+      const names = new Set<string>();
+      const policy: ToolPolicy = {
+        serves(name) {
+          names.add(name);
+          return (
+            (!include || include.some((pattern) => pattern.test(name))) &&
+            !exclude.some((pattern) => pattern.test(name))
+          );
+        },
+        apply(tool) {
+          const override = overrides[tool.name];
+          const applied = applyOverride(tool, namespace, override);
+          const askMissing = override?.askMissing ?? decoration.askMissing;
+          if (askMissing !== undefined) applied.askMissing = askMissing;
+          // A tool that runs others asks nothing itself: each tool it runs asks as configured.
+          if (tool.runs) return applied;
+          // Outermost, after the timeout: the user's time to answer does not count against the tool.
+          return withConfirmation(applied, override?.confirm ?? confirm, fallback);
+        },
+      };
+      const loaded = await source.load({ ...context, policy });
+      const kept = loaded.filter((tool) => policy.serves(tool.name));
       for (const name of Object.keys(overrides)) {
         if (!names.has(name))
           context.log.warn(`${label}: tools.${name} overrides a tool the source does not have`);
@@ -58,14 +75,7 @@ export function decorateSource(source: Source, decoration: SourceDecoration): So
       if (include && kept.length === 0) {
         context.log.warn(`${label}: include ${JSON.stringify(decoration.include)} matches none of its tools`);
       }
-      return kept.map((tool) => {
-        const override = overrides[tool.name];
-        const applied = applyOverride(tool, namespace, override);
-        const askMissing = override?.askMissing ?? decoration.askMissing;
-        if (askMissing !== undefined) applied.askMissing = askMissing;
-        // Outermost, after the timeout: the user's time to answer does not count against the tool.
-        return withConfirmation(applied, override?.confirm ?? confirm, fallback);
-      });
+      return kept.map((tool) => policy.apply(tool));
     },
   };
   if (source.explainMissing) {
