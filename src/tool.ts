@@ -153,8 +153,9 @@ export interface ToolDefinition {
    * For a tool that runs other tools by name (OpenAPI dynamic mode's `call_operation`): the tool
    * a call with `args` runs, as the config serves it (see `LoadContext.policy`), or `undefined`
    * when the arguments name none. What the config sets per tool then applies to that tool: the
-   * core asks no confirmation for this one (the tool it runs asks as configured). Cheap and
-   * without side effects: it may run before the call.
+   * core asks no confirmation for this one (the tool it runs asks as configured), and over
+   * protected HTTP a call needs the scopes of both. Cheap and without side effects: it runs before
+   * the call.
    */
   runs?(args: Record<string, unknown>): ToolDefinition | undefined;
 }

@@ -111,16 +111,21 @@ export function protectHttp(options: ProtectHttpOptions): HttpProtection {
     const metadataUrl = authInfo.resourceMetadataUrl;
     const needed = new Set<string>();
     const refusedTools: string[] = [];
-    for (const name of await requestedTools(request, parsedBody)) {
-      const tool = registry().get(name);
+    for (const call of await requestedTools(request, parsedBody)) {
+      const tool = registry().get(call.name);
       if (!tool) continue; // The handler answers an unknown tool; nothing runs.
-      const required = scopes.required({ name: tool.name, annotations: tool.definition.annotations });
-      if (scopes.missing(required, authInfo.scopes).length === 0) continue;
-      refusedTools.push(tool.name);
+      const required = new Set(
+        scopes.required({ name: tool.name, annotations: tool.definition.annotations }),
+      );
+      // A tool that runs another by name (dynamic mode's call_operation) needs that tool's scopes too.
+      const target = tool.definition.runs?.(call.args);
+      if (target) for (const scope of scopes.required(target)) required.add(scope);
+      if (scopes.missing([...required], authInfo.scopes).length === 0) continue;
+      refusedTools.push(target ? `"${tool.name}" (running "${target.name}")` : `"${tool.name}"`);
       for (const scope of required) needed.add(scope);
     }
     if (refusedTools.length > 0) {
-      const tools = refusedTools.map((name) => `"${name}"`).join(', ');
+      const tools = refusedTools.join(', ');
       const refusal: Refusal = {
         status: 403,
         error: 'insufficient_scope',

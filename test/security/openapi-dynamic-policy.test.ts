@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir, writeYaml } from '../config/helpers.js';
 import { type ClientOffer, connect } from '../helpers/connect.js';
-import { BRIDGE_BIN } from '../helpers/start-bridge.js';
+import { modernRequest } from '../helpers/modern-request.js';
+import { BRIDGE_BIN, startHttpBridge } from '../helpers/start-bridge.js';
 import { FIXTURES } from '../openapi/helpers/in-process.js';
 import { startUpstream, type Upstream } from '../openapi/helpers/upstream.js';
 
@@ -155,5 +156,31 @@ describe('config policy in OpenAPI dynamic mode', () => {
     // Reads ask nothing.
     await client.callTool('call_read_operation', { operation: 'getItem', arguments: { itemId: 'read' } });
     expect(offer.shown).toHaveLength(2);
+  });
+
+  it("needs an operation's own scopes to run it through call_operation", async () => {
+    const bridge = await configBridge('scopes', { options: { tools: 'dynamic' } });
+    const WRITER = 'writer-0123456789abcdef';
+    const ADMIN = 'admin-0123456789abcdef';
+    await using server = await startHttpBridge({
+      ...bridge,
+      args: [...bridge.args, '--auth-tokens-env', 'TOKENS', '--tool-scope', 'deleteItem=admin'],
+      env: { ...bridge.env, TOKENS: `${WRITER} writer read,write\n${ADMIN} admin read,write,admin` },
+    });
+    const remove = (token: string, itemId: string) =>
+      modernRequest(
+        server.url,
+        'tools/call',
+        { name: 'call_operation', arguments: { operation: 'deleteItem', arguments: { itemId } } },
+        { headers: { authorization: `Bearer ${token}` } },
+      );
+    const refused = await remove(WRITER, 'guarded');
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('www-authenticate')).toContain('insufficient_scope');
+    expect(refused.text).toContain('Calling \\"call_operation\\" (running \\"deleteItem\\") needs the scope');
+    expect(seen('DELETE', '/items/guarded')).toEqual([]);
+    const allowed = await remove(ADMIN, 'guarded');
+    expect(allowed.status).toBe(200);
+    expect(seen('DELETE', '/items/guarded')).toHaveLength(1);
   });
 });
