@@ -39,7 +39,10 @@ export function promptHandlers(
       const prompt = byName.get(name);
       if (!prompt) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: "${name}"`);
       const args = request.params.arguments ?? {};
-      const missing = (prompt.arguments ?? []).filter((arg) => arg.required && args[arg.name] === undefined);
+      // Own members only: a required argument named `constructor` is not given by Object.prototype.
+      const missing = (prompt.arguments ?? []).filter(
+        (arg) => arg.required && (!Object.hasOwn(args, arg.name) || args[arg.name] === undefined),
+      );
       if (missing.length > 0) {
         throw new ProtocolError(
           ProtocolErrorCode.InvalidParams,
