@@ -4,6 +4,7 @@ import { isUnsafeUrl, ResolverError } from '@apidevtools/json-schema-ref-parser'
 import type { Dispatcher } from 'undici';
 import { describeError } from '../../src/index.js';
 import { isPublicAddress } from './public-address.js';
+import type { ByteBudget } from './read-local-ref.js';
 
 // The documents a spec's `$ref`s point to by URL (`--allow-remote-refs`), fetched for the parser in
 // place of its own HTTP resolver, which checks only the URL's text: a host name is not resolved
@@ -16,8 +17,11 @@ export interface RemoteRefSettings {
   timeoutMs: number;
   /** Every fetch of this load together: a spec with many references cannot keep a start waiting. */
   totalMs: number;
-  /** The bytes every fetch of this load may read together: many references cannot exhaust memory. */
-  maxBytes: number;
+  /**
+   * The bytes every fetch of this load may still read, shared with the local files it reads (see
+   * read-local-ref.ts): many references cannot exhaust memory.
+   */
+  bytes: ByteBudget;
   /** Ends every fetch of this load (the bridge shutting down). */
   signal?: AbortSignal;
   /** Which connected address is allowed: public unicast addresses (the default; tests widen it). */
@@ -50,7 +54,7 @@ export async function remoteRefResolver(settings: RemoteRefSettings): Promise<Re
   const allow = settings.allowAddress ?? isPublicAddress;
   const allowUrl = settings.allowUrl ?? ((url: string) => !isUnsafeUrl(url));
   const agent = new Agent({ connect: { lookup: checkedLookup(allow) } });
-  const budget = { bytesLeft: settings.maxBytes, ends: AbortSignal.timeout(settings.totalMs) };
+  const budget = { bytes: settings.bytes, ends: AbortSignal.timeout(settings.totalMs) };
   const fetchOnce = async (url: string, signal: AbortSignal) => {
     refuseUnsafe(url, allow, allowUrl);
     return request(url, { dispatcher: agent, method: 'GET', headers: { accept: ACCEPT }, signal });
@@ -69,7 +73,7 @@ const ACCEPT = 'application/json, application/yaml;q=0.9, */*;q=0.5';
 
 /** What is left to the fetches of one load: bytes to read, and the signal of its deadline. */
 interface LoadBudget {
-  bytesLeft: number;
+  bytes: ByteBudget;
   ends: AbortSignal;
 }
 
@@ -114,8 +118,8 @@ async function fetchRef(
 async function readBounded(body: Dispatcher.ResponseData['body'], budget: LoadBudget): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of body) {
-    budget.bytesLeft -= (chunk as Buffer).length;
-    if (budget.bytesLeft < 0) {
+    budget.bytes.bytesLeft -= (chunk as Buffer).length;
+    if (budget.bytes.bytesLeft < 0) {
       body.destroy();
       throw new Error('the referenced documents are larger than the bridge reads for one spec');
     }

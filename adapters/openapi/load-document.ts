@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, read } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { BridgeError, type BridgeErrorCode, describeError } from '../../src/index.js';
+import type { RemoteRefSettings } from './fetch-remote-ref.js';
 import { jsonText, jsonTextInPlace } from './json-text.js';
 
 /** The OpenAPI generation a document is written in; decides the schema dialect and the layout. */
@@ -27,6 +28,8 @@ export interface LoadOptions {
   allowRemoteRefs?: boolean;
   /** Hash a local spec's bytes as they are read (the conversion cache's key), instead of reading it twice. */
   hash?: boolean;
+  /** Which addresses and URLs remote references may be fetched from (tests widen the default). */
+  remoteRefPolicy?: Pick<RemoteRefSettings, 'allowAddress' | 'allowUrl'>;
   /** Called when the spec's text has been read, before it is parsed. */
   beforeParse?: () => void;
   signal?: AbortSignal;
@@ -341,17 +344,20 @@ async function bundle(
 ): Promise<Record<string, unknown>> {
   const SwaggerParser = await swaggerParser();
   const parser = new SwaggerParser();
-  // A spec fetched from a URL is the server's document, not the user's: its `$ref`s never read
-  // local files (a `file:///…` ref would copy them into the tools).
-  const remote = /^https?:\/\//i.test(location);
+  // What every referenced document read together may take, local files and fetches alike.
+  const bytes = { bytesLeft: MAX_SPEC_BYTES };
+  // Local files are read by our resolver, never the parser's (see read-local-ref.ts): only regular
+  // files, and only for references from local documents, never from a document fetched by URL
+  // (a `file:///…` ref there would copy the user's files into the tools).
+  const local = (await import('./read-local-ref.js')).localRefResolver(bytes);
   // URLs are fetched by our resolver, never the parser's (see fetch-remote-ref.ts), loaded only
   // here: it brings the ref parser and a YAML parser with it (~1.5 ms of every start otherwise).
   const fetcher = options.allowRemoteRefs
     ? await (await import('./fetch-remote-ref.js')).remoteRefResolver({
         timeoutMs: REMOTE_REF_TIMEOUT_MS,
         totalMs: REMOTE_REFS_TOTAL_MS,
-        // What all of one spec's references may read together.
-        maxBytes: MAX_SPEC_BYTES,
+        bytes,
+        ...options.remoteRefPolicy,
         ...(options.signal ? { signal: options.signal } : {}),
       })
     : undefined;
@@ -363,12 +369,13 @@ async function bundle(
         resolve: {
           external: true,
           http: false,
+          file: local.resolver,
           ...(fetcher ? { remote: fetcher.resolver } : {}),
-          ...(remote ? { file: false } : {}),
         },
       } as never,
     );
-    for (const path of parser.$refs.paths('file')) if (!files.includes(path)) files.push(path);
+    // The files actually read, as paths (a `file:` URL reference included): what a reload watches.
+    for (const path of local.files) if (!files.includes(path)) files.push(path);
     return bundled as unknown as Record<string, unknown>;
   } catch (error) {
     const hint = options.allowRemoteRefs

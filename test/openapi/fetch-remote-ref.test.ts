@@ -36,7 +36,7 @@ const withFetcher = async (settings: { timeoutMs?: number; totalMs?: number; max
   fetcher = await remoteRefResolver({
     timeoutMs: settings.timeoutMs ?? 5_000,
     totalMs: settings.totalMs ?? 10_000,
-    maxBytes: settings.maxBytes ?? 1_000_000,
+    bytes: { bytesLeft: settings.maxBytes ?? 1_000_000 },
     allowAddress: (address) => address === '127.0.0.1',
     // The parser's URL check, but for the test server's own address.
     allowUrl: (url) => new URL(url).hostname === '127.0.0.1' || !isUnsafeUrl(url),

@@ -41,6 +41,15 @@ beforeEach(async () => {
   const secret = pathToFileURL(join(dir, 'secret.json')).href;
   const bodies: Record<string, unknown> = {
     '/file-ref.json': specWith(secret),
+    // Documents a local spec references: each points back at the user's disk in its own way.
+    '/schemas/by-file-url.json': { type: 'object', properties: { a: { $ref: secret } } },
+    '/schemas/by-path.json': { type: 'object', properties: { a: { $ref: join(dir, 'secret.json') } } },
+    '/schemas/relative.json': { type: 'object', properties: { a: { $ref: 'secret.json' } } },
+    '/schemas/by-id.json': {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: { a: { $id: pathToFileURL(`${dir}/`).href, $ref: 'secret.json' } },
+    },
   };
   requested = [];
   server = createServer((request, response) => {
@@ -91,6 +100,47 @@ describe('remote spec references', () => {
     const load = loadDocument(spec, dir, { allowRemoteRefs: true });
     await expect(load).rejects.toThrow(/cannot resolve an external \$ref: cannot fetch http/);
     expect(requested).toEqual([]);
+  });
+});
+
+// A local spec with --allow-remote-refs: the documents it fetches are the servers' own, and
+// whatever they reference is fetched too, but never read from the user's disk. The local server
+// stands in for a public one (the address check is widened for it alone).
+describe('references of a fetched document', () => {
+  const load = (ref: string) => {
+    const spec = join(dir, 'spec.json');
+    writeFileSync(spec, JSON.stringify(specWith(`${base}${ref}`)));
+    return loadDocument(spec, dir, {
+      allowRemoteRefs: true,
+      remoteRefPolicy: { allowAddress: (address) => address === '127.0.0.1', allowUrl: () => true },
+    });
+  };
+
+  it('refuses a file: URL, naming the document and the reference', async () => {
+    const loading = load('/schemas/by-file-url.json');
+    await expect(loading).rejects.toThrow(
+      `${base}/schemas/by-file-url.json references the local file ${pathToFileURL(join(dir, 'secret.json')).href}: a document fetched by URL never makes the bridge read local files`,
+    );
+    await expect(loading).rejects.not.toThrow(/LOCAL SECRET/);
+  });
+
+  it('refuses an $id that moves its references onto the local disk', async () => {
+    const loading = load('/schemas/by-id.json');
+    await expect(loading).rejects.toThrow('references the local file secret.json');
+    await expect(loading).rejects.not.toThrow(/LOCAL SECRET/);
+  });
+
+  it.each([
+    ['a relative reference', '/schemas/relative.json', () => '/schemas/secret.json'],
+    ['an absolute path', '/schemas/by-path.json', () => join(dir, 'secret.json')],
+  ])("resolves %s against the document's URL: fetched, not read from disk", async (_, ref, fetched) => {
+    const loaded = await load(ref);
+    const text = JSON.stringify(loaded.document);
+    expect(text).toContain('INTERNAL ONLY');
+    expect(text).not.toContain('LOCAL SECRET');
+    expect(requested).toEqual([ref, fetched()]);
+    // Only the spec itself is a local file to watch.
+    expect(loaded.files).toEqual([join(dir, 'spec.json')]);
   });
 });
 
