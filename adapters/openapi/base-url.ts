@@ -57,3 +57,73 @@ function parse(url: string, where: string): URL {
 function missing(location: string): BridgeError {
   return new BridgeError('invalid_input', `${location} names no server to call; pass --base-url https://…`);
 }
+
+/** Where one operation's calls go, and whether the user's credentials go with them. */
+export interface CallTarget {
+  url: URL;
+  /**
+   * Whether `url` is on the origin the user chose (see `credentialOrigin`): only then are the
+   * `--header` values, the security schemes' credentials and a forwarded `Authorization` sent.
+   */
+  chosen: boolean;
+}
+
+/** The fields of a document that say where calls go. */
+interface ServerDocument {
+  document: Json;
+  version: SpecVersion;
+  location: string;
+}
+
+/**
+ * Where an operation with `servers` of its own (a path's or an operation's, OpenAPI 3) is called,
+ * and whether that is the origin the user chose.
+ */
+export function callTarget(
+  spec: ServerDocument,
+  override: string | undefined,
+  servers: unknown[] | undefined,
+): CallTarget {
+  const url = resolveBaseUrl(spec.document, spec.version, spec.location, override, servers);
+  const chosen = servers === undefined || override !== undefined || url.origin === credentialOrigin(spec);
+  return { url, chosen: chosen && url.origin !== 'null' };
+}
+
+/**
+ * The origin the user's credentials go to: `--base-url`'s when given (every call goes there), else
+ * the spec's top-level server's (for a spec fetched by URL without one, the URL's). Undefined when
+ * the spec names no top-level server.
+ */
+function credentialOrigin({ document, version, location }: ServerDocument): string | undefined {
+  try {
+    return resolveBaseUrl(document, version, location, undefined, undefined).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The operations whose own servers are on another origin than the spec's top-level server, with
+ * that origin: what `callTarget` sends without credentials (a local spec) or refuses (a fetched
+ * one) unless `--base-url` is given. An operation whose server cannot be resolved is left out: its
+ * calls fail, saying why.
+ */
+export function otherOrigins(
+  spec: ServerDocument,
+  operations: Iterable<{ name: string; servers?: unknown[] }>,
+): [name: string, origin: string][] {
+  const found: [string, string][] = [];
+  for (const { name, servers } of operations) {
+    if (!servers) continue;
+    try {
+      const target = callTarget(spec, undefined, servers);
+      if (!target.chosen) found.push([name, target.url.origin]);
+    } catch {}
+  }
+  return found;
+}
+
+/** Whether calls to another origin are refused: the spec was fetched by URL, its author is not the user. */
+export function isFetched(location: string): boolean {
+  return /^https?:\/\//i.test(location);
+}

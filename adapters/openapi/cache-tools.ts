@@ -26,7 +26,7 @@ export type { CachedTool } from './cache-layout.js';
  * Bumped whenever conversion changes what it produces, or the file's layout (cache-layout.ts)
  * changes, so that older cache files are ignored.
  */
-const CACHE_FORMAT = 16;
+const CACHE_FORMAT = 17;
 
 /** A file the tools came from: its SHA-256, and its size, mtime, ctime and inode when it was hashed. */
 export type CachedFile = [path: string, sha256: string, stat: string];
@@ -42,6 +42,8 @@ export interface CachedConversion {
   title: string;
   /** Warnings of the conversion (unmatched overrides), repeated on every start. */
   warnings: string[];
+  /** The operations whose own server is on another origin than the API's, with that origin. */
+  elsewhere: [name: string, origin: string][];
   tools: CachedTool[];
 }
 
@@ -143,8 +145,18 @@ export function readCache(file: string, specPath: string, log: Logger): CachedCo
       return undefined;
     }
   }
-  const { format, bridge, files, servers, schemes, title, warnings } = cached;
-  return { format, bridge, files, servers, schemes, title, warnings, tools: lazyTools(cached, body) };
+  const { format, bridge, files, servers, schemes, title, warnings, elsewhere } = cached;
+  return {
+    format,
+    bridge,
+    files,
+    servers,
+    schemes,
+    title,
+    warnings,
+    elsewhere,
+    tools: lazyTools(cached, body),
+  };
 }
 
 /**
@@ -180,7 +192,13 @@ function problem(cached: Record<string, unknown>, specPath: string): string | un
     return 'incomplete file entry';
   // The files' hashes only say that what it was built from is unchanged: it must be this spec.
   if (!Array.isArray(files[0]) || files[0][0] !== specPath) return 'built from another spec';
-  if (!Array.isArray(cached.tools) || !cached.servers || !Array.isArray(cached.warnings)) return 'incomplete';
+  if (
+    !Array.isArray(cached.tools) ||
+    !cached.servers ||
+    !Array.isArray(cached.warnings) ||
+    !Array.isArray(cached.elsewhere)
+  )
+    return 'incomplete';
   return undefined;
 }
 

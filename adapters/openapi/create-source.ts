@@ -11,6 +11,7 @@ import {
 } from '../../src/index.js';
 import { applyOverrides } from './apply-overrides.js';
 import { Authenticator } from './authenticate.js';
+import { isFetched, otherOrigins } from './base-url.js';
 import {
   type CachedConversion,
   type CachedFile,
@@ -53,6 +54,8 @@ interface Converted {
   tools: OperationTool[];
   title: string;
   files: string[];
+  /** The operations whose own server is on another origin than the API's, with that origin. */
+  elsewhere: [name: string, origin: string][];
   /** Writes the conversion cache (converting what is not yet); undefined when not cacheable. */
   save?: () => void;
 }
@@ -103,6 +106,8 @@ export function createOpenApiSource(options: OpenApiOptions, baseDir: string): S
         ? fromCache(cached, settings, context.log)
         : await convert(options, baseDir, specPath, cache, settings, context, steady);
       files = converted.files;
+      // With --base-url every call goes to the one origin the user named.
+      if (!options.baseUrl) warnElsewhere(converted.elsewhere, specPath, context.log);
       const mode = options.tools ?? 'auto';
       const { tools } = converted;
       const dynamic = mode === 'dynamic' || (mode === 'auto' && tools.length > AUTO_DYNAMIC_THRESHOLD);
@@ -205,7 +210,14 @@ async function convert(
   const tools = operationsToTools(operations, { loaded, ...settings(servers, schemes) });
   const info = isObject(document.info) ? document.info : {};
   const title = typeof info.title === 'string' ? info.title : options.spec;
-  const converted: Converted = { tools, title, files: loaded.files };
+  const elsewhere = otherOrigins(
+    servers,
+    tools.map(({ name, operation }) => ({
+      name,
+      ...(operation.servers ? { servers: operation.servers } : {}),
+    })),
+  );
+  const converted: Converted = { tools, title, files: loaded.files, elsewhere };
   // Not cached when a file could not be hashed: its changes could not be seen.
   if (cache && hashes?.length === loaded.files.length) {
     converted.save = () => {
@@ -222,6 +234,7 @@ async function convert(
         schemes: schemesJson,
         title,
         warnings,
+        elsewhere,
       };
       writeCache(cache, { ...conversion, tools: entry }, context.log);
     };
@@ -255,7 +268,33 @@ function fromCache(
       tool.listed,
     );
   });
-  return { tools, title: cached.title, files: cached.files.map(([file]) => file) };
+  return {
+    tools,
+    title: cached.title,
+    files: cached.files.map(([file]) => file),
+    elsewhere: cached.elsewhere,
+  };
+}
+
+/** The most operations a warning names. */
+const NAMED_OPERATIONS = 10;
+
+// Says at start-up which operations are not called with the user's credentials, or not at all
+// (see `callTarget`), rather than at their first 401.
+function warnElsewhere(elsewhere: [string, string][], spec: string, log: Logger): void {
+  if (elsewhere.length === 0) return;
+  const named = elsewhere.slice(0, NAMED_OPERATIONS).map(([name, origin]) => `${name} (${origin})`);
+  if (elsewhere.length > NAMED_OPERATIONS) named.push(`${elsewhere.length - NAMED_OPERATIONS} more`);
+  const [count, they] =
+    elsewhere.length === 1
+      ? ['1 operation has', 'it is']
+      : [`${elsewhere.length} operations have`, 'they are'];
+  const what = isFetched(spec)
+    ? `a spec fetched by URL is called on that origin only, so ${they} not called (serve a downloaded copy to call them without your credentials, or pass --base-url)`
+    : `your --header values and credentials go to that origin only, so ${they} called without them (pass --base-url to send every call, with them, to one origin)`;
+  log.warn(
+    `${spec}: ${count} a server of its own on another origin than the spec's top-level server; ${what}: ${named.join(', ')}`,
+  );
 }
 
 // Converts every operation in slices between other work, then writes the cache.

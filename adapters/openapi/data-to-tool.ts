@@ -1,4 +1,5 @@
 import {
+  BridgeError,
   compileValidator,
   keepListedJson,
   type ToolAnnotations,
@@ -7,7 +8,7 @@ import {
   type ToolResult,
 } from '../../src/index.js';
 import type { Authenticator } from './authenticate.js';
-import { resolveBaseUrl } from './base-url.js';
+import { type CallTarget, callTarget, isFetched } from './base-url.js';
 import { buildRequest, type HttpRequest } from './build-request.js';
 import { headerNotes } from './describe-headers.js';
 import type { LoadedDocument } from './load-document.js';
@@ -106,7 +107,7 @@ export function dataToTool(
       const request = buildRequest(
         plan,
         args,
-        baseUrlOf(plan, setup),
+        targetOf(plan, setup).url,
         setup.auth.credentialNames(plan.security),
       );
       return `${request.method.toUpperCase()} ${request.origin}${request.path}`;
@@ -116,17 +117,16 @@ export function dataToTool(
   return listed && !setup.relaxOutput ? keepListedJson(definition, listed) : definition;
 }
 
-const baseUrls = new WeakMap<object, URL>();
+const targets = new WeakMap<object, CallTarget>();
 
-function baseUrlOf(plan: OperationPlan, setup: CallSettings): URL {
+function targetOf(plan: OperationPlan, setup: CallSettings): CallTarget {
   const key = plan.servers ?? setup.servers;
-  let baseUrl = baseUrls.get(key);
-  if (!baseUrl) {
-    const { document, version, location } = setup.servers;
-    baseUrl = resolveBaseUrl(document, version, location, setup.baseUrl, plan.servers);
-    baseUrls.set(key, baseUrl);
+  let target = targets.get(key);
+  if (!target) {
+    target = callTarget(setup.servers, setup.baseUrl, plan.servers);
+    targets.set(key, target);
   }
-  return baseUrl;
+  return target;
 }
 
 async function callOperation(
@@ -138,12 +138,15 @@ async function callOperation(
   timeoutMs: number,
   checkOutput: ((value: unknown) => string[]) | undefined,
 ): Promise<ToolResult> {
-  const baseUrl = baseUrlOf(plan, setup);
+  const { url: baseUrl, chosen } = targetOf(plan, setup);
+  if (!chosen && isFetched(setup.servers.location)) throw elsewhere(baseUrl, setup);
   const idempotent = IDEMPOTENT_METHODS.has(plan.method);
   let applied = { missing: [] as string[], refreshable: false };
   let request!: HttpRequest;
   const prepare = async () => {
     request = buildRequest(plan, args, baseUrl, setup.auth.credentialNames(plan.security));
+    // The user's headers and credentials go only to the origin they chose (see `callTarget`).
+    if (!chosen) return;
     Object.assign(request.headers, setup.headers);
     applied = await setup.auth.apply(plan.security, request, context);
     // The MCP client's own credentials go upstream only when the user asked for it.
@@ -164,6 +167,7 @@ async function callOperation(
     {
       toolName: name,
       missingCredentials: applied.missing,
+      ...(chosen ? {} : { withheld: `the operation's server ${baseUrl.origin} is not the API's own origin` }),
       ...(checkOutput ? { checkOutput } : {}),
     },
     context,
@@ -175,4 +179,14 @@ async function callOperation(
     }
   }
   return result;
+}
+
+// A spec fetched by URL names the servers its author chose, which could be this machine or its
+// network (169.254.169.254, a service on localhost): its operations are called on the API's own
+// origin only.
+function elsewhere(url: URL, setup: CallSettings): BridgeError {
+  return new BridgeError(
+    'invalid_input',
+    `the operation's server ${url.origin} is on another origin than the spec's top-level server, and the operations of a spec fetched by URL (${setup.servers.location}) are called on that origin only: its author chose this server, which could be this machine or its network. Nothing was sent. To call it, serve a downloaded copy of the spec (its operations on other origins are then called without your credentials), or pass --base-url to send every call to one origin.`,
+  );
 }

@@ -19,6 +19,8 @@ export interface ResultOptions {
   checkOutput?: (value: unknown) => string[];
   /** Credential variables that were not set, for a 401/403 hint. */
   missingCredentials: string[];
+  /** Why the user's credentials were not sent at all (another origin), for a 401/403 hint. */
+  withheld?: string;
 }
 
 /**
@@ -176,7 +178,11 @@ function errorResult(
     lines.push('Retrying with the same arguments will fail the same way; fix the request.');
   }
   // Also beside a used-up rate limit: an unauthenticated caller's limit is the lower one.
-  if ((response.status === 401 || response.status === 403) && options.missingCredentials.length > 0) {
+  if ((response.status === 401 || response.status === 403) && options.withheld) {
+    lines.push(
+      `No credentials were sent: ${options.withheld}, and the bridge sends your headers and credentials to that origin only (or to --base-url).`,
+    );
+  } else if ((response.status === 401 || response.status === 403) && options.missingCredentials.length > 0) {
     lines.push(
       `No credentials were sent: set ${options.missingCredentials.join(' or ')} in the bridge's environment.`,
     );
