@@ -38,7 +38,9 @@ await build({
   platform: 'node',
   target: 'node20',
   // Loaded by Node from node_modules when first needed (they are dependencies, always installed).
-  external: ['undici', 'yaml', '@apidevtools/swagger-parser'],
+  // The ref parser too: swagger-parser loads it from there, and a second copy in the bundle would
+  // have resolver errors of another class than the one the parser keeps the messages of.
+  external: ['undici', 'yaml', '@apidevtools/swagger-parser', '@apidevtools/json-schema-ref-parser'],
   // `import()` of those becomes `require`: the loader's script has no ES module loader behind it.
   supported: { 'dynamic-import': false },
   // Modules find files beside themselves (the CLI overlays, package.json) through import.meta.url.

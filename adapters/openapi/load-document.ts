@@ -378,9 +378,12 @@ async function bundle(
     for (const path of local.files) if (!files.includes(path)) files.push(path);
     return bundled as unknown as Record<string, unknown>;
   } catch (error) {
-    const hint = options.allowRemoteRefs
-      ? ''
-      : ' (references to http(s) URLs are followed only with --allow-remote-refs)';
+    // The parser's errors name the document they failed on: a local file's has nothing to do with URLs.
+    const source = String((error as { source?: unknown } | undefined)?.source ?? '');
+    const hint =
+      options.allowRemoteRefs || /^(\/|file:)/i.test(source)
+        ? ''
+        : ' (references to http(s) URLs are followed only with --allow-remote-refs)';
     throw new BridgeError(
       'load_failed',
       `${location}: cannot resolve an external $ref${hint}: ${describeError(error)}.`,

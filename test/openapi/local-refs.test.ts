@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadDocument } from '../../adapters/openapi/load-document.js';
 import { localRefResolver } from '../../adapters/openapi/read-local-ref.js';
+import { BRIDGE_BIN } from '../helpers/start-bridge.js';
 
 // References from a local spec to local files: read when they are regular files, within the byte
 // bound every referenced document of one spec shares; a device or a FIFO would be read without end
@@ -17,7 +18,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const load = (ref: string) => {
+const writeSpec = (ref: string) =>
   writeFileSync(
     join(dir, 'spec.json'),
     JSON.stringify({
@@ -34,6 +35,8 @@ const load = (ref: string) => {
       },
     }),
   );
+const load = (ref: string) => {
+  writeSpec(ref);
   return loadDocument('spec.json', dir);
 };
 
@@ -49,15 +52,33 @@ describe('local references', () => {
 
   it('refuses a device, without reading it', async () => {
     const started = performance.now();
-    await expect(load('file:///dev/zero')).rejects.toThrow(
+    const loading = load('file:///dev/zero');
+    await expect(loading).rejects.toThrow(
       `file:///dev/zero (from ${join(dir, 'spec.json')}): it is not a regular file`,
     );
+    // A local file's failure, not a hint about URLs.
+    await expect(loading).rejects.not.toThrow('--allow-remote-refs');
     expect(performance.now() - started).toBeLessThan(5_000);
   });
 
   it('refuses a FIFO, without waiting for a writer', async () => {
     execFileSync('mkfifo', [join(dir, 'pipe.json')]);
     await expect(load('./pipe.json')).rejects.toThrow('it is not a regular file (a device, a FIFO');
+  });
+
+  it('says so from the command line, and exits', async () => {
+    execFileSync('mkfifo', [join(dir, 'pipe.json')]);
+    writeSpec('./pipe.json');
+    const run = spawnSync(process.execPath, [BRIDGE_BIN, 'openapi', join(dir, 'spec.json')], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 20_000,
+      encoding: 'utf8',
+    });
+    expect(run.signal).toBeNull();
+    expect(run.status).not.toBe(0);
+    // The reason as the resolver gave it, not the parser's "Error reading file".
+    expect(run.stderr).toContain('./pipe.json (from');
+    expect(run.stderr).toContain('it is not a regular file');
   });
 
   it('refuses a directory', async () => {
