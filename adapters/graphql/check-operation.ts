@@ -3,8 +3,12 @@ import {
   type GraphQLSchema,
   getOperationAST,
   getVariableValues,
+  Kind,
   type OperationDefinitionNode,
   parse,
+  print,
+  separateOperations,
+  stripIgnoredCharacters,
   validate,
 } from 'graphql';
 
@@ -20,20 +24,21 @@ export interface OperationProblems {
 }
 
 /**
- * Parses and validates `source` against the schema (graphql-js `validate`), picks the operation
- * to run, lets `accept` refuse it (by kind), and checks `variables` against its variable definitions. Nothing is sent when this
+ * Parses `source` (unless it is already a syntax tree) and validates it against the schema
+ * (graphql-js `validate`), picks the operation to run, lets `accept` refuse it (by kind, by root
+ * fields), and checks `variables` against its variable definitions. Nothing is sent when this
  * fails, and the messages are graphql-js's, so they match what a GraphQL server would say.
  */
 export function checkOperation(
   schema: GraphQLSchema,
-  source: string,
+  source: string | DocumentNode,
   variables: Record<string, unknown>,
   operationName?: string,
   accept?: (operation: OperationDefinitionNode) => string | undefined,
 ): CheckedOperation | OperationProblems {
   let document: DocumentNode;
   try {
-    document = parse(source);
+    document = typeof source === 'string' ? parse(source) : source;
   } catch (error) {
     return { problems: [(error as Error).message] };
   }
@@ -63,6 +68,21 @@ export function checkVariables(
 ): string[] {
   const result = getVariableValues(schema, operation.variableDefinitions ?? [], variables, { maxErrors: 20 });
   return result.errors ? result.errors.map((error) => error.message) : [];
+}
+
+/**
+ * The text to send for a checked operation: that operation and the fragments it uses, nothing else
+ * of the document. The server then has one operation to run, whether or not it heeds
+ * `operationName` (one that ran the first operation of a document would run another one).
+ */
+export function operationText({ document, operation }: CheckedOperation): string {
+  const alone = separateOperations(document)[operation.name?.value ?? ''];
+  return documentText(alone ?? { kind: Kind.DOCUMENT, definitions: [operation] });
+}
+
+/** A document as compact text, on one line: `query product($id:ID!){product(id:$id){id name}}`. */
+export function documentText(document: DocumentNode): string {
+  return stripIgnoredCharacters(print(document));
 }
 
 export function isProblems(value: CheckedOperation | OperationProblems): value is OperationProblems {

@@ -5,7 +5,7 @@ import {
   type GraphQLSchema,
   getNamedType,
   isLeafType,
-  type OperationTypeNode,
+  type SelectionSetNode,
 } from 'graphql';
 import type { JsonSchema, Logger, ToolDefinition } from '../../src/index.js';
 import {
@@ -15,7 +15,14 @@ import {
   MAX_SELECTION_BYTES,
   type SelectionBudget,
 } from './build-selection.js';
-import { checkOperation, isProblems } from './check-operation.js';
+import {
+  type CheckedOperation,
+  checkOperation,
+  documentText,
+  isProblems,
+  type OperationProblems,
+} from './check-operation.js';
+import { fieldDocument, parseSelectionSet, refuseOtherRootFields } from './field-document.js';
 import { inferAnnotations } from './infer-annotations.js';
 import { runOperation } from './response-to-result.js';
 import type { Endpoint } from './send-request.js';
@@ -73,6 +80,7 @@ function fieldToTool(
   const defaultsFirst =
     !leaf && Boolean(connectionShape(returned)) && field.args.some((arg) => arg.name === 'first');
   let defaultSelection: BoundedSelection | undefined;
+  let defaultParsed: SelectionSetNode | undefined;
 
   const description = [
     field.description?.trim() || `The ${field.name} ${kind} field.`,
@@ -95,27 +103,33 @@ function fieldToTool(
       const { [selectName]: select, ...variables } = args;
       if (!leaf && defaultsFirst && variables.first === undefined && variables.last === undefined)
         variables.first = 10;
-      let selection = '';
+      const given = typeof select === 'string' && select.trim() !== '' ? select : undefined;
+      let selection: SelectionSetNode | undefined;
       let dropped: string[] = [];
-      if (!leaf) {
-        if (typeof select === 'string' && select.trim() !== '') selection = braced(select);
-        else {
-          defaultSelection ??= buildBoundedSelection(context.schema, returned, context.budget);
-          selection = defaultSelection.selection || '{ __typename }';
-          dropped = defaultSelection.dropped;
+      let checked: CheckedOperation | OperationProblems | undefined;
+      if (!leaf && given !== undefined) {
+        try {
+          selection = parseSelectionSet(given);
+        } catch (error) {
+          checked = { problems: [(error as Error).message] };
         }
+      } else if (!leaf) {
+        defaultSelection ??= buildBoundedSelection(context.schema, returned, context.budget);
+        defaultParsed ??= parseSelectionSet(defaultSelection.selection || '{ __typename }');
+        selection = defaultParsed;
+        dropped = defaultSelection.dropped;
       }
-      const query = fieldDocument(kind, field, Object.keys(variables), selection);
-      // A `select` that closes the braces could smuggle in a second operation: only ours may run.
-      let checked = checkOperation(context.schema, query, variables, field.name, (operation) =>
-        operation.operation === kind ? undefined : `${selectName} must be a selection set, not a document`,
+      // Built as a tree, the document has one operation selecting this field alone; checked all the
+      // same, since anything else that reached the server would run unseen by confirmations.
+      checked ??= checkOperation(
+        context.schema,
+        fieldDocument(kind, field, Object.keys(variables), selection),
+        variables,
+        field.name,
+        (operation) => refuseOtherRootFields(operation, field.name),
       );
-      if (!isProblems(checked) && checked.document.definitions.length > 1) {
-        checked = { problems: [`${selectName} must be a selection set, not a document`] };
-      }
       if (isProblems(checked)) {
-        const what =
-          typeof select === 'string' ? `the ${selectName} "${select}" or the arguments` : 'the arguments';
+        const what = given !== undefined ? `the ${selectName} "${given}" or the arguments` : 'the arguments';
         return {
           content: [
             {
@@ -128,7 +142,7 @@ function fieldToTool(
       }
       const result = await runOperation(
         context.endpoint,
-        { query, variables, operationName: field.name },
+        { query: documentText(checked.document), variables, operationName: field.name },
         toolContext,
         field.name,
       );
@@ -149,24 +163,6 @@ function droppedNote(dropped: readonly string[], selectName: string, budget: Sel
   const shown = dropped.slice(0, 10).join(', ');
   const more = dropped.length > 10 ? ` and ${dropped.length - 10} more` : '';
   return `Note: the default selection was cut at ${budget.maxBytes ?? MAX_SELECTION_BYTES} bytes; left out: ${shown}${more}. Pass "${selectName}" to read those fields.`;
-}
-
-/** `query repository($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { … } }` */
-export function fieldDocument(
-  kind: 'query' | 'mutation' | `${OperationTypeNode}`,
-  field: AnyField,
-  given: readonly string[],
-  selection: string,
-): string {
-  const args = field.args.filter((arg) => given.includes(arg.name));
-  const definitions = args.map((arg) => `$${arg.name}: ${String(arg.type)}`).join(', ');
-  const passed = args.map((arg) => `${arg.name}: $${arg.name}`).join(', ');
-  return `${kind} ${field.name}${definitions ? `(${definitions})` : ''} { ${field.name}${passed ? `(${passed})` : ''}${selection ? ` ${selection}` : ''} }`;
-}
-
-function braced(selection: string): string {
-  const trimmed = selection.trim();
-  return trimmed.startsWith('{') ? trimmed : `{ ${trimmed} }`;
 }
 
 function exampleField(type: GraphQLNamedType): string {

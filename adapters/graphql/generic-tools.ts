@@ -1,5 +1,5 @@
 import type { JsonSchema, ToolDefinition, ToolResult } from '../../src/index.js';
-import { checkOperation, isProblems } from './check-operation.js';
+import { checkOperation, isProblems, operationText } from './check-operation.js';
 import type { ToolFactoryContext } from './fields-to-tools.js';
 import { inferAnnotations } from './infer-annotations.js';
 import { runOperation } from './response-to-result.js';
@@ -63,9 +63,11 @@ function genericTool(context: ToolFactoryContext, kind: 'query' | 'mutation'): T
           : `the operation is a ${operation}: use graphql_query`;
       });
       if (isProblems(checked)) return refuse(name, checked.problems);
+      // Only the checked operation is sent: were the whole document sent, a server that ignores
+      // operationName could run another operation in it (a mutation, through graphql_query).
       return runOperation(
         context.endpoint,
-        { query, variables, ...(operationName ? { operationName } : {}) },
+        { query: operationText(checked), variables, ...(operationName ? { operationName } : {}) },
         toolContext,
         name,
       );
