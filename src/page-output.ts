@@ -91,20 +91,28 @@ function mebibytes(bytes: number): string {
   return `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
 }
 
+/** Cuts `text` into pages, after the last newline in a page's second half, else at its size. */
 function splitPages(text: string, pageSize: number): string[] {
   const pages: string[] = [];
   let start = 0;
   while (start < text.length) {
     let end = Math.min(start + pageSize, text.length);
     if (end < text.length) {
-      const newline = text.lastIndexOf('\n', end - 1);
-      if (newline >= start + pageSize * 0.5) end = newline + 1;
+      const newline = lastNewline(text, start + Math.ceil(pageSize * 0.5), end);
+      if (newline >= 0) end = newline + 1;
       else if (isHighSurrogate(text.charCodeAt(end - 1))) end -= 1;
     }
     pages.push(text.slice(start, end));
     start = end;
   }
   return pages;
+}
+
+// The last newline in text[from, to), or -1. Bounded by the page: `lastIndexOf` would scan back to
+// the start of a text without newlines (compact JSON) for every page, quadratic in its length.
+function lastNewline(text: string, from: number, to: number): number {
+  for (let index = to - 1; index >= from; index--) if (text.charCodeAt(index) === 10) return index;
+  return -1;
 }
 
 function isHighSurrogate(code: number): boolean {

@@ -132,6 +132,23 @@ describe('pageOutput', () => {
     expect(await store.has(older.uri, 'me')).toBe(false);
   });
 
+  it('cuts a text without newlines (compact JSON) at the page size, and one with them after a newline', async () => {
+    const store = new MemoryResourceStore();
+    const compact = JSON.stringify(Array.from({ length: 40_000 }, (_, id) => ({ id })));
+    const paged = await pageOutput(compact, { store, caller: 'me', pageSize: 20_000 });
+    expect(paged.pages).toBe(Math.ceil(compact.length / 20_000));
+    expect(paged.firstPage).toBe(compact.slice(0, 20_000));
+    // A newline in the first half of a page is too early to cut at; one in the second half is used.
+    const early = `${'a'.repeat(100)}\n${'b'.repeat(300)}`;
+    expect((await pageOutput(early, { store, caller: 'me', pageSize: 250 })).firstPage).toBe(
+      early.slice(0, 250),
+    );
+    const late = `${'a'.repeat(200)}\n${'b'.repeat(300)}`;
+    expect((await pageOutput(late, { store, caller: 'me', pageSize: 250 })).firstPage).toBe(
+      late.slice(0, 201),
+    );
+  });
+
   it('leaves a short text alone', async () => {
     const store = new MemoryResourceStore();
     expect(await pageOutput('short', { store, caller: 'me' })).toEqual({
