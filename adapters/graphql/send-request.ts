@@ -1,4 +1,4 @@
-import { BridgeError, describeError } from '../../src/index.js';
+import { BridgeError, describeError, MAX_RESPONSE_BYTES, readResponseBody } from '../../src/index.js';
 
 /** One GraphQL-over-HTTP request. */
 export interface GraphqlRequest {
@@ -28,7 +28,8 @@ export interface GraphqlResponse {
 /**
  * POSTs `operation` as JSON (GraphQL over HTTP) and reads the answer whatever its status: the
  * caller decides what a 4xx with a GraphQL body means. Throws a `BridgeError` (`upstream_failed`,
- * `timeout` or `aborted`) only when no answer arrives, naming the endpoint and the cause.
+ * `timeout` or `aborted`) when no whole answer arrives, naming the endpoint and the cause; an
+ * answer larger than `MAX_RESPONSE_BYTES` is one (it is not read past the limit).
  */
 export async function sendRequest(
   endpoint: Endpoint,
@@ -50,9 +51,20 @@ export async function sendRequest(
       body: JSON.stringify(operation),
       signal: combined,
     });
-    const text = await response.body.text();
+    const bytes = await readResponseBody(
+      response.body,
+      MAX_RESPONSE_BYTES,
+      () =>
+        new BridgeError(
+          'upstream_failed',
+          `the GraphQL endpoint ${endpoint.url} answered with more than ${MAX_RESPONSE_BYTES / 2 ** 20} MiB, the most the bridge reads; select fewer fields or ask for smaller pages`,
+        ),
+    );
+    // TextDecoder, as undici's own text(), drops a byte order mark JSON.parse would trip over.
+    const text = new TextDecoder().decode(bytes);
     return { status: response.statusCode, body: parseJson(text), text };
   } catch (error) {
+    if (error instanceof BridgeError) throw error;
     if (signal?.aborted) throw new BridgeError('aborted', 'The call was cancelled.', { cause: error });
     if (timeout.aborted) {
       throw new BridgeError(

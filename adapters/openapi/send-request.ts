@@ -12,10 +12,9 @@
 // (methods, statuses, codes, Retry-After, backoff, an abortable wait): undici would only re-dispatch.
 import { STATUS_CODES } from 'node:http';
 import type { Dispatcher } from 'undici';
-import { BridgeError, describeError } from '../../src/index.js';
+import { BridgeError, describeError, MAX_RESPONSE_BYTES, readResponseBody } from '../../src/index.js';
 import type { HttpRequest } from './build-request.js';
 import { CallStop } from './call-stop.js';
-import { readBody } from './read-body.js';
 
 /** What came back, body as raw bytes: decoding is the result step's business (binary stays binary). */
 export interface HttpResponse {
@@ -49,7 +48,6 @@ const RETRY_CODES = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
 const MAX_RETRY_WAIT_MS = 30_000;
-const DEFAULT_MAX_BODY = 64 * 1024 * 1024;
 
 /** Sends requests over one keep-alive pool, with timeouts and retries. One per source. */
 export class HttpSender {
@@ -99,7 +97,7 @@ export class HttpSender {
       let response: HttpResponse | undefined;
       let failure: unknown;
       try {
-        response = await this.#once(request, signal, options.maxBodyBytes ?? DEFAULT_MAX_BODY);
+        response = await this.#once(request, signal, options.maxBodyBytes ?? MAX_RESPONSE_BYTES);
         response.attempts = attempt;
       } catch (error) {
         failure = error;
@@ -140,7 +138,7 @@ export class HttpSender {
       body: request.body as Dispatcher.DispatchOptions['body'],
       signal,
     });
-    const body = await readBody(
+    const body = await readResponseBody(
       answer.body,
       maxBody,
       () => new BridgeError('upstream_failed', `the response body is larger than ${maxBody} bytes`),

@@ -1,10 +1,19 @@
 import type { Readable } from 'node:stream';
 
 /**
- * Reads a response body whole, failing past `maxBytes` (the body is destroyed) or when it ends
- * early. Listeners rather than `for await`, whose async iterator costs more than a small body.
+ * The largest upstream response body an adapter reads by default (64 MiB): past it a call fails
+ * instead of holding, parsing and paging an answer that could exhaust the bridge's memory.
  */
-export function readBody(body: Readable, maxBytes: number, tooLarge: () => Error): Promise<Buffer> {
+export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Reads an upstream response body whole, failing with `tooLarge()` past `maxBytes` (the body is
+ * destroyed, so the rest is never downloaded) or when it ends early. Listeners rather than
+ * `for await`, whose async iterator costs more than a small body.
+ *
+ * @example const bytes = await readResponseBody(answer.body, MAX_RESPONSE_BYTES, () => new Error('too large'));
+ */
+export function readResponseBody(body: Readable, maxBytes: number, tooLarge: () => Error): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
