@@ -40,7 +40,9 @@ export interface AdapterCommand<Options = unknown> {
   configSchema: z.ZodType<Options>;
   /**
    * Builds the source. `baseDir` is the directory relative paths are resolved against (the
-   * config file's directory, or the working directory for flags).
+   * config file's directory, or the working directory for flags). `${VAR}` references in the
+   * options are already resolved (by the config's loading, or by `headerFlags`): use the values as
+   * they are, never expand them again.
    */
   createSource(options: Options, baseDir: string): Source;
 }

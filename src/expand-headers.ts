@@ -1,32 +1,44 @@
+import { referencedNames, resolveEnvReferences } from './config/env-references.js';
 import { BridgeError } from './errors.js';
 import { markSecretVariable } from './secret-variables.js';
 
-const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
-
 /**
- * Replaces `${NAME}` in header values with the environment variable `NAME`, so secrets stay out of
- * command lines and config files. Header names are lower-cased. Throws an `invalid_input`
- * `BridgeError` naming the header and the variable when one is not set.
+ * Replaces `${NAME}` in the values of command-line `--header` flags with the environment variable
+ * `NAME`, so secrets stay out of command lines and shell history; `$${` writes a literal `${`, as
+ * in a config file. This is the one expansion of a command-line header: a config file's headers are
+ * expanded with the rest of its `${VAR}` references when it loads, and adapters send the values
+ * they are given as they are (expanding again would expand a value's own `${…}`, an escaped
+ * reference included). Throws an `invalid_input` `BridgeError` naming the header and the variable
+ * when one is not set.
  *
- * @example expandHeaders({ Authorization: 'Bearer ${GITHUB_TOKEN}' })
+ * @example expandHeaders({ Authorization: 'Bearer ${GITHUB_TOKEN}' }) // { Authorization: 'Bearer ghp_…' }
  */
-export function expandHeaders(headers: Record<string, string>): Record<string, string> {
+export function expandHeaders(
+  headers: Record<string, string>,
+  env: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
   const expanded: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
-    expanded[name.toLowerCase()] = value.replace(VARIABLE, (_, variable: string) => {
-      // A credential's variable: never handed to the commands the bridge runs.
-      markSecretVariable(variable);
-      const found = process.env[variable];
-      if (found === undefined) {
-        throw new BridgeError(
-          'invalid_input',
-          `header ${name} uses \${${variable}}, which is not set in the environment`,
-        );
-      }
-      return found;
-    });
+    const variables = referencedNames(value);
+    // A credential's variable: never handed to the commands the bridge runs.
+    for (const variable of variables) markSecretVariable(variable);
+    const unset = variables.find((variable) => env[variable] === undefined);
+    if (unset !== undefined) {
+      throw new BridgeError(
+        'invalid_input',
+        `header ${name} uses \${${unset}}, which is not set in the environment`,
+      );
+    }
+    expanded[name] = resolveEnvReferences(value, [name], env, []) as string;
   }
   return expanded;
+}
+
+/** Header names lower-cased (values as given), so an adapter's defaults and the user's merge by name. */
+export function normalizeHeaders(headers: Record<string, string>): Record<string, string> {
+  const normalized: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) normalized[name.toLowerCase()] = value;
+  return normalized;
 }
 
 // "Bearer", "Basic", "token"… with nothing after: the scheme of a credential whose value is missing.

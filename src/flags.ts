@@ -1,5 +1,6 @@
 import type { FlagValues } from './command.js';
 import { BridgeError } from './errors.js';
+import { expandHeaders } from './expand-headers.js';
 
 /*
  * The flag helpers every adapter's `parseFlags` uses. They only read a flag into the option field
@@ -53,7 +54,9 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /**
  * Repeatable `--header 'Name: value'` flags as a header object, or `undefined` when none is given.
- * Throws `invalid_input` naming the flag when one has no valid name before its colon.
+ * `${VAR}` in a value is read from the environment here, once (see `expandHeaders`): the options
+ * then hold the values to send, as a config file's do once loaded. Throws `invalid_input` naming
+ * the flag when one has no valid name before its colon, or the variable when one is not set.
  */
 export function headerFlags(values: FlagValues, name = 'header'): Record<string, string> | undefined {
   const list = listFlag(values, name);
@@ -67,7 +70,7 @@ export function headerFlags(values: FlagValues, name = 'header'): Record<string,
     }
     headers[header] = raw.slice(colon + 1).trim();
   }
-  return headers;
+  return expandHeaders(headers);
 }
 
 /** Copies the defined entries of `fields` onto `options`: flags that were not given stay unset. */

@@ -37,7 +37,7 @@ export {
   JSON_RPC_ERROR_CODES,
   toBridgeError,
 } from './errors.js';
-export { emptyCredentialWarnings, expandHeaders } from './expand-headers.js';
+export { emptyCredentialWarnings, normalizeHeaders } from './expand-headers.js';
 export { booleanFlag, headerFlags, integerFlag, listFlag, stringFlag, withFlags } from './flags.js';
 export { keepListedJson, LISTED_JSON_FORMAT } from './listed-json.js';
 export { createStderrLogger, type Logger, type LogLevel, silentLogger } from './logger.js';

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { AdapterCommand, LoadContext, Source, ToolDefinition } from '../../src/index.js';
-import { emptyCredentialWarnings, expandHeaders } from '../../src/index.js';
+import { emptyCredentialWarnings, normalizeHeaders } from '../../src/index.js';
 import { fieldsToTools, type ToolFactoryContext } from './fields-to-tools.js';
 import { genericTools } from './generic-tools.js';
 import { loadSchema } from './load-schema.js';
@@ -45,7 +45,8 @@ export const graphqlCommand: AdapterCommand<GraphqlOptions> = {
 export function createGraphqlSource(options: GraphqlOptions, baseDir: string): Source {
   const endpoint: Endpoint = {
     url: options.endpoint,
-    headers: expandHeaders(options.headers ?? {}),
+    // Already expanded: by the config's loading or by --header's parsing, never twice.
+    headers: normalizeHeaders(options.headers ?? {}),
     timeout: options.timeout ?? DEFAULT_TIMEOUT,
   };
   const auth = options.oauth && endpointAuth(options.oauth, process.env, endpoint.timeout);

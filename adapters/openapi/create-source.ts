@@ -3,9 +3,9 @@ import {
   BridgeError,
   describeError,
   emptyCredentialWarnings,
-  expandHeaders,
   type LoadContext,
   type Logger,
+  normalizeHeaders,
   type Source,
   type ToolDefinition,
 } from '../../src/index.js';
@@ -94,7 +94,8 @@ export function createOpenApiSource(options: OpenApiOptions, baseDir: string): S
         sender,
         auth: new Authenticator(isObject(schemes) ? schemes : {}, process.env, timeoutMs),
         ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
-        headers: withCredentialCheck(expandHeaders(options.headers ?? {}), context.log),
+        // Already expanded: by the config's loading or by --header's parsing, never twice.
+        headers: withCredentialCheck(normalizeHeaders(options.headers ?? {}), context.log),
         timeoutMs,
         retries: options.retries ?? DEFAULT_RETRIES,
         relaxOutput: options.relaxOutput ?? false,

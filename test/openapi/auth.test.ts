@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { headerFlags } from '../../src/index.js';
 import { echoOf, firstText, type LoadedTools, loadTools } from './helpers/in-process.js';
 import { startUpstream, type Upstream } from './helpers/upstream.js';
 
@@ -24,8 +25,9 @@ beforeAll(async () => {
     spec: 'api-3.0.yaml',
     baseUrl: upstream.url,
     tools: 'all',
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: the adapter expands ${VAR} itself
-    headers: { 'X-Static': '${TEST_STATIC_HEADER}', 'X-Plain': 'plain' },
+    // As `--header` flags give them: ${VAR} read once, when the flag is parsed.
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the flag's own ${VAR} syntax
+    headers: headerFlags({ header: ['X-Static: ${TEST_STATIC_HEADER}', 'X-Plain: plain'] }),
   });
 });
 afterAll(async () => {

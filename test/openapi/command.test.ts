@@ -19,6 +19,7 @@ function checked(args: string[]) {
 
 describe('openapi command', () => {
   it('turns every flag into the same options object the config schema accepts', () => {
+    process.env.OPENAPI_COMMAND_TOKEN = 'tok-1';
     const options = fromFlags([
       'spec.yaml',
       '--base-url',
@@ -26,8 +27,8 @@ describe('openapi command', () => {
       '--header',
       'X-One: 1',
       '--header',
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: the adapter expands ${VAR} itself
-      'Authorization: Bearer ${TOKEN}',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the flag's parsing expands ${VAR}
+      'Authorization: Bearer ${OPENAPI_COMMAND_TOKEN}',
       '--validate',
       '--allow-remote-refs',
       '--tools',
@@ -47,8 +48,7 @@ describe('openapi command', () => {
     expect(options).toEqual({
       spec: 'spec.yaml',
       baseUrl: 'https://api.example.com/v2',
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: the adapter expands ${VAR} itself
-      headers: { 'X-One': '1', Authorization: 'Bearer ${TOKEN}' },
+      headers: { 'X-One': '1', Authorization: 'Bearer tok-1' },
       validate: true,
       allowRemoteRefs: true,
       tools: 'dynamic',

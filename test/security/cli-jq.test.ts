@@ -98,7 +98,7 @@ describe('variables a config or a header names for a credential', () => {
 
   it('never reach jq, while a variable used elsewhere in the config does', async () => {
     const { validateConfig } = await import('../../src/config/load-config.js');
-    const { expandHeaders } = await import('../../src/index.js');
+    const { expandHeaders } = await import('../../src/expand-headers.js');
     await validateConfig(
       {
         server: { store: 'redis://:${STORE_PASS}@127.0.0.1:6379' },
