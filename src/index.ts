@@ -30,6 +30,7 @@ export type {
 export type { AdapterCommand, FlagValues } from './command.js';
 export { annotationsOverrideSchema } from './config/config-schema.js';
 export { credentialVariable } from './credential-variable.js';
+export { displayUrl } from './display-url.js';
 export {
   BridgeError,
   type BridgeErrorCode,

@@ -2,7 +2,7 @@
  * The environment variables that hold the bridge's own secrets: every `BRIDGE_*` variable (the
  * credentials of sources and schemes, see `credentialVariable`, the store's password, the state
  * key) and those named for a secret elsewhere (`--auth-tokens-env NAME`: the tokens callers present;
- * a `${NAME}` in a header value or in a config file's credential or store settings).
+ * a `${NAME}` in a header value or in a config file's credential, URL or store settings).
  * The commands the bridge runs never receive them: a caller could read them back through any
  * command that shows its environment (`env`, jq's `$ENV`, a failing program's diagnostics).
  */

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { AdapterCommand, LoadContext, Source, ToolDefinition } from '../../src/index.js';
-import { emptyCredentialWarnings, normalizeHeaders } from '../../src/index.js';
+import { displayUrl, emptyCredentialWarnings, normalizeHeaders } from '../../src/index.js';
 import { fieldsToTools, type ToolFactoryContext } from './fields-to-tools.js';
 import { genericTools } from './generic-tools.js';
 import { loadSchema } from './load-schema.js';
@@ -55,7 +55,8 @@ export function createGraphqlSource(options: GraphqlOptions, baseDir: string): S
   const operationsDir = options.operations ? resolve(baseDir, options.operations) : undefined;
   let watched: string[] = [];
   return {
-    label: `graphql ${options.endpoint}`,
+    // Shown in logs and messages: a credential in the URL's query or user info is left out.
+    label: `graphql ${displayUrl(options.endpoint)}`,
     async load({ log, signal }: LoadContext): Promise<ToolDefinition[]> {
       for (const warning of emptyCredentialWarnings(endpoint.headers)) log.warn(warning);
       const schema = await loadSchema({ ...(schemaFile ? { file: schemaFile } : {}), endpoint }, log, signal);
@@ -82,7 +83,7 @@ export function createGraphqlSource(options: GraphqlOptions, baseDir: string): S
       tools.push(...fieldsToTools(context, 'query'));
       if (mutations) tools.push(...fieldsToTools(context, 'mutation'));
       if (options.generic) tools.push(...genericTools(context, mutations));
-      if (tools.length === 0) log.warn(`graphql ${options.endpoint}: the schema yields no tools`);
+      if (tools.length === 0) log.warn(`graphql ${displayUrl(options.endpoint)}: the schema yields no tools`);
       return tools;
     },
     watchedFiles: () => watched,

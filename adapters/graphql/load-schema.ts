@@ -13,7 +13,7 @@ import {
   parse,
   validateSchema,
 } from 'graphql';
-import { BridgeError, describeError, type Logger } from '../../src/index.js';
+import { BridgeError, describeError, displayUrl, type Logger } from '../../src/index.js';
 import { describeNonGraphql, type Endpoint, sendRequest } from './send-request.js';
 
 /**
@@ -30,7 +30,7 @@ export async function loadSchema(
   const schema = source.file
     ? await schemaFromFile(source.file, log)
     : await schemaFromEndpoint(source.endpoint, log, signal);
-  return tolerateInvalid(schema, source.file ?? source.endpoint.url, log);
+  return tolerateInvalid(schema, source.file ?? displayUrl(source.endpoint.url), log);
 }
 
 async function schemaFromFile(file: string, log: Logger): Promise<GraphQLSchema> {
@@ -89,12 +89,12 @@ async function schemaFromEndpoint(
   }
   const body = response.body as { data?: { __schema?: unknown }; errors?: Array<{ message?: unknown }> };
   if (body?.data?.__schema)
-    return schemaFromIntrospection(body.data, `the introspection of ${endpoint.url}`, log);
+    return schemaFromIntrospection(body.data, `the introspection of ${displayUrl(endpoint.url)}`, log);
   if (body === undefined) {
     // Not JSON at all: most often a web page at that URL (the site instead of its /graphql path).
     throw new BridgeError(
       'load_failed',
-      `the GraphQL endpoint ${endpoint.url} answered HTTP ${response.status} with ${describeNonGraphql(response.text)}; check that the URL is the GraphQL endpoint itself (often …/graphql), or pass --schema FILE`,
+      `the GraphQL endpoint ${displayUrl(endpoint.url)} answered HTTP ${response.status} with ${describeNonGraphql(response.text)}; check that the URL is the GraphQL endpoint itself (often …/graphql), or pass --schema FILE`,
     );
   }
   const reasons = Array.isArray(body?.errors)
@@ -106,7 +106,7 @@ async function schemaFromEndpoint(
       : 'introspection may be disabled there: pass --schema FILE with the SDL or introspection JSON';
   throw new BridgeError(
     'load_failed',
-    `the GraphQL endpoint ${endpoint.url} did not answer introspection (${reasons}); ${hint}`,
+    `the GraphQL endpoint ${displayUrl(endpoint.url)} did not answer introspection (${reasons}); ${hint}`,
   );
 }
 

@@ -2,6 +2,7 @@ import {
   BridgeError,
   type ContentBlock,
   describeError,
+  displayUrl,
   pageOutput,
   type ToolContext,
   type ToolResult,
@@ -59,7 +60,7 @@ export async function runOperation(
     if (!(error instanceof BridgeError) || error.code === 'aborted' || error.code === 'declined') throw error;
     return { content: [{ type: 'text', text: `${label} failed: ${describeError(error)}` }], isError: true };
   }
-  return responseToResult(response, endpoint.url, context, label);
+  return responseToResult(response, displayUrl(endpoint.url), context, label);
 }
 
 /**

@@ -1,4 +1,10 @@
-import { BridgeError, describeError, MAX_RESPONSE_BYTES, readResponseBody } from '../../src/index.js';
+import {
+  BridgeError,
+  describeError,
+  displayUrl,
+  MAX_RESPONSE_BYTES,
+  readResponseBody,
+} from '../../src/index.js';
 
 /** One GraphQL-over-HTTP request. */
 export interface GraphqlRequest {
@@ -57,7 +63,7 @@ export async function sendRequest(
       () =>
         new BridgeError(
           'upstream_failed',
-          `the GraphQL endpoint ${endpoint.url} answered with more than ${MAX_RESPONSE_BYTES / 2 ** 20} MiB, the most the bridge reads; select fewer fields or ask for smaller pages`,
+          `the GraphQL endpoint ${displayUrl(endpoint.url)} answered with more than ${MAX_RESPONSE_BYTES / 2 ** 20} MiB, the most the bridge reads; select fewer fields or ask for smaller pages`,
         ),
     );
     // TextDecoder, as undici's own text(), drops a byte order mark JSON.parse would trip over.
@@ -69,13 +75,13 @@ export async function sendRequest(
     if (timeout.aborted) {
       throw new BridgeError(
         'timeout',
-        `the GraphQL endpoint ${endpoint.url} did not answer within ${endpoint.timeout} ms (raise --timeout)`,
+        `the GraphQL endpoint ${displayUrl(endpoint.url)} did not answer within ${endpoint.timeout} ms (raise --timeout)`,
         { cause: error },
       );
     }
     throw new BridgeError(
       'upstream_failed',
-      `could not reach the GraphQL endpoint ${endpoint.url}: ${networkCause(error)}`,
+      `could not reach the GraphQL endpoint ${displayUrl(endpoint.url)}: ${networkCause(error)}`,
       { cause: error },
     );
   }

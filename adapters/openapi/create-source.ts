@@ -2,6 +2,7 @@ import { isAbsolute, resolve } from 'node:path';
 import {
   BridgeError,
   describeError,
+  displayUrl,
   emptyCredentialWarnings,
   type LoadContext,
   type Logger,
@@ -86,7 +87,8 @@ export function createOpenApiSource(options: OpenApiOptions, baseDir: string): S
   const source: Omit<Source, 'load'> & {
     load(context: LoadContext, steady: () => void): Promise<ToolDefinition[]>;
   } = {
-    label: `openapi ${options.spec}`,
+    // Shown in logs and messages: a credential in a spec URL's query or user info is left out.
+    label: `openapi ${displayUrl(options.spec)}`,
     async load(context: LoadContext, steady: () => void): Promise<ToolDefinition[]> {
       const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
       const settings = (servers: CallSettings['servers'], schemes: unknown): CallSettings => ({

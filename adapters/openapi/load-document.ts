@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, read } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { BridgeError, type BridgeErrorCode, describeError } from '../../src/index.js';
+import { BridgeError, type BridgeErrorCode, describeError, displayUrl } from '../../src/index.js';
 import type { RemoteRefSettings } from './fetch-remote-ref.js';
 import { jsonText, jsonTextInPlace } from './json-text.js';
 
@@ -58,26 +58,28 @@ export async function loadDocument(
         sha256 = createHash('sha256').update(bytes).digest('hex');
       }
     : undefined;
+  // How messages name the spec: a URL without the credentials its query or user info may hold.
+  const shown = displayUrl(location);
   const parsed = await parseSource(
     remote ? fetchText(location, options.signal) : readText(location, hashed),
-    location,
+    shown,
     code,
     options.beforeParse,
   );
   let document = parsed.document;
-  const version = detectVersion(document, location, code);
+  const version = detectVersion(document, shown, code);
   const files = remote ? [] : [location];
 
   if (parsed.external) {
     if (remote && !options.allowRemoteRefs) {
       throw new BridgeError(
         'load_failed',
-        `${location}: the spec references other documents by URL; pass --allow-remote-refs to follow them.`,
+        `${shown}: the spec references other documents by URL; pass --allow-remote-refs to follow them.`,
       );
     }
     document = await bundle(location, document, options, files);
   }
-  if (options.validate) await validate(location, document);
+  if (options.validate) await validate(shown, document);
   return { document, version, location, files, ...(sha256 ? { sha256 } : {}) };
 }
 
@@ -228,9 +230,13 @@ async function fetchText(url: string, signal?: AbortSignal): Promise<string> {
     }
     return Buffer.concat(chunks).toString('utf8');
   } catch (error) {
-    throw new BridgeError('load_failed', `cannot fetch the OpenAPI spec ${url}: ${describeError(error)}.`, {
-      cause: error,
-    });
+    throw new BridgeError(
+      'load_failed',
+      `cannot fetch the OpenAPI spec ${displayUrl(url)}: ${describeError(error)}.`,
+      {
+        cause: error,
+      },
+    );
   } finally {
     void agent.close();
   }
@@ -386,7 +392,7 @@ async function bundle(
         : ' (references to http(s) URLs are followed only with --allow-remote-refs)';
     throw new BridgeError(
       'load_failed',
-      `${location}: cannot resolve an external $ref${hint}: ${describeError(error)}.`,
+      `${displayUrl(location)}: cannot resolve an external $ref${hint}: ${describeError(error)}.`,
       {
         cause: error,
       },

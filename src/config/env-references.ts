@@ -24,6 +24,9 @@ const SECRET_KEY = /^(token|password|passwd|secret|api[-_]?key|client[-_]?secret
 const AUTH_SECRET_KEY = /token$|secret|password|passwd|key$|credential/i;
 // Keys that name an environment variable rather than hold a value.
 const NAMES_A_VARIABLE = /env|var(iable)?$/i;
+// Option keys whose values are URLs: a GraphQL endpoint, a base URL, an OAuth token URL.
+const URL_KEY = /^endpoint$|ur[li]$/i;
+const ABSOLUTE_URL = /^\s*[a-z][a-z0-9+.-]*:\/\//i;
 
 /**
  * Finds credentials written inline in a source's `options`: header values that look like
@@ -47,17 +50,23 @@ export function findInlineSecrets(
 }
 
 /**
- * The variables a source's options reference where a credential goes: every header value, and
- * the credential-like keys `findInlineSecrets` knows (`token`, `password`, an `auth` object's
- * secrets). The bridge marks them secret, so the commands it runs never receive them (see
+ * The variables a source's options reference where a credential goes: every header value, the
+ * credential-like keys `findInlineSecrets` knows (`token`, `password`, an `auth` object's
+ * secrets), and every URL (`endpoint`, `baseUrl`, any `…Url` key, or a value that is a URL once
+ * resolved, such as a spec's), whose query or user info may hold a key (`?api_key=${KEY}`). The
+ * bridge marks them secret, so the commands it runs never receive them (see
  * `commandEnvironment`): a caller could otherwise read `${GITHUB_TOKEN}` back through jq's `$ENV`.
  */
-export function secretReferences(options: unknown): string[] {
+export function secretReferences(options: unknown, env: NodeJS.ProcessEnv = process.env): string[] {
   const names: string[] = [];
   visitStrings(options, [], (key, value, _at, context) => {
     if (!HAS_REFERENCE.test(value)) return;
     const secret =
-      context === 'headers' || (context === 'auth' && AUTH_SECRET_KEY.test(key)) || SECRET_KEY.test(key);
+      context === 'headers' ||
+      (context === 'auth' && AUTH_SECRET_KEY.test(key)) ||
+      SECRET_KEY.test(key) ||
+      URL_KEY.test(key) ||
+      ABSOLUTE_URL.test(String(resolveEnvReferences(value, [], env, [])));
     if (secret) names.push(...referencedNames(value));
   });
   return names;

@@ -110,7 +110,7 @@ export async function validateConfig(
     problems.push(...secrets);
     if (secrets.length > 0) continue;
     // Kept from the commands the bridge runs, whatever source runs them (see `secretReferences`).
-    for (const name of secretReferences(entry.options ?? {})) markSecretVariable(name);
+    for (const name of secretReferences(entry.options ?? {}, options.env)) markSecretVariable(name);
     const unset: ConfigProblem[] = [];
     const resolved = resolveEnvReferences(entry.options ?? {}, at, options.env, unset);
     problems.push(...unset);
