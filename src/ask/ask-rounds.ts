@@ -31,10 +31,11 @@ export class InputRound {
 
   /**
    * @param prior the opened request state of the previous round, if the retry carried one
-   * @param responses the retry's `inputResponses`. Only answers to the questions `prior` holds count:
-   *   keys the bridge did not ask are ignored, as the spec says, and so is every answer of a call
-   *   without a state. An answer given up front would otherwise confirm a call nobody was asked
-   *   about, and could be sent again and again, while a state opens once.
+   * @param responses the retry's `inputResponses`. Keys the bridge did not ask are ignored, as the
+   *   spec says; a first round may carry answers without a state (a client answering up front),
+   *   except to a gate (`FormQuestion.gate`: a confirmation), which counts only as the answer to a
+   *   question `prior` holds: given up front it would confirm a call nobody was asked about, and
+   *   could be sent again and again, while a state opens once.
    */
   constructor(options: {
     capabilities: AskCapabilities | undefined;
@@ -55,7 +56,7 @@ export class InputRound {
     elicit: async (question) => {
       const key = this.#key('form', question.key);
       const request = { method: 'elicitation/create', params: formParams(question) };
-      return this.#answer('form', key, request, (raw) => checkFormAnswer(key, question, raw));
+      return this.#answer('form', key, request, (raw) => checkFormAnswer(key, question, raw), question.gate);
     },
     elicitUrl: async (question) => {
       const key = this.#key('url', question.key);
@@ -100,15 +101,16 @@ export class InputRound {
   }
 
   // Synchronous up to the throw, so that questions asked together (Promise.all) share a round.
-  #answer<T>(kind: AskKind, key: string, request: InputRequest, check: (raw: unknown) => T): T {
+  #answer<T>(kind: AskKind, key: string, request: InputRequest, check: (raw: unknown) => T, gate = false): T {
     if (!clientCan(this.#capabilities, kind)) throw new ClientCannotAnswerError(kind);
     const questionDigest = digest(canonicalJson(request));
     const earlier = this.#answers[key];
     if (earlier && earlier.d === questionDigest) return check(earlier.r);
-    // An answer counts only for the very question the previous round asked under that key, as its
-    // sealed state records it; a call without a state asked nothing yet.
+    // An answer counts for the very question the previous round asked under that key, as its
+    // sealed state records it; on a first round, for any question but a gate.
     const fresh = this.#responses[key];
-    if (fresh !== undefined && this.#prior?.pending[key] === questionDigest) {
+    const asked = this.#prior ? this.#prior.pending[key] === questionDigest : !gate;
+    if (fresh !== undefined && asked) {
       const answer = check(fresh);
       this.#answers[key] = { d: questionDigest, r: fresh };
       return answer;

@@ -67,6 +67,11 @@ export interface FormQuestion {
   key?: string;
   /** What to show the user. */
   message: string;
+  /**
+   * The answer gates what runs (a confirmation): in the 2026-07-28 era it counts only for a question
+   * a previous round asked, as its sealed state records it, never given up front with the call.
+   */
+  gate?: boolean;
   requestedSchema: {
     type: 'object';
     properties: Record<string, JsonSchema>;

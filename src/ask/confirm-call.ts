@@ -57,6 +57,7 @@ export function withConfirmation(
       }
       const answer = await ask.elicit({
         key: CONFIRM_KEY,
+        gate: true,
         message: confirmationMessage(tool, args, action),
         requestedSchema: {
           type: 'object',
