@@ -1,6 +1,8 @@
 import type { CommandSpec, OptionSpec } from './cli-spec.js';
 
-// Options that make a program follow the symbolic links it meets while walking directories:
+// Options that make a program make symbolic links (cp's `-s`, `--symbolic-link`: its relative target
+// is read from the link's directory, and a later `mv` of the link retargets it), or follow the
+// symbolic links it meets while walking directories:
 // grep's `-R` (`--dereference-recursive`), cp's and du's `-L` (`--dereference`), tar's `-h`,
 // rsync's `--copy-links`, `--copy-dirlinks` and `--keep-dirlinks`. The checks resolve the links of
 // the paths a call names, not of what lies below them: a link inside the roots that points out of
@@ -8,10 +10,10 @@ import type { CommandSpec, OptionSpec } from './cli-spec.js';
 // through. Offered only when `--allow-option` names them.
 
 const NAME =
-  /^(dereference|dereference-recursive|dereference-args|dereference-command-line(-symlink-to-dir)?|copy-links|copy-dirlinks|copy-unsafe-links|keep-dirlinks|follow-symlinks?)$/i;
+  /^(symbolic-link|dereference|dereference-recursive|dereference-args|dereference-command-line(-symlink-to-dir)?|copy-links|copy-dirlinks|copy-unsafe-links|keep-dirlinks|follow-symlinks?)$/i;
 const PROSE = /\bfollow(s|ing)? (all |every )?(the )?(symbolic links|symlinks)\b/i;
 
-/** Whether `option` makes the program follow symbolic links below the paths it is given. */
+/** Whether `option` makes the program make symbolic links, or follow them below the paths it is given. */
 export function followsLinks(option: OptionSpec): boolean {
   if (NAME.test(option.name)) return true;
   return PROSE.test(option.description ?? '');

@@ -122,7 +122,10 @@ function positionalPathKind(
   const usage = command.usage ?? '';
   if (usage === '') return 'location';
   const isPath = (word: string) => kindOfWords(wordsOf(word), true) !== undefined;
-  const placeholders = usage.match(/<[^>]+>|\b[A-Z][A-Z_-]+\b|\[[a-z][\w-]*\]/g) ?? [];
+  // Upper-case placeholders may end in digits (sdiff's and link's `FILE1 FILE2`).
+  const placeholders = (usage.match(/<[^>]+>|\b[A-Z][A-Z_-]+\d*\b|\[[a-z][\w-]*\]/g) ?? []).map((word) =>
+    word.replace(/\d+$/, ''),
+  );
   if (placeholders.some(isPath)) return 'location';
   // What is left once the options' groups (`[-S program]`, `[-F ssh_config]`) are taken out.
   const operands = usage.replace(/\[-[^\]]*\]/g, ' ');

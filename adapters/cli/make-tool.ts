@@ -123,6 +123,7 @@ async function invokeCommand(
   const outcome = await runCommand({
     groups: settings.groups,
     ...run,
+    guard: [settings.spec.binary, ...argv].join(' ').slice(0, 200),
     cwd,
     env: { ...QUIET_ENV, ...settings.env },
     timeoutMs,

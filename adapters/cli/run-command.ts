@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { execa } from 'execa';
-import { commandEnvironment } from '../../src/index.js';
+import { commandEnvironment, commandStarted } from '../../src/index.js';
 import {
   RUN_MARKER,
   scanStrays,
@@ -31,6 +31,11 @@ export interface RunRequest {
   progressMs?: number;
   /** The caller's own set of live process groups (one per source), kept in step with the global one. */
   groups?: Set<number>;
+  /**
+   * Watch what the command changes of the bridge's own files until all its processes are gone
+   * (see `commandStarted`), under this label: set for commands a caller's arguments shape.
+   */
+  guard?: string;
 }
 
 /** How a process ended. */
@@ -68,6 +73,12 @@ export async function runCommand(request: RunRequest): Promise<RunOutcome> {
   const started = performance.now();
   const graceMs = request.graceMs ?? 2_000;
   const marker = randomUUID();
+  // Ended once every process of the run is gone: at once, or after the kill of what was left.
+  const ended = request.guard === undefined ? () => {} : commandStarted(request.guard);
+  const gone = (pid: number) => {
+    untrack(pid, request.groups);
+    ended();
+  };
   const subprocess = execa(request.file, request.args, {
     cwd: request.cwd,
     // The bridge's environment without its own secrets (see `commandEnvironment`), plus the run's.
@@ -96,7 +107,7 @@ export async function runCommand(request: RunRequest): Promise<RunOutcome> {
     const timer = setTimeout(() => {
       signalGroup(pid, 'SIGKILL');
       signalEach([...strays, ...straysOf(run)], 'SIGKILL');
-      untrack(pid, request.groups);
+      gone(pid);
     }, graceMs);
     timer.unref();
     timers.push(timer);
@@ -150,9 +161,11 @@ export async function runCommand(request: RunRequest): Promise<RunOutcome> {
     if (leftovers()) terminate();
     else {
       for (const timer of timers) clearTimeout(timer);
-      untrack(pid, request.groups);
+      gone(pid);
       if (unsure && run !== undefined) lookAgain(run, graceMs);
     }
+  } else {
+    ended();
   }
   const outcome: RunOutcome = {
     exitCode: result.exitCode ?? null,

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
-import { BridgeError } from '../../src/index.js';
+import { BridgeError, existingProtectedPaths } from '../../src/index.js';
 import { inside } from './check-policy.js';
 
 /** How commands are confined by the operating system (`--sandbox`). */
@@ -68,6 +68,11 @@ function bwrapArgs(options: SandboxOptions, command: Parameters<Sandbox['wrap']>
     /^\/(var\/)?tmp\//.test(path) || (runtime && path.startsWith(`${runtime}/`));
   if (options.network && agent && hidden(agent) && existsSync(agent)) args.push('--ro-bind', agent, agent);
   for (const root of command.writable) args.push('--bind', root, root);
+  // What the bridge itself reads (its config, a source's files, its caches) stays read-only where a
+  // writable root holds it: a command cannot rewrite it by a path no argument names (`cp x .`).
+  for (const path of existingProtectedPaths()) {
+    if (command.writable.some((root) => inside(path, root))) args.push('--ro-bind', path, path);
+  }
   // Caches that programs keep under the home directory (read-only here) go to the private /tmp.
   args.push('--setenv', 'TMPDIR', '/tmp', '--setenv', 'XDG_CACHE_HOME', '/tmp/.cache');
   args.push('--chdir', command.cwd, '--', command.file, ...command.args);

@@ -1,7 +1,8 @@
+import { realpathSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { BridgeError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { protectPaths } from '../protected-paths.js';
+import { changedByCommands, protectPaths } from '../protected-paths.js';
 import type { ToolRegistry } from '../registry.js';
 import { type RunningBridge, serve, type TransportOptions } from '../serve.js';
 import type { Source } from '../source.js';
@@ -65,6 +66,18 @@ export async function serveConfig(options: ServeConfigOptions): Promise<ConfigBr
     const before = bridge.registry();
     let next: Source[] | undefined;
     try {
+      // A file a command wrote for a tool call is not the user's edit: never applied (see
+      // src/protected-paths.ts). Waits for running commands to end, so that none is mid-write.
+      const changed = await changedByCommands();
+      for (const file of watchedFiles(config, sources)) {
+        const by = changed.get(file) ?? changed.get(realOrSelf(file));
+        if (by !== undefined) {
+          throw new BridgeError(
+            'load_failed',
+            `${file} was changed by a command run for a tool call (${by}); a file the bridge reads to decide what it serves is never applied from there: check it, and restart the bridge to use it`,
+          );
+        }
+      }
       const nextConfig = options.reread ? await options.reread() : config;
       if (!isDeepStrictEqual(nextConfig.server, config.server)) {
         log.warn('the server settings changed; they take effect when the bridge is restarted');
@@ -198,4 +211,12 @@ function requestStateKey(shared: boolean, log: Logger): string | undefined {
     );
   }
   return undefined;
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }

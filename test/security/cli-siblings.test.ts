@@ -10,6 +10,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { protectPaths } from '../../src/index.js';
 import { loadCli, tempDir, textOf } from '../cli/helpers.js';
 import { connect } from '../helpers/connect.js';
 import { BRIDGE_BIN } from '../helpers/start-bridge.js';
@@ -134,6 +135,28 @@ describe("curl's file references and URL globs", () => {
   });
 });
 
+describe('placeholders with digits, and links other than ln', () => {
+  it.skipIf(!has('sdiff'))("sdiff's FILE1 FILE2", async () => {
+    await using _ = await attack('sdiff', [
+      { name: 'FILE1', args: { args: [join(OUT, 'secret.txt'), 'in.txt'] } },
+    ]);
+  });
+
+  it.skipIf(!has('link'))("link's FILE1 FILE2 (a hard link to an outside file)", async () => {
+    await using _ = await attack('link', [
+      { name: 'FILE1', args: { args: [join(OUT, 'secret.txt'), 'hl'] } },
+    ]);
+    expect(existsSync(join(ROOT, 'hl'))).toBe(false);
+  });
+
+  it.skipIf(!has('cp'))('cp offers no --symbolic-link', async () => {
+    await using cli = await loadCli({ program: 'cp', roots: [ROOT] }, ROOT);
+    const properties = Object.keys(cli.registry.get('cp')?.definition.inputSchema.properties ?? {});
+    expect(properties).toContain('recursive');
+    expect(properties).not.toContain('symbolic-link');
+  });
+});
+
 describe('symbolic links', () => {
   it.skipIf(!has('ln'))('ln offers no --symbolic, so no link leads out of the roots', async () => {
     mkdirSync(join(ROOT, 'a'), { recursive: true });
@@ -188,6 +211,66 @@ describe('the files the bridge itself reads', () => {
     const result = await cli.call('cp', { args: ['in.txt', cached] });
     expect(textOf(result)).toContain('which the bridge reads to decide what it serves and runs');
     expect(existsSync(cached)).toBe(false);
+  });
+
+  it.skipIf(!has('cp'))('a command writing into its directory does not get its config applied', async () => {
+    // `cp stage/bridge.config.yaml .` names the config's directory, not the config: the write
+    // happens, but the hot reload it triggers refuses a file a command changed.
+    const dir = join(base.path, 'reloaded');
+    mkdirSync(join(dir, 'stage'), { recursive: true });
+    const config = join(dir, 'bridge.config.yaml');
+    writeFileSync(config, 'sources:\n  - kind: cli\n    options:\n      program: cp\n      roots: [.]\n');
+    writeFileSync(
+      join(dir, 'stage', 'bridge.config.yaml'),
+      'sources:\n  - kind: cli\n    options: { program: cp, roots: [.] }\n  - kind: cli\n    options: { program: date }\n',
+    );
+    await using client = await connect('v2', 'stdio', {
+      script: BRIDGE_BIN,
+      args: ['serve', config],
+      env: { BRIDGE_CACHE_DIR: cache.path },
+      cwd: dir,
+    });
+    await client.callTool('cp', { args: ['stage/bridge.config.yaml', '.'] });
+    expect(readFileSync(config, 'utf8')).toContain('program: date');
+    // The watcher's reload comes within a second; it refuses, and says why.
+    for (let waited = 0; waited < 5_000 && !client.stderr().includes('changed by a command'); waited += 100) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(client.stderr()).toContain('was changed by a command run for a tool call');
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    expect(names).toEqual(['cp']);
+  });
+
+  it.skipIf(!has('cp') || !has('bwrap'))(
+    'under --sandbox they stay read-only inside a writable root',
+    async () => {
+      const dir = join(base.path, 'sandboxed');
+      mkdirSync(join(dir, 'stage'), { recursive: true });
+      const config = join(dir, 'bridge.config.yaml');
+      writeFileSync(config, 'original\n');
+      writeFileSync(join(dir, 'stage', 'bridge.config.yaml'), 'planted\n');
+      protectPaths([config]);
+      await using cli = await loadCli({ program: 'cp', roots: [dir], sandbox: true }, dir);
+      const result = await cli.call('cp', { args: ['stage/bridge.config.yaml', '.'] });
+      expect(result.isError).toBe(true);
+      expect(readFileSync(config, 'utf8')).toBe('original\n');
+    },
+  );
+
+  it.skipIf(!has('cp'))('cache files a command writes by copying a directory are removed', async () => {
+    const own = join(base.path, 'own-cache');
+    const stage = join(ROOT, 'stage', 'own-cache', 'code');
+    mkdirSync(stage, { recursive: true });
+    writeFileSync(join(stage, 'planted.bin'), 'planted');
+    mkdirSync(own);
+    process.env.BRIDGE_CACHE_DIR = own;
+    try {
+      await using cli = await loadCli({ program: 'cp', roots: [base.path] }, base.path);
+      await cli.call('cp', { recursive: true, args: ['root/stage/own-cache', '.'] });
+      expect(existsSync(join(own, 'code', 'planted.bin'))).toBe(false);
+    } finally {
+      process.env.BRIDGE_CACHE_DIR = cache.path;
+    }
   });
 
   it.skipIf(!has('tee'))('its config file is out of reach of a CLI source whose roots hold it', async () => {
