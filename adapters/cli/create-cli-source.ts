@@ -10,10 +10,10 @@ import { cobraCompletions, discoverCobra } from './discover-cobra.js';
 import { discoverGeneric } from './discover-generic.js';
 import { type Discovered, discoverGit } from './discover-git.js';
 import { findProgram } from './find-program.js';
-import { fileListFlags } from './infer-file-lists.js';
-import { linkFollowingFlags } from './infer-link-following.js';
+import { listsFiles } from './infer-file-lists.js';
+import { followsLinks } from './infer-link-following.js';
 import { inferPaths } from './infer-paths.js';
-import { commandRunningFlags } from './infer-runners.js';
+import { runsCommand } from './infer-runners.js';
 import { findBundledOverlay, loadOverlay, type Overlay } from './load-overlay.js';
 import { makeTool, programNameOf, toolNameOf } from './make-tool.js';
 import type { CliOptions } from './options.js';
@@ -82,9 +82,11 @@ async function loadTools(
     policy.dangerousOptions = [
       ...new Set([
         ...policy.dangerousOptions,
-        ...commandRunningFlags(spec.commands),
-        ...fileListFlags(spec.commands),
-        ...linkFollowingFlags(spec.commands),
+        ...spec.commands.flatMap((command) =>
+          command.options
+            .filter((option) => runsCommand(option) || listsFiles(option) || followsLinks(option))
+            .map((option) => option.flag),
+        ),
       ]),
     ];
   }

@@ -1,4 +1,4 @@
-import type { CommandSpec, OptionSpec } from './cli-spec.js';
+import type { OptionSpec } from './cli-spec.js';
 
 // Options whose value is a file listing more files to read or write: tar's `--files-from` (-T),
 // rsync's `--files-from`, zstd's `--filelist`, du's, wc's and sort's `--files0-from`. The list
@@ -20,13 +20,4 @@ export function listsFiles(option: OptionSpec): boolean {
   if (NAME.test(option.name)) return true;
   const description = option.description ?? '';
   return PROSE.some((pattern) => pattern.test(description));
-}
-
-/** The flags of every option of `commands` that takes a list of files, each once. */
-export function fileListFlags(commands: readonly CommandSpec[]): string[] {
-  const flags = new Set<string>();
-  for (const command of commands) {
-    for (const option of command.options) if (listsFiles(option)) flags.add(option.flag);
-  }
-  return [...flags];
 }

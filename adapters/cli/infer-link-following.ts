@@ -1,4 +1,4 @@
-import type { CommandSpec, OptionSpec } from './cli-spec.js';
+import type { OptionSpec } from './cli-spec.js';
 
 // Options that make a program make symbolic links (cp's `-s`, `--symbolic-link`: its relative target
 // is read from the link's directory, and a later `mv` of the link retargets it), or follow the
@@ -17,13 +17,4 @@ const PROSE = /\bfollow(s|ing)? (all |every )?(the )?(symbolic links|symlinks)\b
 export function followsLinks(option: OptionSpec): boolean {
   if (NAME.test(option.name)) return true;
   return PROSE.test(option.description ?? '');
-}
-
-/** The flags of every option of `commands` that follows symbolic links, each once. */
-export function linkFollowingFlags(commands: readonly CommandSpec[]): string[] {
-  const flags = new Set<string>();
-  for (const command of commands) {
-    for (const option of command.options) if (followsLinks(option)) flags.add(option.flag);
-  }
-  return [...flags];
 }

@@ -1,4 +1,4 @@
-import type { CommandSpec, OptionSpec } from './cli-spec.js';
+import type { OptionSpec } from './cli-spec.js';
 
 // Options whose value is a program the CLI runs: tar's `--to-command=COMMAND` and
 // `--checkpoint-action=exec=…` (both through `/bin/sh -c`), `--use-compress-program=PROG`,
@@ -23,13 +23,4 @@ export function runsCommand(option: OptionSpec): boolean {
   if (PLACEHOLDER.test(placeholder) || NAME.test(option.name)) return true;
   const description = option.description ?? '';
   return PROSE.some((pattern) => pattern.test(description));
-}
-
-/** The flags of every option of `commands` that runs a program, each once. */
-export function commandRunningFlags(commands: readonly CommandSpec[]): string[] {
-  const flags = new Set<string>();
-  for (const command of commands) {
-    for (const option of command.options) if (runsCommand(option)) flags.add(option.flag);
-  }
-  return [...flags];
 }
