@@ -49,7 +49,7 @@ export function createGraphqlSource(options: GraphqlOptions, baseDir: string): S
     headers: normalizeHeaders(options.headers ?? {}),
     timeout: options.timeout ?? DEFAULT_TIMEOUT,
   };
-  const auth = options.oauth && endpointAuth(options.oauth, process.env, endpoint.timeout);
+  const auth = options.oauth && endpointAuth(options.oauth, process.env, endpoint.timeout, endpoint.url);
   if (auth) endpoint.auth = auth;
   const schemaFile = options.schema ? resolve(baseDir, options.schema) : undefined;
   const operationsDir = options.operations ? resolve(baseDir, options.operations) : undefined;

@@ -27,6 +27,7 @@ export function endpointAuth(
   oauth: GraphqlOAuth,
   env: NodeJS.ProcessEnv,
   timeoutMs: number,
+  endpoint: string,
 ): EndpointAuth | undefined {
   const name = oauth.name ?? 'graphql';
   const token = env[credentialVariable(name, 'TOKEN')];
@@ -38,6 +39,7 @@ export function endpointAuth(
   const secret = env[credentialVariable(name, 'CLIENT_SECRET')];
   const signIn = new UpstreamSignIn({
     label: `the GraphQL API's sign-in "${name}"`,
+    audience: endpoint,
     authorizationUrl: oauth.authorizationUrl,
     tokenUrl: oauth.tokenUrl,
     clientId,

@@ -219,6 +219,7 @@ export class Authenticator {
       const configured = this.#env[credentialVariable(name, 'SCOPES')];
       signIn = new UpstreamSignIn({
         label: `security scheme "${name}"`,
+        audience: origin,
         // Relative URLs are relative to the API's own base URL.
         authorizationUrl: new URL(flow.authorizationUrl, `${origin}/`).href,
         tokenUrl: this.#tokenEndpoint(name, flow.tokenUrl, origin),

@@ -249,14 +249,32 @@ export class SignInCallbacks {
   async #listen(): Promise<{ server: Server; uri: string }> {
     const fixed = this.#configured ? new URL(this.#configured) : undefined;
     const server = createServer((req, res) => {
-      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-      const answer =
-        (req.method === 'GET' ? this.#answer(url, req.headers.cookie ?? '') : undefined) ??
-        Promise.resolve(page(404, 'Not found', 'This listener only serves sign-ins.'));
-      void answer.then(async (response) => {
-        res.writeHead(response.status, [...response.headers].flat());
-        res.end(await response.text());
-      });
+      // Only a path: a target such as `//` or `//host/x` would be read as a scheme-relative URL
+      // (and `new URL` throws on it); anything that is not a path gets the 404.
+      const target = req.url ?? '/';
+      const base = 'http://127.0.0.1';
+      const url =
+        target.startsWith('/') && !target.startsWith('//') && URL.canParse(target, base)
+          ? new URL(target, base)
+          : null;
+      let answer: Promise<Response>;
+      try {
+        answer =
+          (url && req.method === 'GET' ? this.#answer(url, req.headers.cookie ?? '') : undefined) ??
+          Promise.resolve(page(404, 'Not found', 'This listener only serves sign-ins.'));
+      } catch (error) {
+        answer = Promise.reject(error);
+      }
+      // Whatever a browser (or anything else on this machine) sends, the bridge goes on serving.
+      answer
+        .then(async (response) => {
+          res.writeHead(response.status, [...response.headers].flat());
+          res.end(await response.text());
+        })
+        .catch(() => {
+          if (!res.headersSent) res.writeHead(500);
+          res.end();
+        });
     });
     // A listener waiting for a browser must not keep the process alive after the transport ends.
     server.unref();

@@ -9,6 +9,13 @@ import { exchangeCode, type OAuthClient, pkcePair, refreshTokens, type TokenSet 
 export interface SignInSettings extends OAuthClient {
   /** Names the upstream in messages: `security scheme "oidc" of petstore.yaml`. */
   label: string;
+  /**
+   * Where the tokens are sent: the API's origin (OpenAPI), the endpoint (GraphQL). Part of what
+   * keeps tokens apart: two sources whose specs name the same scheme and OAuth server but send to
+   * different APIs never share a caller's token (a spec copying a trusted one's scheme would
+   * otherwise collect that API's tokens on its own origin).
+   */
+  audience: string;
   authorizationUrl: string;
   scopes: string[];
   /** How long a started sign-in waits for the user. Default 10 minutes. */
@@ -26,7 +33,15 @@ interface Flow {
   failed?: Error;
   /** Stops waiting for the redirect; with a reason, calls still waiting fail with it. */
   stop(reason?: Error): void;
+  /** Calls of the caller waiting on it: when the last of them is cancelled, the sign-in is dropped. */
+  waiters: number;
 }
+
+/**
+ * Sign-ins in progress at once, per upstream sign-in: each holds a start page and a state until
+ * its browser comes back (at most 10 minutes). Past it, a new sign-in is refused until one ends.
+ */
+const MAX_PENDING_FLOWS = 1_000;
 
 const DEFAULT_SIGN_IN_TIMEOUT_MS = 10 * 60_000;
 /** Signed-in callers kept per sign-in (per OpenAPI scheme or GraphQL source). */
@@ -130,11 +145,35 @@ export class UpstreamSignIn {
       throw this.#failure(flow.failed);
     }
     if (!flow) {
+      if (this.#flows.size >= MAX_PENDING_FLOWS) {
+        throw new BridgeError(
+          'upstream_failed',
+          `Signing in to ${label} is refused for now: ${MAX_PENDING_FLOWS} sign-ins are waiting for their browsers. Call again in a few minutes; nothing was sent upstream.`,
+        );
+      }
       const redirectUri = await context.signIn.redirectUri();
       // Concurrent calls of one caller share one sign-in (another may have started it meanwhile).
       flow = this.#flows.get(caller) ?? this.#start(caller, context.signIn, redirectUri);
       this.#flows.set(caller, flow);
     }
+    // A sign-in no call waits for any more (the client cancelled, or its session closed) is dropped:
+    // its start page and state would otherwise stay for the full 10 minutes.
+    flow.waiters++;
+    try {
+      return await this.#await(caller, flow, context, ask);
+    } finally {
+      flow.waiters--;
+      if (context.signal.aborted && flow.waiters === 0) this.#drop(caller, flow);
+    }
+  }
+
+  async #await(
+    caller: string,
+    flow: Flow,
+    context: ToolContext,
+    ask: NonNullable<ToolContext['ask']>,
+  ): Promise<TokenSet> {
+    const { label } = this.#settings;
     const answer = await ask.elicitUrl({
       key: `sign-in:${label}`.slice(0, 120),
       message: `Sign in to ${label} to let the bridge call it on your behalf. The page asks for your consent; the bridge keeps the token for this session only.`,
@@ -180,7 +219,7 @@ export class UpstreamSignIn {
     url.searchParams.set('code_challenge', pkce.challenge);
     url.searchParams.set('code_challenge_method', 'S256');
 
-    const flow: Flow = { id, url: '', done: Promise.resolve() as never, stop: () => {} };
+    const flow: Flow = { id, url: '', done: Promise.resolve() as never, stop: () => {}, waiters: 0 };
     let settle!: { resolve: (tokens: TokenSet) => void; reject: (error: Error) => void };
     let settled = false;
     flow.done = new Promise<TokenSet>((resolve, reject) => {
@@ -302,6 +341,7 @@ function describeCaller(caller: string): string {
 function clientIdentity(settings: SignInSettings): string {
   return JSON.stringify([
     settings.label,
+    settings.audience,
     settings.authorizationUrl,
     settings.tokenUrl,
     settings.clientId,
