@@ -100,7 +100,7 @@ function ownFilesRefusal(where: string, value: string, real: string, guarded: st
 }
 
 /** File references checked in one value at most; a value with more is refused. */
-const MAX_REFERENCES = 64;
+const MAX_REFERENCES = 256;
 
 /**
  * What may follow an `@`, or a `<` at the start or after `=`, in a value of a CLI that reads
