@@ -44,13 +44,14 @@ export { keepListedJson, LISTED_JSON_FORMAT } from './listed-json.js';
 export { createStderrLogger, type Logger, type LogLevel, silentLogger } from './logger.js';
 export { PAGE_URI_TEMPLATE, type PagedOutput, type PageOutputOptions, pageOutput } from './page-output.js';
 export {
-  changedByCommands,
   commandStarted,
+  commandThatChanged,
   existingProtectedPaths,
   protectedPathOf,
   protectPaths,
 } from './protected-paths.js';
 export { MAX_RESPONSE_BYTES, readResponseBody } from './read-response-body.js';
+export { inside, realOrSelf } from './real-path.js';
 export { invokeTool, type RegisteredTool, type SourceTools, ToolRegistry } from './registry.js';
 export {
   MemoryResourceStore,

@@ -1,6 +1,7 @@
 import { lstatSync, readdirSync, realpathSync, rmSync } from 'node:fs';
-import { isAbsolute, join, relative, sep } from 'node:path';
+import { join } from 'node:path';
 import { cacheDir } from './cache-dir.js';
+import { inside, realOrSelf } from './real-path.js';
 
 // The files and directories that decide what the bridge itself serves and runs: its config file
 // and the specs, schemas and operation files its sources read (a hot reload applies them: a caller
@@ -10,25 +11,19 @@ import { cacheDir } from './cache-dir.js';
 // (`protectedPathOf`). A command can still reach them without naming them (`cp x .` into the
 // config's directory, `tar -C`), so each command run is also watched (`commandStarted`): what it
 // changed of them is known once it has ended, a hot reload does not apply a file a command changed
-// (`changedByCommands`), and cache files a command wrote or changed are removed.
+// (`commandThatChanged`), and cache files a command wrote or changed are removed.
 
-const protectedPaths = new Set<string>();
+/** Each protected path as given, and its real path as it was when protected. */
+const protectedPaths = new Map<string, string>();
 
-/** Protects `paths` (files or directories) from now on; each is kept by its real path too. */
+/** Protects `paths` (files or directories) from now on, by the paths given and their real paths. */
 export function protectPaths(paths: Iterable<string>): void {
-  for (const path of paths) {
-    protectedPaths.add(path);
-    protectedPaths.add(realOrSelf(path));
-  }
+  for (const path of paths) protectedPaths.set(path, realOrSelf(path));
 }
 
 /** The protected path that `real` (an absolute real path) is, or lies below; undefined if none. */
 export function protectedPathOf(real: string): string | undefined {
-  for (const path of allProtected()) {
-    const rel = relative(path, real);
-    if (rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel))) return path;
-  }
-  return undefined;
+  return allProtected().find((path) => inside(real, path));
 }
 
 /** Every protected path that exists, by its real path (for a sandbox to bind read-only). */
@@ -44,14 +39,14 @@ export function existingProtectedPaths(): string[] {
   return [...found];
 }
 
-/** Protected paths a command changed, with the command that did: kept until the bridge restarts. */
+/** Protected real paths a command changed, with the command that did: kept until the bridge restarts. */
 const changed = new Map<string, string>();
 let running = 0;
 let idle: { promise: Promise<void>; resolve: () => void } | undefined;
 
 /**
  * Called as a command starts; the function it returns, once every process of the command is
- * gone. Protected files it changed are recorded (see `changedByCommands`); cache files it wrote
+ * gone. Protected files it changed are recorded (see `commandThatChanged`); cache files it wrote
  * or changed are removed, so that no start or reload reads them.
  */
 export function commandStarted(label: string): () => void {
@@ -65,7 +60,7 @@ export function commandStarted(label: string): () => void {
     const cache = realOrSelf(cacheDir());
     for (const [path, print] of fingerprints()) {
       if (before.get(path) === print) continue;
-      if (path === cache || path.startsWith(`${cache}${sep}`)) {
+      if (inside(path, cache)) {
         if (print !== 'dir' && print !== 'missing') rmSync(path, { force: true });
       } else {
         changed.set(path, label);
@@ -79,10 +74,12 @@ export function commandStarted(label: string): () => void {
 }
 
 /**
- * Once no command is running, the protected paths commands have changed since the bridge started
- * (path → the command), so that a hot reload can refuse what a caller may have written.
+ * Once no command is running, the first of `files` (protected ones) that a command changed since
+ * the bridge started, and the command: what a hot reload must not apply.
  */
-export async function changedByCommands(): Promise<ReadonlyMap<string, string>> {
+export async function commandThatChanged(
+  files: readonly string[],
+): Promise<{ file: string; command: string } | undefined> {
   if (running > 0) {
     if (!idle) {
       let resolve = () => {};
@@ -93,11 +90,15 @@ export async function changedByCommands(): Promise<ReadonlyMap<string, string>> 
     }
     await idle.promise;
   }
-  return changed;
+  for (const file of files) {
+    const command = changed.get(protectedPaths.get(file) ?? realOrSelf(file));
+    if (command !== undefined) return { file, command };
+  }
+  return undefined;
 }
 
 function allProtected(): string[] {
-  return [realOrSelf(cacheDir()), ...protectedPaths];
+  return [realOrSelf(cacheDir()), ...protectedPaths.keys(), ...protectedPaths.values()];
 }
 
 // What a command could have changed: each protected file (inode, size, modification time), and
@@ -105,7 +106,7 @@ function allProtected(): string[] {
 function fingerprints(): Map<string, string> {
   const prints = new Map<string, string>();
   const cache = realOrSelf(cacheDir());
-  for (const path of protectedPaths) prints.set(realOrSelf(path), fingerprint(realOrSelf(path)));
+  for (const real of new Set(protectedPaths.values())) prints.set(real, fingerprint(real));
   const walk = (dir: string, depth: number) => {
     let names: string[];
     try {
@@ -130,13 +131,5 @@ function fingerprint(path: string): string {
     return stat.isDirectory() ? 'dir' : `${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.mode}`;
   } catch {
     return 'missing';
-  }
-}
-
-function realOrSelf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
   }
 }

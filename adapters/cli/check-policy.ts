@@ -1,6 +1,9 @@
 import { realpathSync } from 'node:fs';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { BridgeError } from '../../src/index.js';
+import { isAbsolute, resolve } from 'node:path';
+import { BridgeError, inside, realOrSelf } from '../../src/index.js';
+
+export { inside, realOrSelf };
+
 import type { CommandSpec, OptionSpec } from './cli-spec.js';
 
 /** What a source refuses, decided once at start-up from the flags and the overlay. */
@@ -135,20 +138,6 @@ export function resolveCwd(cwd: string | undefined, policy: Policy, clientRoots?
     );
   }
   return real;
-}
-
-export function realOrSelf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-}
-
-/** Whether `path` is `root` or below it (both absolute and already real). */
-export function inside(path: string, root: string): boolean {
-  const rel = relative(root, path);
-  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 }
 
 /** The options of a command minus the dangerous ones, with the names of those removed. */

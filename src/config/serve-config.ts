@@ -1,8 +1,7 @@
-import { realpathSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { BridgeError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { changedByCommands, protectPaths } from '../protected-paths.js';
+import { commandThatChanged, protectPaths } from '../protected-paths.js';
 import type { ToolRegistry } from '../registry.js';
 import { type RunningBridge, serve, type TransportOptions } from '../serve.js';
 import type { Source } from '../source.js';
@@ -68,15 +67,12 @@ export async function serveConfig(options: ServeConfigOptions): Promise<ConfigBr
     try {
       // A file a command wrote for a tool call is not the user's edit: never applied (see
       // src/protected-paths.ts). Waits for running commands to end, so that none is mid-write.
-      const changed = await changedByCommands();
-      for (const file of watchedFiles(config, sources)) {
-        const by = changed.get(file) ?? changed.get(realOrSelf(file));
-        if (by !== undefined) {
-          throw new BridgeError(
-            'load_failed',
-            `${file} was changed by a command run for a tool call (${by}); a file the bridge reads to decide what it serves is never applied from there: check it, and restart the bridge to use it`,
-          );
-        }
+      const changed = await commandThatChanged(watchedFiles(config, sources));
+      if (changed) {
+        throw new BridgeError(
+          'load_failed',
+          `${changed.file} was changed by a command run for a tool call (${changed.command}); a file the bridge reads to decide what it serves is never applied from there: check it, and restart the bridge to use it`,
+        );
       }
       const nextConfig = options.reread ? await options.reread() : config;
       if (!isDeepStrictEqual(nextConfig.server, config.server)) {
@@ -211,12 +207,4 @@ function requestStateKey(shared: boolean, log: Logger): string | undefined {
     );
   }
   return undefined;
-}
-
-function realOrSelf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
 }

@@ -12,10 +12,8 @@ import type { AskSettings } from '../ask/call-asking.js';
 import { answerToolsCall, isPlainObject, plainToolsCall } from './answer-tools-call.js';
 import type { ServerSetup } from './create-server.js';
 import { LIST_CACHE_HINT, plainListRequest, toolsListAnswer } from './list-json.js';
-import { isPlainEnvelope } from './plain-envelope.js';
+import { isPlainEnvelope, REVISION } from './plain-envelope.js';
 
-/** The one 2026-07-28 revision the direct lane answers; anything else goes to the SDK. */
-const REVISION = '2026-07-28';
 const NEWLINE = Buffer.from('\n');
 const ENVELOPE_KEYS = new Set([
   PROTOCOL_VERSION_META_KEY,

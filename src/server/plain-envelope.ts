@@ -13,7 +13,8 @@ import { isPlainClientInfo, plainCapabilities } from './plain-initialize.js';
 // shapes of `roots`, `sampling` and `elicitation`), and a client of strings only, or none. A
 // progress token, a log level or anything else is the SDK's to read.
 
-const REVISION = '2026-07-28';
+/** The one 2026-07-28 revision the direct lanes answer; anything else goes to the SDK. */
+export const REVISION = '2026-07-28';
 
 /** True when `meta` is a plain envelope (see above). */
 export function isPlainEnvelope(meta: unknown): meta is Record<string, unknown> {

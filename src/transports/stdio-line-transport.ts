@@ -49,7 +49,9 @@ export class StdioLineTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    if ('id' in message && this.#quiet.delete(message.id as string | number)) return Promise.resolve();
+    if (this.#quiet.size > 0 && 'id' in message && this.#quiet.delete(message.id as string | number)) {
+      return Promise.resolve();
+    }
     return this.write(`${JSON.stringify(message)}\n`);
   }
 
