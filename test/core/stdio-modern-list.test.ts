@@ -5,57 +5,25 @@
 // the same request is sent with an envelope the SDK has not seen (the SDK answers) and with one it
 // has (the lane answers), to a real bridge process on stdio serving an OpenAPI spec from its
 // conversion cache (kept text) and converting (none).
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LineClient } from '../helpers/line-client.js';
 import { envelope } from '../helpers/modern-request.js';
-import { BRIDGE_BIN } from '../helpers/start-bridge.js';
 
 const SPEC = join(import.meta.dirname, '../../fixtures/openapi/api-3.1.yaml');
 let cacheDir: string;
 
-class ModernClient {
-  readonly child: ChildProcess;
-  #buffer = '';
-  readonly #waiting = new Map<string | number, (line: string) => void>();
-
+/** A 2026-07-28 client over stdio; `list` gives the answer's line as the bridge wrote it. */
+class ModernClient extends LineClient {
   constructor(args: string[]) {
-    this.child = spawn(process.execPath, [BRIDGE_BIN, ...args], {
-      stdio: ['pipe', 'pipe', 'ignore'],
-      env: { ...process.env, BRIDGE_CACHE_DIR: cacheDir },
-    });
-    this.child.stdout?.setEncoding('utf8');
-    this.child.stdout?.on('data', (chunk: string) => {
-      this.#buffer += chunk;
-      for (let at = this.#buffer.indexOf('\n'); at >= 0; at = this.#buffer.indexOf('\n')) {
-        const line = this.#buffer.slice(0, at);
-        this.#buffer = this.#buffer.slice(at + 1);
-        const { id } = JSON.parse(line) as { id?: string | number };
-        if (id !== undefined) this.#waiting.get(id)?.(line);
-      }
-    });
+    super(args, { BRIDGE_CACHE_DIR: cacheDir });
   }
 
-  /** The answer's line as written, to `tools/list` from client `client` (its envelope). */
+  /** The answer's line, to `tools/list` from client `client` (its envelope). */
   list(id: string | number, client: string, params: Record<string, unknown> = {}): Promise<string> {
-    return new Promise((resolve) => {
-      this.#waiting.set(id, resolve);
-      const message = {
-        jsonrpc: '2.0',
-        id,
-        method: 'tools/list',
-        params: { ...params, _meta: envelope({ experimental: {} }, client) },
-      };
-      this.child.stdin?.write(`${JSON.stringify(message)}\n`);
-    });
-  }
-
-  close(): Promise<unknown> {
-    const exited = new Promise((resolve) => this.child.once('exit', resolve));
-    this.child.stdin?.end();
-    return exited;
+    return this.line(id, 'tools/list', { ...params, _meta: envelope({ experimental: {} }, client) });
   }
 }
 

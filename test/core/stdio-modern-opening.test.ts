@@ -6,57 +6,15 @@
 // 1,050-tool spec included, and so must what follows the lists: an `initialize` (refused on a
 // 2026-07-28 connection), a call, a ping. The ping the bridge sends the SDK to pin the connection
 // is never answered on the wire.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LineClient } from '../helpers/line-client.js';
 import { envelope } from '../helpers/modern-request.js';
-import { BRIDGE_BIN } from '../helpers/start-bridge.js';
 
 let work: string;
 let spec: string;
-
-class LineClient {
-  readonly child: ChildProcess;
-  /** Every line the bridge wrote, in order. */
-  readonly lines: string[] = [];
-  #buffer = '';
-  readonly #waiting = new Map<string | number, (line: string) => void>();
-
-  constructor(args: string[]) {
-    this.child = spawn(process.execPath, [BRIDGE_BIN, ...args], {
-      stdio: ['pipe', 'pipe', 'ignore'],
-      env: { ...process.env, BRIDGE_CACHE_DIR: join(work, 'cache') },
-    });
-    this.child.stdout?.setEncoding('utf8');
-    this.child.stdout?.on('data', (chunk: string) => {
-      this.#buffer += chunk;
-      for (let at = this.#buffer.indexOf('\n'); at >= 0; at = this.#buffer.indexOf('\n')) {
-        const line = this.#buffer.slice(0, at);
-        this.#buffer = this.#buffer.slice(at + 1);
-        this.lines.push(line);
-        const { id } = JSON.parse(line) as { id?: string | number };
-        if (id !== undefined) this.#waiting.get(id)?.(line);
-      }
-    });
-  }
-
-  /** The answer to `method` as parsed JSON. */
-  async request(id: number, method: string, params: Record<string, unknown>): Promise<unknown> {
-    const line = await new Promise<string>((resolve) => {
-      this.#waiting.set(id, resolve);
-      this.child.stdin?.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
-    });
-    return JSON.parse(line);
-  }
-
-  close(): Promise<unknown> {
-    const exited = new Promise((resolve) => this.child.once('exit', resolve));
-    this.child.stdin?.end();
-    return exited;
-  }
-}
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'bridge-modern-opening-'));
@@ -116,8 +74,8 @@ describe('a 2026-07-28 client opening a stdio connection with tools/list', () =>
     const plain = envelope({ roots: { listChanged: true }, elicitation: {} }, 'same');
     // `experimental` is a capability the lane does not read: the SDK answers this client's first list.
     const sdkMeta = envelope({ roots: { listChanged: true }, elicitation: {}, experimental: {} }, 'same');
-    const lane = new LineClient(args);
-    const sdk = new LineClient(args);
+    const lane = new LineClient(args, { BRIDGE_CACHE_DIR: join(work, 'cache') });
+    const sdk = new LineClient(args, { BRIDGE_CACHE_DIR: join(work, 'cache') });
     try {
       const [byLane, bySdk] = await Promise.all([exchange(lane, plain), exchange(sdk, sdkMeta)]);
       expect(byLane).toEqual(bySdk);
@@ -138,7 +96,9 @@ describe('a 2026-07-28 client opening a stdio connection with tools/list', () =>
   });
 
   it('leaves an envelope it does not read, and a bad one, to the SDK', async () => {
-    const client = new LineClient(['openapi', spec, '--base-url', 'http://127.0.0.1:9', '--tools', 'all']);
+    const client = new LineClient(['openapi', spec, '--base-url', 'http://127.0.0.1:9', '--tools', 'all'], {
+      BRIDGE_CACHE_DIR: join(work, 'cache'),
+    });
     try {
       const missing = (await client.request(1, 'tools/list', {
         _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' },

@@ -48,67 +48,65 @@ function rawGet(port: number, target: string): Promise<string> {
   });
 }
 
+/**
+ * A stdio bridge serving a protected API, with a `listMyItems` call waiting on its sign-in: the
+ * start page's URL (on the loopback listener) once the client was asked to open it.
+ */
+async function waitingOnSignIn(kind: 'v1' | 'v2', specName: string) {
+  const api = await startProtectedApi(authorization);
+  const spec = join(dir, specName);
+  writeFileSync(spec, protectedApiSpec(api, authorization));
+  let url = '';
+  const client = await connect(
+    kind,
+    'stdio',
+    { script: BRIDGE_BIN, args: ['openapi', spec], env: clientEnv() },
+    {
+      capabilities: { elicitation: { form: {}, url: {} } },
+      async answer(_method, params) {
+        url = String(params.url);
+        return { action: 'accept' };
+      },
+    },
+  );
+  const abort = new AbortController();
+  const call = client.callTool('listMyItems', {}, { signal: abort.signal }).catch(() => undefined);
+  while (!url) await sleep(20);
+  const start = new URL(url);
+  return {
+    client,
+    call,
+    abort,
+    port: Number(start.port),
+    startPage: start.pathname + start.search,
+    async [Symbol.asyncDispose]() {
+      await client[Symbol.asyncDispose]();
+      await api[Symbol.asyncDispose]();
+    },
+  };
+}
+
 describe('the loopback listener of a stdio bridge', () => {
   it('answers any request target and the bridge goes on serving', async () => {
-    const api = await startProtectedApi(authorization);
-    const spec = join(dir, 'items.json');
-    writeFileSync(spec, protectedApiSpec(api, authorization));
-    let url = '';
-    await using client = await connect(
-      'v1',
-      'stdio',
-      { script: BRIDGE_BIN, args: ['openapi', spec], env: clientEnv() },
-      {
-        capabilities: { elicitation: { form: {}, url: {} } },
-        async answer(_method, params) {
-          url = String(params.url);
-          return { action: 'accept' };
-        },
-      },
-    );
-    const waiting = client.callTool('listMyItems', {}).catch(() => undefined);
-    while (!url) await sleep(20);
-    const port = Number(new URL(url).port);
+    await using waiting = await waitingOnSignIn('v1', 'items.json');
     for (const target of ['//', '//evil.example/oauth/start?flow=x', '/%', '*']) {
-      expect(await rawGet(port, target), target).toMatch(/^(400|404)$/);
+      expect(await rawGet(waiting.port, target), target).toMatch(/^(400|404)$/);
     }
-    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('listMyItems');
-    expect(await rawGet(port, new URL(url).pathname + new URL(url).search)).toBe('200');
-    void waiting;
-    await api[Symbol.asyncDispose]();
+    expect((await waiting.client.listTools()).tools.map((tool) => tool.name)).toContain('listMyItems');
+    expect(await rawGet(waiting.port, waiting.startPage)).toBe('200');
   });
 
   it('drops a sign-in no call waits for any more', async () => {
-    const api = await startProtectedApi(authorization);
-    const spec = join(dir, 'items-dropped.json');
-    writeFileSync(spec, protectedApiSpec(api, authorization));
-    let url = '';
-    await using client = await connect(
-      'v2',
-      'stdio',
-      { script: BRIDGE_BIN, args: ['openapi', spec], env: clientEnv() },
-      {
-        capabilities: { elicitation: { form: {}, url: {} } },
-        async answer(_method, params) {
-          url = String(params.url);
-          return { action: 'accept' };
-        },
-      },
-    );
-    const abort = new AbortController();
-    const waiting = client.callTool('listMyItems', {}, { signal: abort.signal }).catch(() => undefined);
-    while (!url) await sleep(20);
-    const start = new URL(url);
-    expect(await rawGet(Number(start.port), start.pathname + start.search)).toBe('200');
-    abort.abort();
-    await waiting;
+    await using waiting = await waitingOnSignIn('v2', 'items-dropped.json');
+    expect(await rawGet(waiting.port, waiting.startPage)).toBe('200');
+    waiting.abort.abort();
+    await waiting.call;
     let status = '';
     for (let waited = 0; waited < 3_000 && status !== '400'; waited += 50) {
-      status = await rawGet(Number(start.port), start.pathname + start.search);
+      status = await rawGet(waiting.port, waiting.startPage);
       if (status !== '400') await sleep(50);
     }
     expect(status).toBe('400');
-    await api[Symbol.asyncDispose]();
   });
 });
 

@@ -1,0 +1,50 @@
+// A raw JSON-RPC client over a bridge process's stdio, one message per line, for tests that must see
+// the answers as the bridge wrote them (byte for byte) and every line it wrote.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { BRIDGE_BIN } from './start-bridge.js';
+
+export class LineClient {
+  readonly child: ChildProcess;
+  /** Every line the bridge wrote, in order. */
+  readonly lines: string[] = [];
+  #buffer = '';
+  readonly #waiting = new Map<string | number, (line: string) => void>();
+
+  /** Starts `bridge ...args`, with `env` added to this process's environment; stderr is dropped. */
+  constructor(args: string[], env: Record<string, string> = {}) {
+    this.child = spawn(process.execPath, [BRIDGE_BIN, ...args], {
+      stdio: ['pipe', 'pipe', 'ignore'],
+      env: { ...process.env, ...env },
+    });
+    this.child.stdout?.setEncoding('utf8');
+    this.child.stdout?.on('data', (chunk: string) => {
+      this.#buffer += chunk;
+      for (let at = this.#buffer.indexOf('\n'); at >= 0; at = this.#buffer.indexOf('\n')) {
+        const line = this.#buffer.slice(0, at);
+        this.#buffer = this.#buffer.slice(at + 1);
+        this.lines.push(line);
+        const { id } = JSON.parse(line) as { id?: string | number };
+        if (id !== undefined) this.#waiting.get(id)?.(line);
+      }
+    });
+  }
+
+  /** The answer's line as written, to request `id`. */
+  line(id: string | number, method: string, params: Record<string, unknown>): Promise<string> {
+    return new Promise((resolve) => {
+      this.#waiting.set(id, resolve);
+      this.child.stdin?.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    });
+  }
+
+  /** The answer to request `id`, parsed. */
+  async request(id: number, method: string, params: Record<string, unknown>): Promise<unknown> {
+    return JSON.parse(await this.line(id, method, params));
+  }
+
+  close(): Promise<unknown> {
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.stdin?.end();
+    return exited;
+  }
+}
