@@ -45,6 +45,7 @@ export { createStderrLogger, type Logger, type LogLevel, silentLogger } from './
 export { PAGE_URI_TEMPLATE, type PagedOutput, type PageOutputOptions, pageOutput } from './page-output.js';
 export {
   commandStarted,
+  commandsRunning,
   commandThatChanged,
   existingProtectedPaths,
   protectedPathOf,

@@ -73,6 +73,11 @@ export function commandStarted(label: string): () => void {
   };
 }
 
+/** Commands being watched right now (see `commandStarted`). */
+export function commandsRunning(): number {
+  return running;
+}
+
 /**
  * Once no command is running, the first of `files` (protected ones) that a command changed since
  * the bridge started, and the command: what a hot reload must not apply.

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { BridgeError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { commandThatChanged, protectPaths } from '../protected-paths.js';
+import { commandsRunning, commandThatChanged, protectPaths } from '../protected-paths.js';
 import type { ToolRegistry } from '../registry.js';
 import { type RunningBridge, serve, type TransportOptions } from '../serve.js';
 import type { Source } from '../source.js';
@@ -67,6 +67,8 @@ export async function serveConfig(options: ServeConfigOptions): Promise<ConfigBr
     try {
       // A file a command wrote for a tool call is not the user's edit: never applied (see
       // src/protected-paths.ts). Waits for running commands to end, so that none is mid-write.
+      const running = commandsRunning();
+      if (running > 0) log.info(`reloading once the ${running} command(s) running for tool calls end`);
       const changed = await commandThatChanged(watchedFiles(config, sources));
       if (changed) {
         throw new BridgeError(
