@@ -8,6 +8,7 @@ const loadJose = () => {
 };
 
 import { BridgeError, describeError } from '../errors.js';
+import { isPlainObject } from '../plain-object.js';
 import { discoverJwksUrl } from './discover-jwks.js';
 import { FailureBackoff } from './failure-backoff.js';
 import type { TokenVerifier, Verification } from './token-verifier.js';
@@ -194,7 +195,7 @@ function notASignedJwt(token: string): string | undefined {
   const parts = token.split('.');
   if (parts.length !== 3 || parts.some((part) => !/^[A-Za-z0-9_-]+$/.test(part))) return NOT_A_JWT;
   const header = jsonObjectOf(parts[0] as string);
-  if (!header || !isJsonObject(jsonObjectOf(parts[1] as string))) return NOT_A_JWT;
+  if (!header || !isPlainObject(jsonObjectOf(parts[1] as string))) return NOT_A_JWT;
   if (typeof header.alg !== 'string' || !ALGORITHMS.includes(header.alg)) {
     return 'The token is signed with an algorithm this server does not accept.';
   }
@@ -204,14 +205,10 @@ function notASignedJwt(token: string): string | undefined {
 function jsonObjectOf(part: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
-    return isJsonObject(value) ? value : undefined;
+    return isPlainObject(value) ? value : undefined;
   } catch {
     return undefined;
   }
-}
-
-function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 // A token problem becomes a 401 reason; anything else (keys unreachable, a broken JWKS) means the

@@ -4,6 +4,7 @@ import type { parseDocument } from 'yaml';
 import type { z } from 'zod';
 import type { AdapterCommand } from '../command.js';
 import { BridgeError, describeError } from '../errors.js';
+import { isPlainObject } from '../plain-object.js';
 import { markSecretVariable } from '../secret-variables.js';
 import {
   type ConfigShell,
@@ -266,8 +267,4 @@ function comparePaths(a: readonly (string | number)[], b: readonly (string | num
     return 0;
   }
   return a.length - b.length;
-}
-
-function isPlainObject(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

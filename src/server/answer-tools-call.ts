@@ -8,6 +8,7 @@ import {
 import type { AskCapabilities } from '../ask/ask-params.js';
 import { type AskSettings, prepareAsking } from '../ask/call-asking.js';
 import { callerOf } from '../caller.js';
+import { isPlainObject } from '../plain-object.js';
 import { type ToolResult, textResult } from '../tool.js';
 import { createCallContext } from './call-context.js';
 import type { ServerSetup } from './create-server.js';
@@ -69,9 +70,7 @@ export function isCancellation(
   );
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isPlainObject };
 
 /** What differs between the eras and paths that answer a `tools/call`. */
 export interface ToolsCallSite {

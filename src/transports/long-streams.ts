@@ -1,20 +1,23 @@
 import { SUBSCRIPTION_ID_META_KEY } from '@modelcontextprotocol/server';
 
 /**
- * The streams that have no end of their own: a 2026-07-28 `subscriptions/listen` (one per listen
- * request of the body) and an initialize-era GET (a session's stream of server messages, or the
- * replay of one). They are what a caller could hold open forever, so they are counted per caller
- * and closed after a lifetime (see `HttpLimits.streamLifetimeMs`); clients open them again.
+ * The streams of a request that a caller could hold open for long, counted per caller (see
+ * `HttpLimits.maxStreamsPerCaller`): a 2026-07-28 `subscriptions/listen` (one per listen request
+ * of the body) and an initialize-era GET (a session's stream of server messages, or the replay of
+ * one), which have no end of their own and so are also closed after a lifetime
+ * (`HttpLimits.streamLifetimeMs`; clients open them again); and an initialize-era `tasks/result`,
+ * which waits for its task's end (within the task's time to live).
  */
 export function longStreamsOf(
   method: string | undefined,
   requests: ReadonlyArray<{ id: string | number; method: string }>,
-): { count: number; listenIds: Array<string | number> } {
-  if (method === 'GET') return { count: 1, listenIds: [] };
+): { count: number; endless: boolean; listenIds: Array<string | number> } {
+  if (method === 'GET') return { count: 1, endless: true, listenIds: [] };
   const listenIds = requests
     .filter((request) => request.method === 'subscriptions/listen')
     .map((request) => request.id);
-  return { count: listenIds.length, listenIds };
+  const waits = requests.filter((request) => request.method === 'tasks/result').length;
+  return { count: listenIds.length + waits, endless: listenIds.length > 0, listenIds };
 }
 
 /**

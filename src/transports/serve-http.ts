@@ -25,13 +25,8 @@ export interface ListenAddress {
   port: number;
 }
 
-function hostHeaders(req: IncomingMessage): number {
-  let count = 0;
-  for (let at = 0; at < req.rawHeaders.length; at += 2) {
-    if ((req.rawHeaders[at] as string).toLowerCase() === 'host') count++;
-  }
-  return count;
-}
+/** The longest delay a Node timer keeps. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Parses `--http [HOST:]PORT`; the host defaults to 127.0.0.1 so nothing is exposed by accident. */
 export function parseListenAddress(value: string): ListenAddress {
@@ -118,6 +113,10 @@ export async function serveHttp(
   const given = { ...HTTP_LIMIT_DEFAULTS, ...definedOnly(options) };
   const limits: Required<HttpLimits> = {
     ...given,
+    // Node runs a timer set past 2^31 - 1 ms at once: a "never" of a larger value means ~24.8 days.
+    headerTimeoutMs: Math.min(given.headerTimeoutMs, MAX_TIMER_MS),
+    bodyTimeoutMs: Math.min(given.bodyTimeoutMs, MAX_TIMER_MS),
+    streamLifetimeMs: Math.min(given.streamLifetimeMs, MAX_TIMER_MS),
     maxConnectionsPerAddress:
       options.maxConnectionsPerAddress ?? Math.max(1, Math.floor(given.maxConnections / 4)),
   };
@@ -145,7 +144,7 @@ export async function serveHttp(
       !HOST_HEADER.test(host) ||
       !URL.canParse(`http://${host}`) ||
       !req.url?.startsWith('/') ||
-      hostHeaders(req) > 1
+      (req.headersDistinct.host?.length ?? 0) > 1
     ) {
       refusals?.refused('bad request line', `${req.method} from ${from}: Host "${host.slice(0, 100)}"`);
       writeError(res, 400, -32000, 'Bad Request: the Host header must be a host name or address and a port');
@@ -218,7 +217,7 @@ export async function serveHttp(
           res,
           429,
           -32000,
-          `Too Many Requests: ${long.count} more stream(s) would exceed the ${limits.maxStreamsPerCaller} listen or GET streams one caller may hold open (${streams.inFlight(admission.quotaKey)} open); close one, or retry later`,
+          `Too Many Requests: ${long.count} more stream(s) would exceed the ${limits.maxStreamsPerCaller} listen, GET or tasks/result streams one caller may hold open (${streams.inFlight(admission.quotaKey)} open); close one, or retry later`,
           { retryAfter: 5 },
         );
         return;
@@ -227,7 +226,7 @@ export async function serveHttp(
     }
     // A stream without an end of its own is ended by the server after its lifetime; the client
     // opens it again (a listen is answered with its result first, the spec's graceful close).
-    const lifetime = long.count > 0 ? new AbortController() : undefined;
+    const lifetime = long.endless ? new AbortController() : undefined;
     const lifetimeTimer = lifetime && setTimeout(() => lifetime.abort(), limits.streamLifetimeMs);
     lifetimeTimer?.unref();
     // A header set before the handler's writeHead makes the response's headers readable later

@@ -5,6 +5,7 @@ import { invokeTool, ToolRegistry } from '../../src/registry.js';
 import { MemoryResourceStore } from '../../src/resource-store.js';
 import type { ToolDefinition } from '../../src/tool.js';
 import { sanitizeToolName, uniqueToolNames } from '../../src/tool-names.js';
+import { longStreamsOf } from '../../src/transports/long-streams.js';
 import { isLoopback } from '../../src/transports/serve-http.js';
 
 const VALID = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -194,5 +195,23 @@ describe('arguments nested deeper than a check can recurse', () => {
     expect(JSON.stringify(refused.content)).toContain('nested too deeply');
     const served = await invokeTool(definition, { node: { child: {} } }, context);
     expect(served).toEqual({ content: [{ type: 'text', text: 'ran' }] });
+  });
+});
+
+describe('longStreamsOf', () => {
+  it('counts listen streams, GET and tasks/result waits against the stream cap; only the first two end', () => {
+    expect(longStreamsOf('GET', [])).toEqual({ count: 1, endless: true, listenIds: [] });
+    const batch = [
+      { id: 1, method: 'subscriptions/listen' },
+      { id: 2, method: 'tasks/result' },
+      { id: 3, method: 'tools/call' },
+    ];
+    expect(longStreamsOf('POST', batch)).toEqual({ count: 2, endless: true, listenIds: [1] });
+    // A tasks/result waits for its task (bounded by the task's time to live), not forever.
+    expect(longStreamsOf('POST', [{ id: 4, method: 'tasks/result' }])).toEqual({
+      count: 1,
+      endless: false,
+      listenIds: [],
+    });
   });
 });

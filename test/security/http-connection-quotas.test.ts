@@ -218,7 +218,7 @@ describe('streams per caller, and their lifetime', () => {
     expect(refused[0]?.headers.get('retry-after')).toBe('5');
     const answer = (await refused[0]?.json()) as { error?: { message?: string } };
     expect(answer.error?.message).toMatch(
-      /exceed the 8 listen or GET streams one caller may hold open \(8 open\)/,
+      /exceed the 8 listen, GET or tasks\/result streams one caller may hold open \(8 open\)/,
     );
     expect(bridge.stderr()).toMatch(
       /warning: http: refused \(streams per caller\): auth:carol over 8 open streams/,
