@@ -9,11 +9,11 @@ const ABSOLUTE_URL = /^[a-z][a-z0-9+.-]*:\/\//i;
  * @example displayUrl('https://me:pw@api.example.com/graphql?api_key=s3cret&v=2') // 'https://api.example.com/graphql?api_key=…&v=…'
  */
 export function displayUrl(text: string): string {
-  if (!ABSOLUTE_URL.test(text.trim())) return text;
-  let url: URL;
-  try {
-    url = new URL(text.trim());
-  } catch {
+  // Decided by the URL parser, which undici also uses: it reads `https:\\me:pw@host/` and a tab
+  // inside the scheme as a URL with a host, though no pattern written for `scheme://` would.
+  const url = URL.canParse(text.trim()) ? new URL(text.trim()) : undefined;
+  if (!url || url.host === '') {
+    if (!ABSOLUTE_URL.test(text.trim())) return text;
     // Not a URL the bridge could reach, but it may still hold a credential: cut the same parts.
     return text
       .replace(/\/\/[^/?#]*@/, '//')

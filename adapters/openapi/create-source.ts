@@ -206,7 +206,7 @@ async function convert(
   if (operations.length === 0) {
     throw new BridgeError(
       'load_failed',
-      `${loaded.location} has no operations${options.include?.length || options.exclude?.length ? ' left after --include/--exclude' : ''}.`,
+      `${displayUrl(loaded.location)} has no operations${options.include?.length || options.exclude?.length ? ' left after --include/--exclude' : ''}.`,
     );
   }
   const servers = serverFields(loaded);
@@ -296,7 +296,7 @@ function warnElsewhere(elsewhere: [string, string][], spec: string, log: Logger)
     ? `a spec fetched by URL is called on that origin only, so ${they} not called (serve a downloaded copy to call them without your credentials, or pass --base-url)`
     : `your --header values and credentials go to that origin only, so ${they} called without them (pass --base-url to send every call, with them, to one origin)`;
   log.warn(
-    `${spec}: ${count} a server of its own on another origin than the spec's top-level server; ${what}: ${named.join(', ')}`,
+    `${displayUrl(spec)}: ${count} a server of its own on another origin than the spec's top-level server; ${what}: ${named.join(', ')}`,
   );
 }
 

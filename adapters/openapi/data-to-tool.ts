@@ -1,6 +1,7 @@
 import {
   BridgeError,
   compileValidator,
+  displayUrl,
   keepListedJson,
   type ToolAnnotations,
   type ToolContext,
@@ -187,6 +188,6 @@ async function callOperation(
 function elsewhere(url: URL, setup: CallSettings): BridgeError {
   return new BridgeError(
     'invalid_input',
-    `the operation's server ${url.origin} is on another origin than the spec's top-level server, and the operations of a spec fetched by URL (${setup.servers.location}) are called on that origin only: its author chose this server, which could be this machine or its network. Nothing was sent. To call it, serve a downloaded copy of the spec (its operations on other origins are then called without your credentials), or pass --base-url to send every call to one origin.`,
+    `the operation's server ${url.origin} is on another origin than the spec's top-level server, and the operations of a spec fetched by URL (${displayUrl(setup.servers.location)}) are called on that origin only: its author chose this server, which could be this machine or its network. Nothing was sent. To call it, serve a downloaded copy of the spec (its operations on other origins are then called without your credentials), or pass --base-url to send every call to one origin.`,
   );
 }

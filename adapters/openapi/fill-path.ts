@@ -14,7 +14,7 @@ import { isObject } from './resolve-ref.js';
 
 /** The operation's path with `args` filled into its template; throws `invalid_arguments` for a value that would leave it. */
 export function fillPath(plan: OperationPlan, args: Record<string, unknown>): string {
-  const values = new Map<string, string>();
+  const values = new Map<string, { arg: string; text: string }>();
   for (const param of plan.params) {
     if (param.in !== 'path') continue;
     const value = Object.hasOwn(args, param.arg) ? args[param.arg] : undefined;
@@ -22,10 +22,9 @@ export function fillPath(plan: OperationPlan, args: Record<string, unknown>): st
       throw new BridgeError('invalid_arguments', `the path parameter "${param.arg}" is required`);
     }
     if (value === '') throw refusal(param.arg, 'is empty', plan.path);
-    values.set(param.name, serializePath(param, value, plan.path));
+    values.set(param.name, { arg: param.arg, text: serializePath(param, value, plan.path) });
   }
   if (values.size === 0) return plan.path;
-  const argOf = new Map(plan.params.filter((p) => p.in === 'path').map((p) => [p.name, p.arg]));
   // Segment by segment, so that each one a value went into is checked as the server will read it.
   const segments = plan.path.split('/').map((segment) => {
     if (!segment.includes('{')) return segment;
@@ -33,8 +32,8 @@ export function fillPath(plan: OperationPlan, args: Record<string, unknown>): st
     const built = segment.replace(/\{([^{}]+)\}/g, (whole, name: string) => {
       const value = values.get(name);
       if (value === undefined) return whole;
-      filled.push(argOf.get(name) ?? name);
-      return value;
+      filled.push(value.arg);
+      return value.text;
     });
     const problem =
       filled.length > 0 ? segmentProblem(built, filled.length > 1 ? 'make' : 'makes') : undefined;
@@ -44,27 +43,32 @@ export function fillPath(plan: OperationPlan, args: Record<string, unknown>): st
   return segments.join('/');
 }
 
-// What a decoding proxy makes of `text`: `%2E`, `%2F`, `%5C` and `%25` decoded until nothing
-// changes (`%252E` is `.` to a proxy that decodes twice).
+// What a decoding proxy makes of `text`: `%2E`, `%2F` and `%5C` decoded, behind any number of
+// `%25` (`%252E` is `.` to a proxy that decodes twice). One pass: a loop decoding one level at a
+// time costs a value of n `25`s n passes over it.
 function decodeSeparators(text: string): string {
-  let decoded = text;
-  for (let previous = ''; previous !== decoded && decoded.includes('%'); ) {
-    previous = decoded;
-    decoded = decoded.replace(/%(?:2e|2f|5c|25)/gi, (octet) => decodeURIComponent(octet));
-  }
-  return decoded;
+  return text.replace(/%(?:25)*(2e|2f|5c)/gi, (_, hex: string) =>
+    String.fromCharCode(Number.parseInt(hex, 16)),
+  );
+}
+
+// A `.` or `..` segment, with its `;parameters` (RFC 3986 §3.3) taken off as Tomcat and Spring
+// take them off before they normalize: `..;` is `..` to them.
+function isDotSegment(part: string): boolean {
+  const bare = part.split(';', 1)[0];
+  return bare === '.' || bare === '..';
 }
 
 // Why a segment as built (encoded) cannot be sent, or undefined when it can.
 function segmentProblem(segment: string, verb: string): string | undefined {
   const parts = decodeSeparators(segment).split(/[/\\]/);
-  if (parts.some((part) => part === '.' || part === '..')) {
-    return `${verb} the path segment "${segment}", which a server reads as "." or ".."`;
+  if (parts.some(isDotSegment)) {
+    return `${verb} the path segment "${clip(segment)}", which a server reads as "." or ".."`;
   }
   if (parts.every((part) => part === '')) {
     return segment === ''
       ? `${verb} an empty path segment`
-      : `${verb} the path segment "${segment}", empty once decoded`;
+      : `${verb} the path segment "${clip(segment)}", empty once decoded`;
   }
   return undefined;
 }
@@ -87,11 +91,20 @@ const UNRESERVED = /^[A-Za-z0-9._~-]+$/;
 function pathValue(text: string, param: ParamPlan, template: string): string {
   // Only unreserved characters (no `%`, `/` or `\`): only `.` and `..` themselves are dot-segments.
   if (UNRESERVED.test(text) && text !== '.' && text !== '..') return text;
-  const dots = decodeSeparators(text)
-    .split(/[/\\]/)
-    .find((part) => part === '.' || part === '..');
+  const dots = decodeSeparators(text).split(/[/\\]/).find(isDotSegment);
   if (dots !== undefined) {
-    throw refusal(param.arg, `holds the path segment "${dots}" (${JSON.stringify(text)})`, template);
+    throw refusal(
+      param.arg,
+      `holds the path segment "${clip(dots)}" (${clip(JSON.stringify(text))})`,
+      template,
+    );
+  }
+  // A lone surrogate has no UTF-8 form: encodeURIComponent would throw a bare URIError.
+  if (/\p{Cs}/u.test(text)) {
+    throw new BridgeError(
+      'invalid_arguments',
+      `the path parameter "${param.arg}" holds a lone UTF-16 surrogate, which is not text a URL can carry`,
+    );
   }
   return encodeURIComponent(text).replace(
     /[!'()*]/g,
@@ -131,4 +144,8 @@ function serializePath(param: ParamPlan, value: unknown, template: string): stri
   if (param.style === 'label') return `.${text}`;
   if (param.style === 'matrix') return `;${name}=${text}`;
   return text;
+}
+
+function clip(text: string): string {
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

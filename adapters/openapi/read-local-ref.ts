@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { type $Refs, FileResolver, ResolverError } from '@apidevtools/json-schema-ref-parser';
-import { describeError } from '../../src/index.js';
+import { describeError, displayUrl } from '../../src/index.js';
 
 // The local files a spec's `$ref`s point to, read for the parser in place of its own file resolver,
 // which reads whatever path a reference names, from whichever document names it: a document
@@ -55,7 +55,7 @@ export function localRefResolver(budget: ByteBudget): LocalRefResolver {
         try {
           if (!reachedLocally(from, $refs)) {
             throw new Error(
-              `${from || 'a document fetched by URL'} references the local file ${reference}: a document fetched by URL never makes the bridge read local files`,
+              `${from ? displayUrl(from) : 'a document fetched by URL'} references the local file ${reference}: a document fetched by URL never makes the bridge read local files`,
             );
           }
           const path = localPath(file.url);

@@ -68,10 +68,22 @@ describe('simple path values', () => {
     ['%2E%2E', /"id" holds the path segment "\.\."/],
     ['x%2f%2e', /"id" holds the path segment "\."/],
     ['%252e%252E%252Fadmin', /"id" holds the path segment "\.\."/],
+    ['..;/admin', /"id" holds the path segment "\.\.;"/],
+    ['x/.;jsessionid=1/y', /"id" holds the path segment "\.;jsessionid=1"/],
     ['', /"id" is empty/],
     ['/', /"id" makes the path segment "%2F", empty once decoded/],
   ])('refuses %j', (value, message) => {
     expect(() => pathOf(simple, value)).toThrow(message);
+  });
+
+  it('decodes any depth of %25 as a proxy would, and quotes no more than 80 characters of the value', () => {
+    // One pass whatever the depth (a loop decoding one level at a time was quadratic in the length).
+    const deep = `%${'25'.repeat(50_000)}2E%2E`;
+    expect(() => pathOf(simple, deep)).toThrow(/"id" holds the path segment "\.\." \("%[25]{75}\.\.\.\)/);
+  });
+
+  it('refuses a lone surrogate by name, not with a bare URIError', () => {
+    expect(() => pathOf(simple, 'a\ud800')).toThrow(/"id" holds a lone UTF-16 surrogate/);
   });
 
   it('checks the segment that several values build', () => {

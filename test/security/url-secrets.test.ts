@@ -103,4 +103,10 @@ describe('displayUrl', () => {
     expect(displayUrl('./specs/api.yaml?x=1')).toBe('./specs/api.yaml?x=1');
     expect(displayUrl('http://user:pw@[bad/x?key=s')).toBe('http://[bad/x?key=…');
   });
+
+  it('reads what the URL parser (and undici) reads as a URL, not what a pattern for "scheme://" does', () => {
+    expect(displayUrl('https:\\\\me:pw@api.example.com/x?k=s')).toBe('https://api.example.com/x?k=…');
+    expect(displayUrl('ht\ttps://me:pw@api.example.com/x?k=s')).toBe('https://api.example.com/x?k=…');
+    expect(displayUrl('C:\\specs\\api.yaml')).toBe('C:\\specs\\api.yaml');
+  });
 });
