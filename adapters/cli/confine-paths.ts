@@ -49,7 +49,7 @@ export function confinePaths(
       if (references.length > MAX_REFERENCES) {
         throw new BridgeError(
           'invalid_arguments',
-          `refused: ${where} holds ${references.length} places that may name a file (after "@" or "<"), more than the ${MAX_REFERENCES} checked`,
+          `refused: ${where} holds ${references.length} places that may name a file (after "@" or "<"), more than the ${MAX_REFERENCES} checked; put the data in a file inside the roots and pass it as @file`,
         );
       }
       for (const reference of references) readings.push(...localReadings(reference));

@@ -108,6 +108,18 @@ async function loadTools(
   if (commands.length === 0) {
     throw new BridgeError('load_failed', noneOffered(program, options, spec));
   }
+  // The user (not the model, whose tool descriptions only say what is not offered) learns how to
+  // offer one of them.
+  const held = new Set(
+    commands.flatMap((command) =>
+      command.options.filter((option) => isDangerousOption(option, policy)).map((option) => option.flag),
+    ),
+  );
+  if (held.size > 0) {
+    context.log.info(
+      `cli ${program}: not offered for safety: ${[...held].join(', ')}; --allow-option NAME offers one (README, Security model: some are only safe under --sandbox)`,
+    );
+  }
   const defaultTimeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const settings = {
     spec,

@@ -28,6 +28,10 @@ describe('tar', () => {
     expect(tar.inputSchema.properties.extract).toBeUndefined();
     expect(tar.inputSchema.properties['files-from']).toBeUndefined();
     expect(tar.inputSchema.properties.dereference).toBeUndefined();
+    // The user reads in the log how to offer one; the model only that it is not offered.
+    expect(client().stderr()).toMatch(
+      /cli tar: not offered for safety: [^\n]*--extract[^\n]*--allow-option NAME offers one/,
+    );
     rmSync(join(work, 'a.txt'));
     const refused = await client().callTool('tar', { extract: true, file: 'one.tar' });
     expect(refused.isError).toBe(true);
