@@ -3,7 +3,6 @@ import {
   type GraphQLSchema,
   getOperationAST,
   getVariableValues,
-  Kind,
   type OperationDefinitionNode,
   parse,
   print,
@@ -76,8 +75,8 @@ export function checkVariables(
  * `operationName` (one that ran the first operation of a document would run another one).
  */
 export function operationText({ document, operation }: CheckedOperation): string {
-  const alone = separateOperations(document)[operation.name?.value ?? ''];
-  return documentText(alone ?? { kind: Kind.DOCUMENT, definitions: [operation] });
+  // Validated, the document names each operation once (an anonymous one is alone, under '').
+  return documentText(separateOperations(document)[operation.name?.value ?? ''] as DocumentNode);
 }
 
 /** A document as compact text, on one line: `query product($id:ID!){product(id:$id){id name}}`. */

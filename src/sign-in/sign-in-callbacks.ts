@@ -249,14 +249,9 @@ export class SignInCallbacks {
   async #listen(): Promise<{ server: Server; uri: string }> {
     const fixed = this.#configured ? new URL(this.#configured) : undefined;
     const server = createServer((req, res) => {
-      // Only a path: a target such as `//` or `//host/x` would be read as a scheme-relative URL
-      // (and `new URL` throws on it); anything that is not a path gets the 404.
-      const target = req.url ?? '/';
-      const base = 'http://127.0.0.1';
-      const url =
-        target.startsWith('/') && !target.startsWith('//') && URL.canParse(target, base)
-          ? new URL(target, base)
-          : null;
+      // Joined to the origin as text: a target such as `//evil.example/x` stays a path of this origin.
+      const full = `http://127.0.0.1${req.url ?? '/'}`;
+      const url = URL.canParse(full) ? new URL(full) : null;
       let answer: Promise<Response>;
       try {
         answer =

@@ -145,16 +145,20 @@ export class UpstreamSignIn {
       throw this.#failure(flow.failed);
     }
     if (!flow) {
-      if (this.#flows.size >= MAX_PENDING_FLOWS) {
-        throw new BridgeError(
-          'upstream_failed',
-          `Signing in to ${label} is refused for now: ${MAX_PENDING_FLOWS} sign-ins are waiting for their browsers. Call again in a few minutes; nothing was sent upstream.`,
-        );
-      }
       const redirectUri = await context.signIn.redirectUri();
-      // Concurrent calls of one caller share one sign-in (another may have started it meanwhile).
-      flow = this.#flows.get(caller) ?? this.#start(caller, context.signIn, redirectUri);
-      this.#flows.set(caller, flow);
+      // Concurrent calls of one caller share one sign-in (another may have started it meanwhile);
+      // the cap is checked after the wait, so that calls waiting together cannot all pass it.
+      flow = this.#flows.get(caller);
+      if (!flow) {
+        if (this.#flows.size >= MAX_PENDING_FLOWS) {
+          throw new BridgeError(
+            'upstream_failed',
+            `Signing in to ${label} is refused for now: ${MAX_PENDING_FLOWS} sign-ins are waiting for their browsers. Call again in a few minutes; nothing was sent upstream.`,
+          );
+        }
+        flow = this.#start(caller, context.signIn, redirectUri);
+        this.#flows.set(caller, flow);
+      }
     }
     // A sign-in no call waits for any more (the client cancelled, or its session closed) is dropped:
     // its start page and state would otherwise stay for the full 10 minutes.
