@@ -30,10 +30,16 @@ export function collectParameters(info: OperationInfo, document: Json): Json[] {
     if (!isObject(parameter) || typeof parameter.name !== 'string' || typeof parameter.in !== 'string') {
       throw new BridgeError('invalid_input', 'a parameter has no name or location');
     }
+    // OpenAPI 3 has `Accept`, `Content-Type` and `Authorization` header parameters ignored; the
+    // bridge sets those itself, and `Cookie` too (cookie parameters and cookie credentials): a
+    // caller's value there would come before a credential the bridge appends.
+    if (parameter.in === 'header' && RESERVED_HEADERS.has(parameter.name.toLowerCase())) continue;
     byKey.set(`${parameter.in}:${parameter.name}`, parameter);
   }
   return [...byKey.values()];
 }
+
+const RESERVED_HEADERS = new Set(['accept', 'content-type', 'authorization', 'cookie']);
 
 /** The schema of a parameter, and whether it travels as JSON text (`content: application/json`). */
 export function parameterSchema(parameter: Json, version: SpecVersion): { schema: unknown; json: boolean } {

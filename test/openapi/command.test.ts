@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { openapiCommand } from '../../adapters/openapi/index.js';
 import { shorthandConfig } from '../../src/config/build-sources.js';
 
@@ -16,6 +16,10 @@ function fromFlags(args: string[]) {
 function checked(args: string[]) {
   return shorthandConfig(openapiCommand, fromFlags(args), '/').sources[0]?.options;
 }
+
+afterEach(() => {
+  delete process.env.OPENAPI_COMMAND_TOKEN;
+});
 
 describe('openapi command', () => {
   it('turns every flag into the same options object the config schema accepts', () => {

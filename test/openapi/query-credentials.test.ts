@@ -67,6 +67,19 @@ beforeAll(async () => {
             responses: ok,
           },
         },
+        '/profile': {
+          get: {
+            operationId: 'profile',
+            security: [{ session: [] }],
+            // Header parameters OpenAPI has ignored (and Cookie, which the bridge sets itself).
+            parameters: ['Cookie', 'Authorization', 'Accept'].map((name) => ({
+              name,
+              in: 'header',
+              schema: { type: 'string' },
+            })),
+            responses: ok,
+          },
+        },
       },
     }),
   );
@@ -131,5 +144,18 @@ describe('arguments named like a credential', () => {
     expect(firstText(cookie.result)).toContain('the argument "sid" sets the cookie parameter "sid"');
     const left = await call('me', {});
     expect(left.sent).toEqual([{ url: '/v1/me', cookie: 'sid=cookie-secret' }]);
+  });
+});
+
+describe('header parameters the bridge sets itself', () => {
+  it('are not offered: a Cookie argument never goes before the cookie credential', async () => {
+    const { result, sent } = await call('profile', { Cookie: 'sid=evil' });
+    expect(sent).toEqual([]);
+    expect(result.isError).toBe(true);
+    const properties = Object.keys(tools.registry.get('profile')?.definition.inputSchema.properties ?? {});
+    expect(properties).not.toContain('Cookie');
+    expect(properties).not.toContain('Authorization');
+    const plain = await call('profile', {});
+    expect(plain.sent).toEqual([{ url: '/v1/profile', cookie: 'sid=cookie-secret' }]);
   });
 });

@@ -84,7 +84,7 @@ describe('search_operations bounds its work', () => {
     expect(text(early)).not.toContain('ignored');
   });
 
-  it("answers another caller's search while one caller runs 32 of the largest queries at once", async () => {
+  it("answers another caller's search beside 32 of the largest queries, each cut to 32 words", async () => {
     await using attacker = await connectWithHeaders('v1', bridge.url);
     await using victim = await connectWithHeaders('v1', bridge.url);
     expect(victim.sessionId()).not.toBe(attacker.sessionId());
