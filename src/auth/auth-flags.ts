@@ -5,7 +5,7 @@ import type { Logger } from '../logger.js';
 import { jsonRpcErrorResponse } from '../transports/json-rpc-response.js';
 import { RefusalLog } from '../transports/refusal-log.js';
 import { isLoopback, type ListenAddress } from '../transports/serve-http.js';
-import { proxyIdentity } from './identity-header.js';
+import { proxyIdentity, trustedProxies } from './identity-header.js';
 import { jwtVerifier } from './jwt-verifier.js';
 import { type HttpProtection, protectHttp } from './protect-http.js';
 import { parseToolScopes, ScopePolicy } from './scopes.js';
@@ -155,8 +155,10 @@ function proxyFromFlags(values: FlagValues, log: Logger): HttpProtection | undef
     return undefined;
   }
   let identify: ReturnType<typeof proxyIdentity>;
+  let isProxy: ReturnType<typeof trustedProxies>;
   try {
     identify = proxyIdentity({ header, trustedProxies: proxies });
+    isProxy = trustedProxies(proxies);
   } catch (error) {
     throw error instanceof BridgeError ? error : invalid(String(error));
   }
@@ -171,6 +173,7 @@ function proxyFromFlags(values: FlagValues, log: Logger): HttpProtection | undef
     },
     routes: () => undefined,
     attach() {},
+    proxies: isProxy,
   };
 }
 

@@ -36,12 +36,12 @@ export function proxyIdentity(
       `--trust-identity-header ${options.header} needs --trusted-proxy ADDRESS: the addresses of the proxies allowed to set it`,
     );
   }
-  const trusted = trustedAddresses(options.trustedProxies);
+  const trusted = trustedProxies(options.trustedProxies);
   return (request, peer) => {
     const address = unmapIPv4(peer.address);
     // The proxy is what authenticates: a request that reached the bridge around it is refused
     // whole (with or without the header), not served anonymously.
-    if (address === undefined || !trusted.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4')) {
+    if (address === undefined || !trusted(address)) {
       return {
         kind: 'refused',
         status: 403,
@@ -78,7 +78,19 @@ function checkHeaderName(name: string): string {
   return lower;
 }
 
-/** Parses `--trusted-proxy` values: an IPv4/IPv6 address or a network in CIDR notation. */
+/**
+ * Whether a peer address is one of the `--trusted-proxy` values (an IPv4/IPv6 address or a
+ * network in CIDR notation; an IPv4 client of a dual-stack socket counts by its IPv4 address).
+ * Throws naming a value that is neither.
+ */
+export function trustedProxies(values: readonly string[]): (address: string | undefined) => boolean {
+  const list = trustedAddresses(values);
+  return (peer) => {
+    const address = unmapIPv4(peer);
+    return address !== undefined && list.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
+  };
+}
+
 function trustedAddresses(values: readonly string[]): BlockList {
   const list = new BlockList();
   for (const value of values) {

@@ -34,6 +34,8 @@ export interface HttpProtection {
   routes(request: Request, url: URL): Response | undefined;
   /** Binds the running bridge: its tools (for per-tool scopes) and its URL (the default resource). */
   attach(bridge: { url?: string; registry(): ToolRegistry }): void;
+  /** The peers that are trusted reverse proxies (see `HttpTransportOptions.proxies`). */
+  proxies?: (address: string | undefined) => boolean;
 }
 
 /**

@@ -100,6 +100,7 @@ export function serverFrom(
       authenticate: auth.authenticate,
       ...(auth.authorize ? { authorize: auth.authorize } : {}),
       routes: auth.routes,
+      ...(auth.proxies ? { proxies: auth.proxies } : {}),
     };
   }
   return { transport, attach: (bridge) => auth?.attach(bridge) };

@@ -10,13 +10,20 @@ import { peerQuotaKey } from './peer-quota-key.js';
 export class AddressConnections {
   readonly #open = new Map<string, number>();
   readonly #max: number;
+  readonly #uncounted: (address: string | undefined) => boolean;
 
-  constructor(maxPerAddress: number) {
+  /**
+   * `uncounted`: addresses whose connections are not capped, a trusted reverse proxy's: every
+   * caller behind it arrives from its address, so a cap would let a few hundred of them in.
+   */
+  constructor(maxPerAddress: number, uncounted: (address: string | undefined) => boolean = () => false) {
     this.#max = maxPerAddress;
+    this.#uncounted = uncounted;
   }
 
   /** Counts `socket` until it closes; `false` (nothing counted) when its address has its maximum open. */
   admit(socket: Socket): boolean {
+    if (this.#uncounted(socket.remoteAddress)) return true;
     const key = peerQuotaKey(socket.remoteAddress);
     const open = this.#open.get(key) ?? 0;
     if (open >= this.#max) return false;

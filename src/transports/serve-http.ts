@@ -108,7 +108,13 @@ const HOST_HEADER = /^(?:[A-Za-z0-9._~-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 export async function serveHttp(
   handler: HttpHandler,
   address: ListenAddress,
-  options: HttpLimits & { path?: string; log?: Logger; onerror?: (error: Error) => void } = {},
+  options: HttpLimits & {
+    path?: string;
+    log?: Logger;
+    onerror?: (error: Error) => void;
+    /** Trusted reverse proxies: not capped per address (see `HttpTransportOptions.proxies`). */
+    proxies?: (address: string | undefined) => boolean;
+  } = {},
 ): Promise<RunningHttpServer> {
   const given = { ...HTTP_LIMIT_DEFAULTS, ...definedOnly(options) };
   const limits: Required<HttpLimits> = {
@@ -123,7 +129,7 @@ export async function serveHttp(
   const refusals = options.log ? new RefusalLog(options.log) : undefined;
   const calls = new CallLimits(limits.maxCallsPerCaller);
   const streams = new CallLimits(limits.maxStreamsPerCaller);
-  const perAddress = new AddressConnections(limits.maxConnectionsPerAddress);
+  const perAddress = new AddressConnections(limits.maxConnectionsPerAddress, options.proxies);
   // Connections refused on accept: a request the parser still reads from one is not served.
   const refusedConnections = new WeakSet<Socket>();
   const inFlight = new Set<InFlight>();

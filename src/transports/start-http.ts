@@ -31,6 +31,7 @@ export const startHttp: StartTransport<HttpTransportOptions> = async (options, s
     ...options.limits,
     ...(options.maxRequestBodySize === undefined ? {} : { maxRequestBodySize: options.maxRequestBodySize }),
     log,
+    ...(options.proxies ? { proxies: options.proxies } : {}),
     onerror: (error) => log.debug(`http: ${error.message}`),
   });
   return {

@@ -30,6 +30,12 @@ export interface HttpTransportOptions {
   authorize?: HttpHandlerOptions['authorize'];
   routes?: HttpHandlerOptions['routes'];
   /**
+   * The peers that are reverse proxies the server trusts (`--trusted-proxy`). Each of their
+   * connections carries the requests of many callers, who are counted by identity: their
+   * connections are not capped per address (`maxConnectionsPerAddress`), only in total.
+   */
+  proxies?: (address: string | undefined) => boolean;
+  /**
    * This instance's name among several behind a load balancer: initialize-era session ids
    * start with `NAME.`, so the balancer can route each session back to its instance.
    */

@@ -10,7 +10,7 @@ import { modernRequest } from '../helpers/modern-request.js';
 import { SESSION_VERSION, sseEvents } from '../helpers/raw-session.js';
 import { type HttpBridge, startHttpBridge } from '../helpers/start-bridge.js';
 import { AUTH_SERVER } from './helpers.js';
-import { outcome } from './raw-http.js';
+import { outcome, postHead } from './raw-http.js';
 
 const ALICE = 'quota-alice-0123456789abcdef';
 const CAROL = 'quota-carol-0123456789abcdef';
@@ -294,5 +294,92 @@ describe('streams per caller, and their lifetime', () => {
     const next = await fetch(bridge.url, { headers: inSession, signal: controller.signal });
     expect(next.status).toBe(200);
     controller.abort();
+  });
+});
+
+describe('connections from a trusted proxy', () => {
+  const PROXY = '127.0.0.21';
+  let bridge: HttpBridge;
+  beforeAll(async () => {
+    bridge = await startHttpBridge({
+      script: AUTH_SERVER,
+      // 16 connections per address by default; every user behind the proxy arrives from its address.
+      args: [
+        'notes',
+        '--trust-identity-header',
+        'X-Forwarded-User',
+        '--trusted-proxy',
+        PROXY,
+        '--max-connections',
+        '64',
+      ],
+    });
+  });
+  afterAll(async () => {
+    await bridge?.[Symbol.asyncDispose]();
+  });
+
+  /** A whoami call for `user`, written on a raw keep-alive connection from `address`. */
+  async function whoamiFrom(address: string, user: string) {
+    const socket = await socketFrom(bridge.url, address);
+    const answer = new Promise<string>((resolve) => {
+      let text = '';
+      socket.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+        if (text.includes('auth:')) resolve(text);
+      });
+      socket.once('close', () => resolve(text));
+    });
+    socket.on('error', () => {});
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: {
+        name: 'whoami',
+        arguments: {},
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': {},
+          'io.modelcontextprotocol/clientInfo': { name: 'quota', version: '1' },
+        },
+      },
+    });
+    socket.write(
+      postHead(bridge.url, Buffer.byteLength(body), {
+        'X-Forwarded-User': user,
+        'MCP-Protocol-Version': '2026-07-28',
+        'Mcp-Method': 'tools/call',
+        'Mcp-Name': 'whoami',
+      }) + body,
+    );
+    return { socket, answer };
+  }
+
+  it('serves 40 users on 40 connections from the proxy; other addresses keep their cap', async () => {
+    const users = await Promise.all(
+      Array.from({ length: 40 }, (_, index) => whoamiFrom(PROXY, `user${index}`)),
+    );
+    const answers = await Promise.all(users.map((user) => user.answer));
+    answers.forEach((text, index) => {
+      expect(text).toMatch(/^HTTP\/1\.1 200 /);
+      expect(text).toContain(`auth:user${index}`);
+    });
+    // Still open (keep-alive), all 40 at once.
+    expect(users.filter((user) => !user.socket.destroyed)).toHaveLength(40);
+
+    // Anyone else is held to 16 connections, as without a proxy.
+    const others = await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        const socket = await socketFrom(bridge.url, OTHER_ADDRESS);
+        const result = outcome(socket);
+        socket.write(`POST /mcp HTTP/1.1\r\nHost: ${bridge.url.host}\r\n`);
+        return { socket, result, closed: false };
+      }),
+    );
+    for (const held of others) void held.result.then(() => (held.closed = true));
+    await sleep(500);
+    expect(others.filter((held) => !held.closed)).toHaveLength(16);
+    for (const { socket } of [...users, ...others]) socket.destroy();
   });
 });
