@@ -1,3 +1,4 @@
+import type { Dispatcher } from 'undici';
 import {
   BridgeError,
   credentialVariable,
@@ -47,13 +48,21 @@ export class Authenticator {
   readonly #env: NodeJS.ProcessEnv;
   readonly #tokens = new Map<string, Promise<CachedToken>>();
   readonly #timeoutMs: number;
+  readonly #dispatcherFor: ((url: string) => Promise<Dispatcher>) | undefined;
   readonly #signIns = new Map<string, UpstreamSignIn>();
   readonly #names = new WeakMap<readonly Json[], CredentialNames>();
 
-  constructor(schemes: Json, env: NodeJS.ProcessEnv, timeoutMs: number) {
+  /** `dispatcherFor`: the pool a token request goes through (the source's, with its address checks). */
+  constructor(
+    schemes: Json,
+    env: NodeJS.ProcessEnv,
+    timeoutMs: number,
+    dispatcherFor?: (url: string) => Promise<Dispatcher>,
+  ) {
     this.#schemes = schemes;
     this.#env = env;
     this.#timeoutMs = timeoutMs;
+    this.#dispatcherFor = dispatcherFor;
   }
 
   /**
@@ -271,7 +280,9 @@ export class Authenticator {
     if (scope) form.set('scope', scope);
     try {
       const { request } = await import('undici');
+      const dispatcher = await this.#dispatcherFor?.(tokenUrl);
       const response = await request(tokenUrl, {
+        ...(dispatcher ? { dispatcher } : {}),
         method: 'POST',
         headers: {
           'content-type': 'application/x-www-form-urlencoded',

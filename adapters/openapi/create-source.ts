@@ -66,9 +66,16 @@ interface Converted {
  * dynamic meta-tools) → calls through one keep-alive HTTP pool. A local spec goes through the
  * conversion cache (`cache-tools.ts`): a repeat start reads the converted tools instead of the spec.
  *
+ * `network.isPublicAddress` says which addresses are on the internet (tests let a loopback address
+ * stand for one; see `guardFetchedSpec`).
+ *
  * @example createOpenApiSource({ spec: 'petstore.yaml', baseUrl: 'http://localhost:8080' }, process.cwd())
  */
-export function createOpenApiSource(options: OpenApiOptions, baseDir: string): Source {
+export function createOpenApiSource(
+  options: OpenApiOptions,
+  baseDir: string,
+  network: { isPublicAddress?: (address: string) => boolean } = {},
+): Source {
   const sender = new HttpSender();
   const remote = /^https?:\/\//i.test(options.spec);
   const specPath = remote
@@ -84,6 +91,7 @@ export function createOpenApiSource(options: OpenApiOptions, baseDir: string): S
       : undefined;
   // The cache write still to come in --tools all, run early if the source closes first.
   let pendingSave: (() => void) | undefined;
+  let guarded = false;
   const source: Omit<Source, 'load'> & {
     load(context: LoadContext, steady: () => void): Promise<ToolDefinition[]>;
   } = {
@@ -94,7 +102,9 @@ export function createOpenApiSource(options: OpenApiOptions, baseDir: string): S
       const settings = (servers: CallSettings['servers'], schemes: unknown): CallSettings => ({
         servers,
         sender,
-        auth: new Authenticator(isObject(schemes) ? schemes : {}, process.env, timeoutMs),
+        auth: new Authenticator(isObject(schemes) ? schemes : {}, process.env, timeoutMs, (url) =>
+          sender.dispatcherFor(url),
+        ),
         ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
         // Already expanded: by the config's loading or by --header's parsing, never twice.
         headers: withCredentialCheck(normalizeHeaders(options.headers ?? {}), context.log),
@@ -103,6 +113,13 @@ export function createOpenApiSource(options: OpenApiOptions, baseDir: string): S
         relaxOutput: options.relaxOutput ?? false,
         forwardAuth: options.forwardAuth ?? false,
       });
+      // A spec from the internet does not choose addresses inside the user's network for its calls.
+      if (remote && !options.baseUrl && !guarded) {
+        guarded = true;
+        const { guardFetchedSpec } = await import('./guard-addresses.js');
+        const guard = await guardFetchedSpec(options.spec, network.isPublicAddress);
+        if (guard) sender.guardAddresses(guard);
+      }
       const cached = cache ? readCache(cache, specPath, context.log) : undefined;
       if (cached) steady();
       const converted = cached

@@ -1,8 +1,8 @@
-import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import { isUnsafeUrl, ResolverError } from '@apidevtools/json-schema-ref-parser';
 import type { Dispatcher } from 'undici';
 import { describeError } from '../../src/index.js';
+import { checkedLookup } from './checked-lookup.js';
 import { isPublicAddress } from './public-address.js';
 import type { ByteBudget } from './read-local-ref.js';
 
@@ -53,7 +53,9 @@ export async function remoteRefResolver(settings: RemoteRefSettings): Promise<Re
   const { Agent, request } = await import('undici');
   const allow = settings.allowAddress ?? isPublicAddress;
   const allowUrl = settings.allowUrl ?? ((url: string) => !isUnsafeUrl(url));
-  const agent = new Agent({ connect: { lookup: checkedLookup(allow) } });
+  const agent = new Agent({
+    connect: { lookup: checkedLookup(allow, (address, name) => refusal(address, name)) },
+  });
   const budget = { bytes: settings.bytes, ends: AbortSignal.timeout(settings.totalMs) };
   const fetchOnce = async (url: string, signal: AbortSignal) => {
     refuseUnsafe(url, allow, allowUrl);
@@ -146,26 +148,3 @@ const refusal = (address: string, name?: string) =>
   new Error(
     `${name ? `${name} resolves to ${address}, ` : `${address} is `}not a public address (references are followed to public addresses only: bundle an internal spec's references into one file)`,
   );
-
-type LookupCallback = (
-  error: NodeJS.ErrnoException | null,
-  address: string | LookupAddress[],
-  family?: number,
-) => void;
-
-// The connection's own lookup: refuses the name when any address it resolves to is refused, so the
-// socket can only connect to an address that was checked.
-function checkedLookup(allow: (address: string) => boolean) {
-  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
-      if (error) return callback(error, []);
-      const refused = addresses.find(({ address }) => !allow(address));
-      if (refused) return callback(refusal(refused.address, hostname) as NodeJS.ErrnoException, []);
-      const [firstAddress] = addresses;
-      if (options.all) return callback(null, addresses);
-      if (!firstAddress)
-        return callback(new Error(`${hostname} has no address`) as NodeJS.ErrnoException, []);
-      callback(null, firstAddress.address, firstAddress.family);
-    });
-  };
-}

@@ -11,10 +11,13 @@
 // A custom `retry` callback could fix the first three only by re-implementing this whole decision
 // (methods, statuses, codes, Retry-After, backoff, an abortable wait): undici would only re-dispatch.
 import { STATUS_CODES } from 'node:http';
+import { isIP } from 'node:net';
 import type { Dispatcher } from 'undici';
 import { BridgeError, describeError, MAX_RESPONSE_BYTES, readResponseBody } from '../../src/index.js';
 import type { HttpRequest } from './build-request.js';
 import { CallStop } from './call-stop.js';
+import { checkedLookup } from './checked-lookup.js';
+import type { AddressGuard } from './guard-addresses.js';
 
 /** What came back, body as raw bytes: decoding is the result step's business (binary stays binary). */
 export interface HttpResponse {
@@ -53,12 +56,40 @@ const MAX_RETRY_WAIT_MS = 30_000;
 export class HttpSender {
   // undici costs more to import than most specs cost to load: it is loaded on the first call.
   #agent: Promise<Dispatcher> | undefined;
+  #guard: AddressGuard | undefined;
+
+  /**
+   * The pool requests to `url` go through, for a request this sender does not make itself (an
+   * OAuth2 token): the same address checks apply. Throws a `BridgeError` for an address in `url`
+   * that the guard refuses.
+   */
+  dispatcherFor(url: string): Promise<Dispatcher> {
+    if (this.#guard) refuseLiteral(url, this.#guard);
+    return this.#dispatcher();
+  }
 
   #dispatcher(): Promise<Dispatcher> {
+    const guard = this.#guard;
     this.#agent ??= import('undici').then(
-      ({ Agent }) => new Agent({ keepAliveTimeout: 10_000, connections: 64 }),
+      ({ Agent }) =>
+        new Agent({
+          keepAliveTimeout: 10_000,
+          connections: 64,
+          ...(guard ? { connect: { lookup: checkedLookup(guard.allow, guard.refuse) } } : {}),
+        }),
     );
     return this.#agent;
+  }
+
+  /**
+   * From now on, connects only to the addresses `guard` allows: a name by every address it resolves
+   * to, as each connection is made, and an address in the URL before anything is sent.
+   */
+  guardAddresses(guard: AddressGuard): void {
+    this.#guard = guard;
+    const previous = this.#agent;
+    this.#agent = undefined;
+    if (previous) void previous.then((agent) => agent.close());
   }
 
   /**
@@ -67,6 +98,7 @@ export class HttpSender {
    * failed and whether trying again makes sense.
    */
   async send(request: HttpRequest, options: SendOptions): Promise<HttpResponse> {
+    if (this.#guard) refuseLiteral(request.origin, this.#guard);
     if (request.body instanceof FormData) await encodeMultipart(request);
     // One timer and one listener per call: cheaper than AbortSignal.timeout + AbortSignal.any.
     const stop = new CallStop();
@@ -240,4 +272,10 @@ function sleep(ms: number, stop: CallStop): Promise<boolean> {
     };
     stop.once('abort', onAbort);
   });
+}
+
+// An address written in the URL is connected to without a lookup: checked before sending.
+function refuseLiteral(url: string, guard: AddressGuard): void {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host) !== 0 && !guard.allow(host)) throw guard.refuse(host);
 }

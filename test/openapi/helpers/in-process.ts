@@ -20,8 +20,11 @@ export interface LoadedTools {
 }
 
 /** Loads `options` (spec relative to the fixtures) in-process. */
-export async function loadTools(options: OpenApiOptions): Promise<LoadedTools> {
-  const source = createOpenApiSource(options, FIXTURES);
+export async function loadTools(
+  options: OpenApiOptions,
+  network: Parameters<typeof createOpenApiSource>[2] = {},
+): Promise<LoadedTools> {
+  const source = createOpenApiSource(options, FIXTURES, network);
   const warnings: string[] = [];
   const log = { ...silentLogger, warn: (message: string) => warnings.push(message) };
   const registry = await ToolRegistry.load([source], { log, signal: new AbortController().signal });
