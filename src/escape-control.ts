@@ -1,6 +1,9 @@
-// C0 controls but tab, DEL, C1 controls, and the Unicode line and paragraph separators.
+// C0 controls but tab, DEL, C1 controls, the Unicode line and paragraph separators, and the
+// bidirectional controls (marks, embeddings, overrides, isolates): a right-to-left override in a
+// spec's path would show the rest of a log line, or of an inspect row, in another order than it
+// is written ("Trojan Source").
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/g;
+const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
 
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r' };
 
@@ -39,9 +42,12 @@ export function escapeParagraph(text: string): string {
 }
 
 // What JSON.stringify leaves raw that a terminal may still act on (it escapes C0 itself).
-const RAW_IN_JSON = /[\u007f-\u009f\u2028\u2029]/g;
+const RAW_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
 
-/** `value` as indented JSON for a terminal: the same document, with DEL and C1 controls as `\u` escapes. */
+/**
+ * `value` as indented JSON for a terminal: the same document, with DEL, C1 and bidirectional
+ * controls as `\u` escapes.
+ */
 export function jsonForTerminal(value: unknown): string {
   return JSON.stringify(value, null, 2).replace(
     RAW_IN_JSON,

@@ -13,7 +13,8 @@ import { connectWithHeaders } from './helpers.js';
 
 const ESC = '\u001b';
 const CSI = '\u009b'; // the one-character C1 form of ESC [
-const FORGED_PATH = `/x\nbridge info: ${ESC}[31mFAKE LINE: all credentials verified${ESC}[0m${CSI}2J`;
+const RLO = '\u202e'; // right-to-left override: what follows is shown reversed
+const FORGED_PATH = `/x\nbridge info: ${ESC}[31mFAKE LINE: all credentials verified${ESC}[0m${CSI}2J${RLO}txt.exe`;
 const FORGED_SUMMARY = `Fine\r\nbridge info: ${ESC}[31mforged summary${ESC}[0m`;
 // Every line a bridge writes to stderr is one of its own log lines.
 const LOG_LINE = /^bridge (debug|info|warning|error): /;
@@ -55,12 +56,13 @@ describe('control characters from a spec are shown escaped', () => {
     const stderr = bridge.stderr();
     expect(stderr).not.toContain(ESC);
     expect(stderr).not.toContain(CSI);
+    expect(stderr).not.toContain(RLO);
     expect(stderr).not.toContain('\r');
     for (const line of lines(stderr)) expect(line).toMatch(LOG_LINE);
     const skipped = lines(stderr).filter((line) => line.includes('FAKE LINE'));
     expect(skipped).toEqual([
       'bridge warning: skipped operation GET /x\\nbridge info: \\x1b[31mFAKE LINE: all credentials verified' +
-        '\\x1b[0m\\x9b2J (bad) cannot be served: $ref #/nowhere points nowhere',
+        '\\x1b[0m\\x9b2J\\u202etxt.exe (bad) cannot be served: $ref #/nowhere points nowhere',
     ]);
   });
 
@@ -71,6 +73,7 @@ describe('control characters from a spec are shown escaped', () => {
     for (const stream of [table.stdout, table.stderr]) {
       expect(stream).not.toContain(ESC);
       expect(stream).not.toContain(CSI);
+      expect(stream).not.toContain(RLO);
       expect(stream).not.toContain('\r');
     }
     for (const line of lines(table.stderr)) expect(line).toMatch(LOG_LINE);
