@@ -1,4 +1,5 @@
 import type { Catalog } from './catalog.js';
+import { countOf } from './count-of.js';
 import { BridgeError, describeError } from './errors.js';
 import type { Logger } from './logger.js';
 import { ToolRegistry } from './registry.js';
@@ -109,7 +110,9 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
     throw error;
   }
   const { createServerFactory, ResourceSubscriptions, TRANSPORTS } = await protocol;
-  log.info(`serving ${registry.tools.length} tools from ${sources.map((s) => s.label).join(', ')}`);
+  log.info(
+    `serving ${countOf(registry.tools.length, 'tool')} from ${sources.map((s) => s.label).join(', ')}`,
+  );
 
   const subscriptions = new ResourceSubscriptions();
   const factory = createServerFactory({

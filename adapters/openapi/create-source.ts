@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import {
   BridgeError,
+  countOf,
   describeError,
   displayUrl,
   emptyCredentialWarnings,
@@ -139,7 +140,7 @@ export function createOpenApiSource(
       // Dynamic mode converts on demand; the cache is filled in the background, a slice at a time.
       if (converted.save) convertInBackground(tools, converted.save);
       context.log.info(
-        `${tools.length} operations served through 4 dynamic meta-tools (--tools all to list each)`,
+        `${countOf(tools.length, 'operation')} served through 4 dynamic meta-tools (--tools all to list each)`,
       );
       return dynamicTools(tools, converted.title, context.policy);
     },

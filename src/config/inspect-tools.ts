@@ -1,4 +1,5 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { countOf } from '../count-of.js';
 import { describeError } from '../errors.js';
 import { escapeControl } from '../escape-control.js';
 import type { Logger } from '../logger.js';
@@ -147,7 +148,7 @@ export function formatInspectTable(report: InspectReport): string {
       .join('  ')
       .trimEnd();
   const out = [line(header), ...rows.map(line)];
-  const count = report.tools.length === 1 ? '1 tool' : `${report.tools.length} tools`;
+  const count = countOf(report.tools.length, 'tool');
   out.push('', `${count}, about ${report.totalTokens} tokens in tools/list (JSON characters / 4)`);
   for (const tool of report.tools) {
     const name = escapeControl(tool.name);

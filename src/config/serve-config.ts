@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { countOf } from '../count-of.js';
 import { BridgeError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { commandsRunning, commandThatChanged, protectPaths } from '../protected-paths.js';
@@ -91,7 +92,7 @@ export async function serveConfig(options: ServeConfigOptions): Promise<ConfigBr
     } catch (error) {
       for (const source of next ?? []) void source.close?.().catch(() => {});
       log.error(
-        `reload failed; still serving the previous ${before.tools.length} tools. ${describeError(error)}`,
+        `reload failed; still serving the previous ${countOf(before.tools.length, 'tool')}. ${describeError(error)}`,
       );
       return false;
     } finally {
@@ -175,7 +176,7 @@ function summarizeChange(before: ToolRegistry, after: ToolRegistry): string {
     changed.length > 0 ? `changed ${changed.join(', ')}` : '',
     removed.length > 0 ? `removed ${removed.join(', ')}` : '',
   ].filter(Boolean);
-  return `${after.tools.length} tools${parts.length > 0 ? ` (${parts.join('; ')})` : ' (no change)'}`;
+  return `${countOf(after.tools.length, 'tool')}${parts.length > 0 ? ` (${parts.join('; ')})` : ' (no change)'}`;
 }
 
 function sameTool(a: RegisteredDefinition, b: RegisteredDefinition): boolean {

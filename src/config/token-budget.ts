@@ -1,3 +1,4 @@
+import { countOf } from '../count-of.js';
 import type { Logger } from '../logger.js';
 import type { RegisteredTool, ToolRegistry } from '../registry.js';
 import { listEntryParts } from '../server/list-entry.js';
@@ -53,7 +54,7 @@ export function toolBudgetWarning(tokens: number, source: string): string | unde
 export function listBudgetWarning(tools: readonly { source: string }[], tokens: number): string | undefined {
   if (tokens <= LIST_TOKEN_BUDGET) return undefined;
   const sources = tools.map((tool) => tool.source);
-  return `${tools.length} tools cost about ${tokens.toLocaleString('en-US')} tokens in tools/list, above ${LIST_TOKEN_BUDGET.toLocaleString('en-US')}: ${narrowingAdvice(sources)}`;
+  return `${countOf(tools.length, 'tool')} cost about ${tokens.toLocaleString('en-US')} tokens in tools/list, above ${LIST_TOKEN_BUDGET.toLocaleString('en-US')}: ${narrowingAdvice(sources)}`;
 }
 
 /**
