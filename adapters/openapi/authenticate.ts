@@ -232,6 +232,7 @@ export class Authenticator {
         // Relative URLs are relative to the API's own base URL.
         authorizationUrl: new URL(flow.authorizationUrl, `${origin}/`).href,
         tokenUrl: this.#tokenEndpoint(name, flow.tokenUrl, origin),
+        ...(this.#dispatcherFor ? { fetch: guardedFetch(this.#dispatcherFor) } : {}),
         clientId: this.#env[credentialVariable(name, 'CLIENT_ID')] ?? '',
         ...(secret ? { clientSecret: secret } : {}),
         scopes: configured === undefined ? flow.scopes : configured.split(/\s+/).filter(Boolean),
@@ -336,4 +337,14 @@ function authorizationCodeFlow(
     return undefined;
   const scopes = isObject(flow.scopes) ? Object.keys(flow.scopes) : [];
   return { authorizationUrl: flow.authorizationUrl, tokenUrl: flow.tokenUrl, scopes };
+}
+
+// `fetch` through the source's own pool: a sign-in's token requests get the same address checks
+// as its calls (see `HttpSender.dispatcherFor`).
+function guardedFetch(dispatcherFor: (url: string) => Promise<Dispatcher>): typeof fetch {
+  return (async (input: string | URL | Request, init?: RequestInit) => {
+    const url = input instanceof Request ? input.url : String(input);
+    const [{ fetch: undiciFetch }, dispatcher] = await Promise.all([import('undici'), dispatcherFor(url)]);
+    return undiciFetch(url, { ...(init as object), dispatcher });
+  }) as unknown as typeof fetch;
 }

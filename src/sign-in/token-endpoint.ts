@@ -15,6 +15,8 @@ export interface OAuthClient {
   /** Confidential clients authenticate with `client_secret_basic`; public ones send `client_id`. */
   clientSecret?: string;
   timeoutMs: number;
+  /** How token requests are sent (an adapter's, with its address checks); the global `fetch` by default. */
+  fetch?: typeof fetch;
 }
 
 /** A PKCE verifier and its S256 challenge (RFC 7636). */
@@ -67,7 +69,7 @@ async function tokenRequest(
     form.set('client_id', client.clientId);
   }
   const timeout = AbortSignal.timeout(client.timeoutMs);
-  const response = await fetch(client.tokenUrl, {
+  const response = await (client.fetch ?? fetch)(client.tokenUrl, {
     method: 'POST',
     headers,
     body: form.toString(),
