@@ -28,13 +28,21 @@ export function sanitizeToolName(raw: string, maxLength = MAX_TOOL_NAME_LENGTH):
 }
 
 /**
- * Gives every name in `names` a unique valid name, in order: the first keeps its sanitized name,
- * later duplicates get `_2`, `_3`, … (shortened to fit). Deterministic for a given input order.
+ * Gives every name in `names` a unique valid name: the first of each sanitized name keeps it, later
+ * duplicates get `_2`, `_3`, … (shortened to fit), skipping every name some entry asks for itself.
+ * A suffix never lands on a name asked for: `['del', 'del', 'del_2']` gives `del`, `del_3`,
+ * `del_2`, so the tool a config named `del_2` is the one called by that name, not another source's
+ * `del`. Deterministic for a given input order.
  */
 export function uniqueToolNames(names: readonly string[], maxLength = MAX_TOOL_NAME_LENGTH): string[] {
-  const taken = new Set<string>();
-  return names.map((raw) => {
-    const base = sanitizeToolName(raw, maxLength);
+  const bases = names.map((raw) => sanitizeToolName(raw, maxLength));
+  const taken = new Set(bases);
+  const kept = new Set<string>();
+  return bases.map((base) => {
+    if (!kept.has(base)) {
+      kept.add(base);
+      return base;
+    }
     let name = base;
     for (let n = 2; taken.has(name); n++) {
       const suffix = `_${n}`;
