@@ -174,7 +174,14 @@ export type DirectCall = ReturnType<typeof createDirectCall>;
 function envelopeKey(meta: Record<string, unknown> | undefined): string | undefined {
   if (!meta || meta[PROTOCOL_VERSION_META_KEY] !== REVISION) return undefined;
   for (const key in meta) if (!ENVELOPE_KEYS.has(key)) return undefined;
-  return JSON.stringify([meta[CLIENT_CAPABILITIES_META_KEY], meta[CLIENT_INFO_META_KEY]]);
+  const capabilities = meta[CLIENT_CAPABILITIES_META_KEY];
+  const clientInfo = meta[CLIENT_INFO_META_KEY];
+  // Objects only: the key writes a missing clientInfo and a null one alike, and the SDK accepts
+  // the one and refuses the other.
+  if (!isPlainObject(capabilities) || (clientInfo !== undefined && !isPlainObject(clientInfo))) {
+    return undefined;
+  }
+  return JSON.stringify([capabilities, clientInfo]);
 }
 
 /**

@@ -232,6 +232,26 @@ describe('which requests the lane takes', () => {
     ['a notification', { id: undefined, params }],
     ['another method', { method: 'tools/list', params: { _meta: known } }],
   ];
+  // JSON writes a missing clientInfo and a null one alike; the SDK accepts only the first.
+  const withoutInfo = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  factory.direct.accepted(withoutInfo);
+  it('takes a known envelope without clientInfo', () => {
+    expect(takes({ params: { ...params, _meta: withoutInfo } })).toBe(true);
+  });
+  refused.push(
+    [
+      'a null clientInfo, when the same envelope without one is known',
+      { params: { ...params, _meta: { ...withoutInfo, 'io.modelcontextprotocol/clientInfo': null } } },
+    ],
+    [
+      'null capabilities',
+      { params: { ...params, _meta: { ...known, 'io.modelcontextprotocol/clientCapabilities': null } } },
+    ],
+  );
+  factory.direct.accepted({ ...known, 'io.modelcontextprotocol/clientCapabilities': null });
   const huge = envelope({}, 'x'.repeat(5_000));
   factory.direct.accepted(huge);
   refused.push(['an envelope too large to remember', { params: { ...params, _meta: huge } }]);
