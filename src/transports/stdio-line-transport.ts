@@ -12,6 +12,18 @@ import {
 const MAX_LINE_BYTES = 10 * 1024 * 1024;
 
 /**
+ * Answers written but not yet read by the client above which the bridge reads no more requests
+ * until the client catches up: a client that writes requests without reading the answers (5,000
+ * lists of a 1,000-tool spec in 240 KB) otherwise made the bridge queue gigabytes of them.
+ */
+const MAX_UNREAD_BYTES = 16 * 1024 * 1024;
+/**
+ * Requests handled from one read before the rest waits a turn: their answers, written meanwhile,
+ * count towards `MAX_UNREAD_BYTES` before more are handled (one 64 KiB read holds ~1,300 lists).
+ */
+const LINES_PER_TURN = 16;
+
+/**
  * Newline-delimited JSON-RPC over stdin/stdout. Unlike the SDK's stdio transport, which skips a
  * malformed line silently, this one answers it as JSON-RPC says: -32700 for a line that is not
  * JSON, -32600 for JSON that is not a JSON-RPC message. The connection goes on either way.
@@ -32,6 +44,8 @@ export class StdioLineTransport implements Transport {
   #buffered = 0;
   #discarding = false;
   #closed = false;
+  /** Read but not yet handled: the rest of a read, held while the client catches up (see `#hold`). */
+  #held: Buffer | undefined;
   /** Ids of requests made up by the bridge (see `deliverQuietly`), whose answers are not sent. */
   readonly #quiet = new Set<string | number>();
 
@@ -82,29 +96,64 @@ export class StdioLineTransport implements Transport {
     this.#stdin.off('error', this.#onError);
     this.#stdin.pause();
     this.#chunks = [];
+    this.#held = undefined;
     this.interceptor?.closed();
     this.onclose?.();
   }
 
   readonly #onData = (chunk: Buffer | string) => {
     let data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    let handled = 0;
     for (let newline = data.indexOf(10); newline !== -1; newline = data.indexOf(10)) {
       const part = data.subarray(0, newline);
       data = data.subarray(newline + 1);
       if (this.#chunks.length === 0 && !this.#discarding && part.length <= MAX_LINE_BYTES) {
         // The usual case, a whole line within one chunk: decoded in place, without copies.
         this.#handleLine(part.toString('utf8'));
-        continue;
+      } else {
+        this.#take(part);
+        const line = Buffer.concat(this.#chunks).toString('utf8');
+        this.#chunks = [];
+        this.#buffered = 0;
+        if (this.#discarding) this.#discarding = false;
+        else this.#handleLine(line);
       }
-      this.#take(part);
-      const line = Buffer.concat(this.#chunks).toString('utf8');
-      this.#chunks = [];
-      this.#buffered = 0;
-      if (this.#discarding) this.#discarding = false;
-      else this.#handleLine(line);
+      if (data.length > 0 && (++handled === LINES_PER_TURN || this.#unread() > MAX_UNREAD_BYTES)) {
+        this.#hold(data);
+        return;
+      }
     }
     this.#take(data);
   };
+
+  #unread(): number {
+    return (this.#stdout as { writableLength?: number }).writableLength ?? 0;
+  }
+
+  // Stops reading, and handles `rest` once the client has read what was written (or, when it has,
+  // after a turn in which the answers of the requests handled so far are written).
+  #hold(rest: Buffer): void {
+    this.#held = rest;
+    this.#stdin.pause();
+    const go = () => {
+      const held = this.#held;
+      this.#held = undefined;
+      if (this.#closed || !held) return;
+      this.#onData(held);
+      if (!this.#held && !this.#closed) this.#stdin.resume();
+    };
+    if (this.#unread() <= MAX_UNREAD_BYTES) {
+      setImmediate(go);
+      return;
+    }
+    // A client that exits unread closes the pipe: the write fails, and there is nothing to wait for.
+    const gone = () => void this.close();
+    this.#stdout.once('close', gone);
+    this.#stdout.once('drain', () => {
+      this.#stdout.off('close', gone);
+      go();
+    });
+  }
 
   #take(part: Buffer): void {
     if (this.#discarding || part.length === 0) return;
