@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import type { ToolResult } from '../tool.js';
+import { MAX_RESULT_BYTES_PER_CALLER, mebibytes, resultBytes, resultNotKept } from './bound-result.js';
 import {
   InvalidCursorError,
   isTerminal,
@@ -19,6 +21,16 @@ export interface MemoryTaskStoreOptions {
   maxTasksPerCaller?: number;
   /** Tasks per `tasks/list` page. Default 100. */
   pageSize?: number;
+  /**
+   * Bytes of results (their JSON) one quota key's finished tasks may hold at once; a result that
+   * would pass it is kept as an `isError` result saying so. Default 16 MiB.
+   */
+  maxResultBytesPerCaller?: number;
+  /**
+   * Bytes of results held in all; past it, the quota key holding the most bytes loses its oldest
+   * finished task. Default 64 MiB.
+   */
+  maxResultBytes?: number;
 }
 
 interface Entry {
@@ -28,12 +40,16 @@ interface Entry {
   /** Creation order, for cursors. */
   seq: number;
   timer: NodeJS.Timeout;
+  /** Bytes of its result, once it has one (see `resultBytes`). */
+  resultBytes: number;
 }
 
 /**
  * The in-memory `TaskStore`: one process, tasks lost on restart. Each task is dropped by a timer at
- * the end of its TTL. At the memory cap, the oldest finished task makes room; when every task is
- * still running, creation fails rather than evicting work in progress.
+ * the end of its TTL. At a cap (a quota key's, or the store's), a finished task makes room: the
+ * quota key's own oldest, or at the store's cap the oldest of the key holding the most, so that one
+ * client filling the store evicts its own tasks, not others'. When those are all still running,
+ * creation fails rather than evicting work in progress. Results are bounded in bytes the same way.
  */
 export class MemoryTaskStore implements TaskStore {
   readonly #entries = new Map<string, Entry>();
@@ -44,16 +60,31 @@ export class MemoryTaskStore implements TaskStore {
   readonly #waiters = new Map<string, Set<() => void>>();
   readonly #listeners = new Set<(event: TaskEvent) => void>();
   readonly #answerListeners = new Set<(taskId: string, responses: Record<string, unknown>) => void>();
+  /** Bytes of results each quota key holds. */
+  readonly #bytesByQuota = new Map<string, number>();
   readonly #options: Required<MemoryTaskStoreOptions>;
   #seq = 0;
+  #resultBytes = 0;
 
   constructor(options: MemoryTaskStoreOptions = {}) {
-    this.#options = { maxTasks: 10_000, maxTasksPerCaller: 1_000, pageSize: 100, ...options };
+    this.#options = {
+      maxTasks: 10_000,
+      maxTasksPerCaller: 1_000,
+      pageSize: 100,
+      maxResultBytesPerCaller: MAX_RESULT_BYTES_PER_CALLER,
+      maxResultBytes: 4 * MAX_RESULT_BYTES_PER_CALLER,
+      ...options,
+    };
   }
 
   /** Tasks held right now (for tests and benchmarks). */
   get size(): number {
     return this.#entries.size;
+  }
+
+  /** Bytes of results held right now (for tests and benchmarks). */
+  get resultBytes(): number {
+    return this.#resultBytes;
   }
 
   async create(task: NewTask): Promise<Readonly<TaskRecord>> {
@@ -64,7 +95,10 @@ export class MemoryTaskStore implements TaskStore {
         `Too many tasks: this client already has ${own.size} unfinished tasks (the limit is ${this.#options.maxTasksPerCaller}). Wait for some to finish or cancel them.`,
       );
     }
-    if (this.#entries.size >= this.#options.maxTasks && !this.#evictFinished(this.#entries.values())) {
+    if (
+      this.#entries.size >= this.#options.maxTasks &&
+      !this.#evictFromLargest((_, entries) => entries.size)
+    ) {
       throw new TaskStoreFullError(
         `Too many tasks: the server holds ${this.#entries.size} unfinished tasks (the limit is ${this.#options.maxTasks}). Try again later.`,
       );
@@ -83,7 +117,7 @@ export class MemoryTaskStore implements TaskStore {
     };
     const timer = setTimeout(() => this.#expire(record.taskId), task.ttlMs);
     timer.unref();
-    const entry: Entry = { record, quotaKey, seq: ++this.#seq, timer };
+    const entry: Entry = { record, quotaKey, seq: ++this.#seq, timer, resultBytes: 0 };
     this.#entries.set(record.taskId, entry);
     index(this.#byCaller, task.caller, entry);
     index(this.#byQuota, quotaKey, entry);
@@ -117,13 +151,19 @@ export class MemoryTaskStore implements TaskStore {
     status: TaskStatus,
     details: TransitionDetails = {},
   ): Promise<Readonly<TaskRecord> | undefined> {
-    const record = this.#entries.get(taskId)?.record;
-    if (!record || isTerminal(record.status)) return undefined;
+    const entry = this.#entries.get(taskId);
+    const record = entry?.record;
+    if (!entry || !record || isTerminal(record.status)) return undefined;
+    // Held before the status changes, so that making room never evicts this very task.
+    const kept = details.outcome?.kind === 'result' ? this.#hold(entry, details.outcome.result) : undefined;
     record.status = status;
     record.lastUpdatedAt = Date.now();
     if (details.statusMessage === undefined) delete record.statusMessage;
     else record.statusMessage = details.statusMessage;
-    if (details.outcome) record.outcome = details.outcome;
+    if (kept) {
+      record.outcome = { kind: 'result', result: kept };
+      if (kept.isError) record.statusMessage ??= 'The tool reported an error.';
+    } else if (details.outcome) record.outcome = details.outcome;
     if (details.inputRequests && status === 'input_required') record.inputRequests = details.inputRequests;
     else delete record.inputRequests;
     this.#emit({ type: 'status', task: record });
@@ -187,6 +227,34 @@ export class MemoryTaskStore implements TaskStore {
     if (record) this.#emit({ type: 'expired', task: record });
   }
 
+  // The result to keep for `entry`, counted against its quota key: `result` when it fits the key's
+  // budget (making room in the store's total from the largest holders), else an error saying why.
+  #hold(entry: Entry, result: ToolResult): ToolResult {
+    const bytes = resultBytes(result);
+    const { maxResultBytesPerCaller, maxResultBytes } = this.#options;
+    const held = this.#bytesByQuota.get(entry.quotaKey) ?? 0;
+    if (held + bytes > maxResultBytesPerCaller) {
+      return resultNotKept(
+        bytes,
+        `this client's finished tasks already hold ${mebibytes(held)} of results, of the ${mebibytes(maxResultBytesPerCaller)} one client may hold (counted for all its sessions, until their TTLs end)`,
+      );
+    }
+    while (
+      this.#resultBytes + bytes > maxResultBytes &&
+      this.#evictFromLargest((key) => this.#bytesByQuota.get(key) ?? 0)
+    ) {}
+    if (this.#resultBytes + bytes > maxResultBytes) {
+      return resultNotKept(
+        bytes,
+        `the server holds ${mebibytes(this.#resultBytes)} of task results, its limit`,
+      );
+    }
+    entry.resultBytes = bytes;
+    this.#resultBytes += bytes;
+    this.#bytesByQuota.set(entry.quotaKey, held + bytes);
+    return result;
+  }
+
   // Drops the oldest finished task among `entries`; false when all of them are still running.
   #evictFinished(entries: Iterable<Entry>): boolean {
     for (const entry of entries) {
@@ -198,11 +266,29 @@ export class MemoryTaskStore implements TaskStore {
     return false;
   }
 
+  // Drops the oldest finished task of the quota key holding the most (by `measure`), or of the next
+  // largest when all of that key's tasks are still running: the client filling the store makes room
+  // with its own tasks, never with those of a client holding little. False when nothing is finished.
+  #evictFromLargest(measure: (key: string, entries: Map<string, Entry>) => number): boolean {
+    const bySize = [...this.#byQuota].map(([key, entries]) => ({ entries, size: measure(key, entries) }));
+    bySize.sort((a, b) => b.size - a.size);
+    for (const { entries, size } of bySize) {
+      if (size > 0 && this.#evictFinished(entries.values())) return true;
+    }
+    return false;
+  }
+
   #drop(taskId: string): TaskRecord | undefined {
     const entry = this.#entries.get(taskId);
     if (!entry) return undefined;
     clearTimeout(entry.timer);
     this.#entries.delete(taskId);
+    if (entry.resultBytes > 0) {
+      this.#resultBytes -= entry.resultBytes;
+      const left = (this.#bytesByQuota.get(entry.quotaKey) ?? 0) - entry.resultBytes;
+      if (left > 0) this.#bytesByQuota.set(entry.quotaKey, left);
+      else this.#bytesByQuota.delete(entry.quotaKey);
+    }
     unindex(this.#byCaller, entry.record.caller, taskId);
     unindex(this.#byQuota, entry.quotaKey, taskId);
     this.#wake(taskId);

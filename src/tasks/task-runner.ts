@@ -9,6 +9,7 @@ import type { ResourceStore } from '../resource-store.js';
 import type { SignInCallbacks } from '../sign-in/sign-in-callbacks.js';
 import { type ToolContext, type ToolResult, textResult } from '../tool.js';
 import { buildToolContext, type CallOrigin } from '../tool-context.js';
+import { MAX_RESULT_BYTES, mebibytes, resultBytes, resultNotKept } from './bound-result.js';
 import { MemoryTaskStore, type MemoryTaskStoreOptions } from './memory-task-store.js';
 import { isTerminal, type TaskRecord, type TaskStore } from './task-store.js';
 
@@ -40,6 +41,12 @@ export interface TaskOptions {
    * anonymous client's peer address, whatever number of sessions it opens). Default 32.
    */
   maxRunningPerCaller?: number;
+  /**
+   * Bytes one task result (its JSON) may take: a larger one is kept as an `isError` result saying
+   * how large it was, since a task holds its result for its whole TTL (up to an hour), unlike a
+   * plain call's answer. The store bounds what all of a caller's results hold. Default 4 MiB.
+   */
+  maxResultBytes?: number;
 }
 
 /** What the runner needs of the server setup. */
@@ -111,6 +118,7 @@ export class TaskRunner {
       pollIntervalMs: options.pollIntervalMs ?? 1_000,
       answerWithinMs: options.answerWithinMs ?? 0,
       maxRunningPerCaller: options.maxRunningPerCaller ?? 32,
+      maxResultBytes: options.maxResultBytes ?? MAX_RESULT_BYTES,
     };
     this.store.subscribe((event) => {
       const { taskId } = event.task;
@@ -369,9 +377,17 @@ export class TaskRunner {
     };
   }
 
+  // The result as the task keeps it: itself, or when larger than a task result may be, an error
+  // saying so (the bytes would otherwise be held for the task's TTL, in memory or in Redis).
+  #bounded(result: ToolResult): ToolResult {
+    const bytes = resultBytes(result);
+    const max = this.#options.maxResultBytes;
+    return bytes > max ? resultNotKept(bytes, `one task result may take ${mebibytes(max)}`) : result;
+  }
+
   async #settle(taskId: string, toolName: string, work: Promise<ToolResult>): Promise<void> {
     try {
-      const result = await work;
+      const result = this.#bounded(await work);
       // A task cancelled meanwhile stays cancelled: `transition` refuses to leave a terminal status.
       await this.store.transition(taskId, 'completed', {
         ...(result.isError ? { statusMessage: 'The tool reported an error.' } : {}),

@@ -102,6 +102,55 @@ describe('MemoryTaskStore', () => {
     store.close();
   });
 
+  it('at the store’s cap, makes room with the largest holder’s finished tasks, never a small holder’s', async () => {
+    const store = new MemoryTaskStore({ maxTasksPerCaller: 5, maxTasks: 6 });
+    const victim = await store.create(newTask('session:victim'));
+    await store.transition(victim.taskId, 'completed', { outcome: result });
+    // Another client fills the store with quick tasks from three addresses, each under its own cap.
+    const flood = (n: number) => ({ ...newTask(`session:flood${n}`), quotaKey: `address:10.0.0.${n % 3}` });
+    for (let i = 0; i < 20; i++) {
+      const task = await store.create(flood(i));
+      await store.transition(task.taskId, 'completed', { outcome: result });
+    }
+    expect(store.size).toBe(6);
+    // The victim's finished task, the oldest in the store, is still there and still its result.
+    expect((await store.get(victim.taskId, 'session:victim'))?.outcome).toEqual(result);
+    store.close();
+  });
+
+  it('bounds the bytes of results a quota key holds, keeping an error that says so instead', async () => {
+    const store = new MemoryTaskStore({ maxResultBytesPerCaller: 100_000, maxResultBytes: 200_000 });
+    const big = (text: string) => ({
+      kind: 'result' as const,
+      result: { content: [{ type: 'text' as const, text }] },
+    });
+    const shared = (caller: string) => ({ ...newTask(caller), quotaKey: 'address:10.0.0.1' });
+    const first = await store.create(shared('session:a'));
+    await store.transition(first.taskId, 'completed', { outcome: big('x'.repeat(60_000)) });
+    // A second session of the same address: over the address's budget, its result is not held.
+    const second = await store.create(shared('session:b'));
+    await store.transition(second.taskId, 'completed', { outcome: big('y'.repeat(60_000)) });
+    const refused = await store.get(second.taskId, 'session:b');
+    expect(refused?.status).toBe('completed');
+    expect(refused?.outcome?.kind === 'result' && refused.outcome.result.isError).toBe(true);
+    const text = JSON.stringify(refused?.outcome);
+    expect(text).toMatch(/60\d{3} bytes/);
+    expect(text).toContain('0.1 MiB one client may hold');
+    expect(store.resultBytes).toBeLessThan(70_000);
+    // Another address still gets its result; when the total is full, the largest holder pays.
+    const other = await store.create({ ...newTask('session:c'), quotaKey: 'address:10.0.0.2' });
+    await store.transition(other.taskId, 'completed', { outcome: big('z'.repeat(90_000)) });
+    const third = await store.create({ ...newTask('session:d'), quotaKey: 'address:10.0.0.3' });
+    await store.transition(third.taskId, 'completed', { outcome: big('w'.repeat(90_000)) });
+    expect(JSON.stringify((await store.get(third.taskId, 'session:d'))?.outcome)).toContain('w'.repeat(100));
+    expect(await store.get(first.taskId, 'session:a')).toBeDefined();
+    expect(await store.get(other.taskId, 'session:c')).toBeUndefined();
+    expect(store.resultBytes).toBeLessThanOrEqual(200_000);
+    // Dropping tasks gives their bytes back.
+    store.close();
+    expect(store.resultBytes).toBe(0);
+  });
+
   it('counts the tasks of callers sharing a quota key together; each still sees only its own', async () => {
     const store = new MemoryTaskStore({ maxTasksPerCaller: 2 });
     const shared = (caller: string) => ({ ...newTask(caller), quotaKey: 'address:10.0.0.1' });
