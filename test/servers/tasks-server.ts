@@ -128,6 +128,17 @@ export const taskTools: ToolDefinition[] = [
       return { content: [{ type: 'text', text: paged.firstPage }, ...paged.links] };
     },
   },
+  {
+    name: 'blob',
+    description: 'Returns N mebibytes of structured content, unpaged: a result too large to hold.',
+    inputSchema: { type: 'object', properties: { mib: { type: 'number', minimum: 0 } }, required: ['mib'] },
+    annotations,
+    taskSupport: 'optional',
+    async invoke(args) {
+      const data = 'x'.repeat(Math.round(Number(args.mib) * 1024 * 1024));
+      return { content: [{ type: 'text', text: 'blob' }], structuredContent: { data } };
+    },
+  },
 ];
 
 export const taskSource: Source = { label: 'tasks', load: async () => taskTools };
