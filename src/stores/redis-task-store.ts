@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { MAX_RESULT_BYTES_PER_CALLER, mebibytes, resultBytes, resultNotKept } from '../tasks/bound-result.js';
 import {
   InvalidCursorError,
   type NewTask,
@@ -29,6 +30,11 @@ export interface RedisTaskStoreOptions {
   maxTasksPerCaller?: number;
   /** Tasks per `tasks/list` page. Default 100. */
   pageSize?: number;
+  /**
+   * Bytes of results (their JSON) one quota key's tasks may hold at once; a result that would pass
+   * it is kept as an `isError` result saying so. Default 16 MiB.
+   */
+  maxResultBytesPerCaller?: number;
   /** How often this instance says it is alive. Default 1 s. */
   heartbeatMs?: number;
   /** Silence after which another instance fails this one's unfinished tasks. Default 5 s. */
@@ -63,7 +69,12 @@ export class RedisTaskStore implements TaskStore {
     this.#prefix = `${redis.address.namespace}:task:`;
     this.#channel = `${redis.address.namespace}:task-events`;
     this.#answersChannel = `${redis.address.namespace}:task-answers`;
-    this.#options = { maxTasksPerCaller: 1_000, pageSize: 100, ...options };
+    this.#options = {
+      maxTasksPerCaller: 1_000,
+      pageSize: 100,
+      maxResultBytesPerCaller: MAX_RESULT_BYTES_PER_CALLER,
+      ...options,
+    };
     this.#lease = new TaskLease({
       redis,
       log,
@@ -119,6 +130,9 @@ export class RedisTaskStore implements TaskStore {
         record.taskId,
         this.#index(''),
         ...taskFields(record, this.instance),
+        // Whose budget of result bytes the task's result counts against (see TRANSITION).
+        'quotaKey',
+        quotaKey,
       ]),
     )) as [number, number];
     if (Number(foreign) === 1) {
@@ -177,6 +191,13 @@ export class RedisTaskStore implements TaskStore {
     status: TaskStatus,
     details: TransitionDetails = {},
   ): Promise<Readonly<TaskRecord> | undefined> {
+    const result = details.outcome?.kind === 'result' ? details.outcome.result : undefined;
+    const max = this.#options.maxResultBytesPerCaller;
+    const bytes = result ? resultBytes(result) : 0;
+    const notKept = resultNotKept(
+      bytes,
+      `this client's tasks already hold @HELD@ of results, of the ${mebibytes(max)} one client may hold (counted for all its sessions, until their TTLs end)`,
+    );
     const reply = await this.#redis.run((client) =>
       client.sendCommand([
         'EVAL',
@@ -190,6 +211,11 @@ export class RedisTaskStore implements TaskStore {
         details.outcome ? JSON.stringify(details.outcome) : '',
         this.#lease.runningPrefix,
         details.inputRequests && status === 'input_required' ? JSON.stringify(details.inputRequests) : '',
+        result ? String(bytes) : '',
+        String(max),
+        this.#prefix,
+        this.#index(''),
+        JSON.stringify({ kind: 'result', result: notKept }),
       ]),
     );
     if (!Array.isArray(reply)) return undefined;

@@ -46,14 +46,33 @@ return {seq, foreign}
 `;
 
 // KEYS: the task. ARGV: status, now, has message (1/0), message, outcome JSON or '', running-set
-// prefix, input requests JSON or ''.
-// The first terminal status wins; a finished task leaves its owner's running set.
+// prefix, input requests JSON or '', the result's bytes or '' (for a result outcome), bytes of
+// results one quota key may hold, task key prefix, index prefix, the outcome kept instead of a
+// result past that budget (with @HELD@ for what the key holds).
+// The first terminal status wins; a finished task leaves its owner's running set. A result is
+// counted against its quota key by summing the results its live tasks hold, so Redis's expiry of a
+// task gives its bytes back without any bookkeeping.
 export const TRANSITION = `
 local s = redis.pcall('HGET', KEYS[1], 'status')
 if type(s) ~= 'string' or ${TERMINAL} then return false end
+local outcome = ARGV[5]
+if ARGV[8] ~= '' then
+  local size, held = tonumber(ARGV[8]), 0
+  local q = redis.call('HGET', KEYS[1], 'quotaKey')
+  if q then
+    for _, id in ipairs(redis.call('ZRANGE', ARGV[11] .. q, 0, -1)) do
+      held = held + (tonumber(redis.pcall('HGET', ARGV[10] .. id, 'resultBytes')) or 0)
+    end
+  end
+  if held + size > tonumber(ARGV[9]) then
+    outcome = string.gsub(ARGV[12], '@HELD@', string.format('%.1f MiB', held / 1048576))
+  else
+    redis.call('HSET', KEYS[1], 'resultBytes', size)
+  end
+end
 redis.call('HSET', KEYS[1], 'status', ARGV[1], 'lastUpdatedAt', ARGV[2])
 if ARGV[3] == '1' then redis.call('HSET', KEYS[1], 'statusMessage', ARGV[4]) else redis.call('HDEL', KEYS[1], 'statusMessage') end
-if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'outcome', ARGV[5]) end
+if outcome ~= '' then redis.call('HSET', KEYS[1], 'outcome', outcome) end
 if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'inputRequests', ARGV[7]) else redis.call('HDEL', KEYS[1], 'inputRequests') end
 s = ARGV[1]
 if ${TERMINAL} then

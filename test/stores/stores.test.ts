@@ -289,6 +289,54 @@ describe.skipIf(MISSING_BINARIES)('the Redis task store, callers sharing a quota
   });
 });
 
+describe.skipIf(MISSING_BINARIES)('the Redis task store, bytes of results', () => {
+  it('keeps a result past the quota key’s budget as an error; expired tasks give their bytes back', async () => {
+    const url = `${redis?.url}?namespace=bytes${++namespaces}`;
+    const stores = await openStores(url, recordingLogger(), { tasks: { maxResultBytesPerCaller: 100_000 } });
+    opened.push(stores);
+    const big = (text: string) => ({
+      kind: 'result' as const,
+      result: { content: [{ type: 'text' as const, text }] },
+    });
+    const shared = (caller: string, ttlMs = 60_000) => ({
+      ...newTask(),
+      caller,
+      ttlMs,
+      quotaKey: 'address:10.0.0.1',
+    });
+    const first = await stores.tasks.create(shared('session:a', 1_000));
+    await stores.tasks.transition(first.taskId, 'completed', { outcome: big('x'.repeat(60_000)) });
+    const second = await stores.tasks.create(shared('session:b'));
+    await stores.tasks.transition(second.taskId, 'completed', { outcome: big('y'.repeat(60_000)) });
+    const refused = await stores.tasks.get(second.taskId, 'session:b');
+    expect(refused?.outcome?.kind === 'result' && refused.outcome.result.isError).toBe(true);
+    expect(JSON.stringify(refused?.outcome)).toMatch(
+      /60\d{3} bytes.*already hold 0.1 MiB of results, of the 0.1 MiB/,
+    );
+    // Not stored in Redis either: the refused task's hash is small.
+    expect(
+      String(await redis?.command('HGET', `bytes${namespaces}:task:${second.taskId}`, 'outcome')).length,
+    ).toBeLessThan(1_000);
+    // Another address keeps its result.
+    const other = await stores.tasks.create({
+      ...newTask(),
+      caller: 'session:c',
+      quotaKey: 'address:10.0.0.2',
+    });
+    await stores.tasks.transition(other.taskId, 'completed', { outcome: big('z'.repeat(60_000)) });
+    expect(JSON.stringify((await stores.tasks.get(other.taskId, 'session:c'))?.outcome)).toContain(
+      'z'.repeat(100),
+    );
+    // Once the first expires, the address has room again.
+    await eventually(async () => ((await stores.tasks.get(first.taskId, 'session:a')) ? undefined : true));
+    const third = await stores.tasks.create(shared('session:b'));
+    await stores.tasks.transition(third.taskId, 'completed', { outcome: big('w'.repeat(60_000)) });
+    expect(JSON.stringify((await stores.tasks.get(third.taskId, 'session:b'))?.outcome)).toContain(
+      'w'.repeat(100),
+    );
+  });
+});
+
 const ok = { kind: 'result' as const, result: { content: [{ type: 'text' as const, text: 'ok' }] } };
 function newTask() {
   return { caller: 'alice', toolName: 'tool', ttlMs: 60_000, pollIntervalMs: 500 };

@@ -41,6 +41,6 @@ describe('bytes of task results held (2025-11-25 over HTTP)', () => {
 
     // A plain call is not held, so it still gets the whole answer.
     const plain = await client.v1.callTool({ name: 'blob', arguments: { mib: 5 } });
-    expect(size(plain)).toBeGreaterThan(5 * MIB);
+    expect(size(plain as { structuredContent?: unknown })).toBeGreaterThan(5 * MIB);
   });
 });
