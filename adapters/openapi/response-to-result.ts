@@ -41,12 +41,16 @@ export async function responseToResult(
   if (response.body.length === 0) {
     return { content: [{ type: 'text', text: `HTTP ${response.status} ${response.reason}`.trim() }] };
   }
-  if (mediaType.startsWith('image/') && mediaType !== 'image/svg+xml') {
-    return { content: [{ type: 'image', data: response.body.toString('base64'), mimeType: mediaType }] };
+  const media = mediaType.startsWith('audio/')
+    ? 'audio'
+    : mediaType.startsWith('image/') && mediaType !== 'image/svg+xml'
+      ? 'image'
+      : undefined;
+  // Embedded up to EMBED_BYTES like other bytes: a larger image is linked, not held in the result.
+  if (media && response.body.length <= EMBED_BYTES) {
+    return { content: [{ type: media, data: response.body.toString('base64'), mimeType: mediaType }] };
   }
-  if (mediaType.startsWith('audio/')) {
-    return { content: [{ type: 'audio', data: response.body.toString('base64'), mimeType: mediaType }] };
-  }
+  if (media) return binaryResult(response.body, mediaType, options, context);
   const text = textOf(response.body, mediaType);
   if (text === undefined)
     return binaryResult(response.body, mediaType || 'application/octet-stream', options, context);
@@ -61,6 +65,9 @@ export async function responseToResult(
     }
     const compact = JSON.stringify(value);
     const result = await pagedText(compact, 'application/json', options, context);
+    // A paged result leaves out structuredContent, which would repeat the whole body; a declared
+    // outputSchema still needs it, since clients reject a result without it.
+    const paged = result.content.length > 1;
     const isObjectValue = value !== null && typeof value === 'object' && !Array.isArray(value);
     if (options.checkOutput) {
       const violations = options.checkOutput(value);
@@ -72,7 +79,7 @@ export async function responseToResult(
         return { content: [{ type: 'text', text: note }, ...result.content], isError: true };
       }
       result.structuredContent = value as Record<string, unknown>;
-    } else if (isObjectValue) {
+    } else if (isObjectValue && !paged) {
       result.structuredContent = value as Record<string, unknown>;
     }
     return result;
@@ -128,6 +135,12 @@ async function binaryResult(
   options: ResultOptions,
   context: ToolContext,
 ): Promise<ToolResult> {
+  // Past what one caller's outputs may hold, keeping it would push out everything else it holds.
+  const limit = context.resources.maxBytesPerCaller;
+  if (limit !== undefined && bytes.length > limit) {
+    const text = `The response is ${bytes.length} bytes of ${mimeType}, more than the ${limit} bytes one caller's outputs may hold; it was not kept. Ask the API for a smaller one.`;
+    return { content: [{ type: 'text', text }], isError: true };
+  }
   const stored = await context.resources.put(
     { name: `${options.toolName} response`, mimeType, bytes: new Uint8Array(bytes) },
     context.caller,

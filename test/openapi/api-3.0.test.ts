@@ -248,6 +248,19 @@ describe('results', () => {
     expect(JSON.parse(whole).rows).toHaveLength(5000);
   });
 
+  it('holds no large body whole in a result: a paged JSON body without structuredContent, a large image linked', async () => {
+    await using relaxed = await loadRelaxed();
+    const paged = await relaxed.call('getBig', { count: 5000 });
+    expect(paged.content.some((c) => c.type === 'resource_link')).toBe(true);
+    expect(paged.structuredContent).toBeUndefined();
+    const image = await relaxed.call('getBinary', { kind: 'big-png' });
+    expect(image.content.some((c) => c.type === 'image')).toBe(false);
+    expect(firstText(image)).toContain('read it from the linked resource');
+    const link = image.content.find((c) => c.type === 'resource_link') as { uri: string };
+    const stored = await relaxed.store.read(link.uri, 'test');
+    expect(stored && 'blob' in stored && Buffer.from(stored.blob, 'base64').length).toBe(2 * 1024 * 1024);
+  });
+
   it('turns non-2xx into isError with status, reason, truncated body and a retry hint', async () => {
     const notFound = await api.call('getStatus', { code: 404 });
     expect(notFound.isError).toBe(true);

@@ -127,11 +127,13 @@ function route(
     const [type, body] =
       kind === 'png'
         ? ['image/png', PNG]
-        : kind === 'wav'
-          ? ['audio/wav', Buffer.from('RIFF\x00\x00\x00\x00WAVEfmt ', 'latin1')]
-          : kind === 'pdf'
-            ? ['application/pdf', NOT_UTF8]
-            : ['application/octet-stream', NOT_UTF8];
+        : kind === 'big-png'
+          ? ['image/png', Buffer.alloc(2 * 1024 * 1024, 7)]
+          : kind === 'wav'
+            ? ['audio/wav', Buffer.from('RIFF\x00\x00\x00\x00WAVEfmt ', 'latin1')]
+            : kind === 'pdf'
+              ? ['application/pdf', NOT_UTF8]
+              : ['application/octet-stream', NOT_UTF8];
     res.writeHead(200, { 'content-type': type as string });
     res.end(body);
     return;
