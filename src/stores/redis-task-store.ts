@@ -193,7 +193,7 @@ export class RedisTaskStore implements TaskStore {
   ): Promise<Readonly<TaskRecord> | undefined> {
     const result = details.outcome?.kind === 'result' ? details.outcome.result : undefined;
     const max = this.#options.maxResultBytesPerCaller;
-    const bytes = result ? resultBytes(result) : 0;
+    const bytes = result ? (details.resultBytes ?? resultBytes(result)) : 0;
     const notKept = resultNotKept(
       bytes,
       `this client's tasks already hold @HELD@ of results, of the ${mebibytes(max)} one client may hold (counted for all its sessions, until their TTLs end)`,

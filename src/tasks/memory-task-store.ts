@@ -155,7 +155,10 @@ export class MemoryTaskStore implements TaskStore {
     const record = entry?.record;
     if (!entry || !record || isTerminal(record.status)) return undefined;
     // Held before the status changes, so that making room never evicts this very task.
-    const kept = details.outcome?.kind === 'result' ? this.#hold(entry, details.outcome.result) : undefined;
+    const kept =
+      details.outcome?.kind === 'result'
+        ? this.#hold(entry, details.outcome.result, details.resultBytes)
+        : undefined;
     record.status = status;
     record.lastUpdatedAt = Date.now();
     if (details.statusMessage === undefined) delete record.statusMessage;
@@ -229,8 +232,8 @@ export class MemoryTaskStore implements TaskStore {
 
   // The result to keep for `entry`, counted against its quota key: `result` when it fits the key's
   // budget (making room in the store's total from the largest holders), else an error saying why.
-  #hold(entry: Entry, result: ToolResult): ToolResult {
-    const bytes = resultBytes(result);
+  #hold(entry: Entry, result: ToolResult, measured: number | undefined): ToolResult {
+    const bytes = measured ?? resultBytes(result);
     const { maxResultBytesPerCaller, maxResultBytes } = this.#options;
     const held = this.#bytesByQuota.get(entry.quotaKey) ?? 0;
     if (held + bytes > maxResultBytesPerCaller) {

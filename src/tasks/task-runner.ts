@@ -377,21 +377,25 @@ export class TaskRunner {
     };
   }
 
-  // The result as the task keeps it: itself, or when larger than a task result may be, an error
-  // saying so (the bytes would otherwise be held for the task's TTL, in memory or in Redis).
-  #bounded(result: ToolResult): ToolResult {
+  // The result as the task keeps it, with its bytes: itself, or when larger than a task result may
+  // be, an error saying so (the bytes would otherwise be held for the task's TTL, in memory or in
+  // Redis). The bytes go to the store, which counts them against the caller's budget.
+  #bounded(result: ToolResult): { result: ToolResult; bytes: number } {
     const bytes = resultBytes(result);
     const max = this.#options.maxResultBytes;
-    return bytes > max ? resultNotKept(bytes, `one task result may take ${mebibytes(max)}`) : result;
+    if (bytes <= max) return { result, bytes };
+    const error = resultNotKept(bytes, `one task result may take ${mebibytes(max)}`);
+    return { result: error, bytes: resultBytes(error) };
   }
 
   async #settle(taskId: string, toolName: string, work: Promise<ToolResult>): Promise<void> {
     try {
-      const result = this.#bounded(await work);
+      const { result, bytes } = this.#bounded(await work);
       // A task cancelled meanwhile stays cancelled: `transition` refuses to leave a terminal status.
       await this.store.transition(taskId, 'completed', {
         ...(result.isError ? { statusMessage: 'The tool reported an error.' } : {}),
         outcome: { kind: 'result', result },
+        resultBytes: bytes,
       });
     } catch (error) {
       // `registry.call` turns tool failures into results; reaching here is a bridge bug.

@@ -27,6 +27,8 @@ export interface TransitionDetails {
   outcome?: TaskOutcome;
   /** The questions an `input_required` task waits on (dropped by any other transition). */
   inputRequests?: Record<string, TaskInputRequest>;
+  /** The bytes of `outcome`'s result (see `resultBytes`), when the caller measured them already. */
+  resultBytes?: number;
 }
 
 /** How a task ended: the tool's result (a `completed` task) or a protocol error (a `failed` one). */
