@@ -1,4 +1,5 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import { isIP } from 'node:net';
 
 type LookupCallback = (
   error: NodeJS.ErrnoException | null,
@@ -28,4 +29,14 @@ export function checkedLookup(
       callback(null, firstAddress.address, firstAddress.family);
     });
   };
+}
+
+/**
+ * The IP address a URL names as its host (`http://10.0.0.1/`, `http://[::1]/`), or undefined for
+ * a name. Such an address is connected to without a lookup: `checkedLookup` never sees it, so it is
+ * checked before sending.
+ */
+export function addressInUrl(url: URL): string | undefined {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return isIP(host) === 0 ? undefined : host;
 }

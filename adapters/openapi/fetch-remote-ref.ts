@@ -1,8 +1,7 @@
-import { isIP } from 'node:net';
 import { isUnsafeUrl, ResolverError } from '@apidevtools/json-schema-ref-parser';
 import type { Dispatcher } from 'undici';
 import { describeError } from '../../src/index.js';
-import { checkedLookup } from './checked-lookup.js';
+import { addressInUrl, checkedLookup } from './checked-lookup.js';
 import { isPublicAddress } from './public-address.js';
 import type { ByteBudget } from './read-local-ref.js';
 
@@ -136,11 +135,12 @@ function refuseUnsafe(
   allow: (address: string) => boolean,
   allowUrl: (url: string) => boolean,
 ): void {
-  const { protocol, hostname } = new URL(url);
-  if (protocol !== 'http:' && protocol !== 'https:') throw new Error(`${protocol} URLs are not followed`);
-  // An address written in the URL is connected to without a lookup: checked here.
-  const literal = hostname.replace(/^\[|\]$/g, '');
-  if (isIP(literal) !== 0 && !allow(literal)) throw refusal(literal);
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new Error(`${parsed.protocol} URLs are not followed`);
+  }
+  const literal = addressInUrl(parsed);
+  if (literal !== undefined && !allow(literal)) throw refusal(literal);
   if (!allowUrl(url)) throw new Error('the URL names a local host or an internal service port');
 }
 

@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
 import { BridgeError, displayUrl } from '../../src/index.js';
+import { addressInUrl } from './checked-lookup.js';
 import { isPublicAddress } from './public-address.js';
 
 /** Which addresses a source's calls may connect to, and the error for one they may not. */
@@ -21,16 +21,17 @@ export async function guardFetchedSpec(
   specUrl: string,
   isPublic: (address: string) => boolean = isPublicAddress,
 ): Promise<AddressGuard | undefined> {
-  let hostname: string;
+  let url: URL;
   try {
-    hostname = new URL(specUrl).hostname.replace(/^\[|\]$/g, '');
+    url = new URL(specUrl);
   } catch {
     return undefined;
   }
+  const literal = addressInUrl(url);
   const addresses =
-    isIP(hostname) !== 0
-      ? [hostname]
-      : await lookup(hostname, { all: true }).then(
+    literal !== undefined
+      ? [literal]
+      : await lookup(url.hostname, { all: true }).then(
           (found) => found.map(({ address }) => address),
           () => [],
         );

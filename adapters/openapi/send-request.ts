@@ -11,12 +11,11 @@
 // A custom `retry` callback could fix the first three only by re-implementing this whole decision
 // (methods, statuses, codes, Retry-After, backoff, an abortable wait): undici would only re-dispatch.
 import { STATUS_CODES } from 'node:http';
-import { isIP } from 'node:net';
 import type { Dispatcher } from 'undici';
 import { BridgeError, describeError, MAX_RESPONSE_BYTES, readResponseBody } from '../../src/index.js';
 import type { HttpRequest } from './build-request.js';
 import { CallStop } from './call-stop.js';
-import { checkedLookup } from './checked-lookup.js';
+import { addressInUrl, checkedLookup } from './checked-lookup.js';
 import type { AddressGuard } from './guard-addresses.js';
 
 /** What came back, body as raw bytes: decoding is the result step's business (binary stays binary). */
@@ -276,6 +275,6 @@ function sleep(ms: number, stop: CallStop): Promise<boolean> {
 
 // An address written in the URL is connected to without a lookup: checked before sending.
 function refuseLiteral(url: string, guard: AddressGuard): void {
-  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host) !== 0 && !guard.allow(host)) throw guard.refuse(host);
+  const address = addressInUrl(new URL(url));
+  if (address !== undefined && !guard.allow(address)) throw guard.refuse(address);
 }
