@@ -6,7 +6,7 @@ import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { modernRequest } from '../helpers/modern-request.js';
+import { envelope, modernRequest } from '../helpers/modern-request.js';
 import { SESSION_VERSION, sseEvents } from '../helpers/raw-session.js';
 import { type HttpBridge, startHttpBridge } from '../helpers/start-bridge.js';
 import { AUTH_SERVER } from './helpers.js';
@@ -38,11 +38,7 @@ function echoFrom(url: URL, localAddress: string, text: string): Promise<{ statu
     params: {
       name: 'echo',
       arguments: { text },
-      _meta: {
-        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-        'io.modelcontextprotocol/clientCapabilities': {},
-        'io.modelcontextprotocol/clientInfo': { name: 'quota', version: '1' },
-      },
+      _meta: envelope({}, 'quota'),
     },
   });
   return new Promise((resolve, reject) => {
@@ -94,11 +90,7 @@ function listen(url: URL, token: string, id: number, signal?: AbortSignal): Prom
       method: 'subscriptions/listen',
       params: {
         notifications: { toolsListChanged: true },
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientCapabilities': {},
-          'io.modelcontextprotocol/clientInfo': { name: 'quota', version: '1' },
-        },
+        _meta: envelope({}, 'quota'),
       },
     }),
   });
@@ -338,11 +330,7 @@ describe('connections from a trusted proxy', () => {
       params: {
         name: 'whoami',
         arguments: {},
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientCapabilities': {},
-          'io.modelcontextprotocol/clientInfo': { name: 'quota', version: '1' },
-        },
+        _meta: envelope({}, 'quota'),
       },
     });
     socket.write(
