@@ -1,3 +1,5 @@
+import { isPlainObject } from '../plain-object.js';
+
 /** One tool call a request asks for. */
 export interface RequestedCall {
   name: string;
@@ -37,9 +39,7 @@ export async function requestedTools(request: Request, parsedBody?: unknown): Pr
     if (method !== 'tools/call') continue;
     // A call without a string name is refused by the handler as invalid params; nothing runs.
     if (typeof params?.name !== 'string') continue;
-    const args = params.arguments;
-    const isObject = typeof args === 'object' && args !== null && !Array.isArray(args);
-    calls.push({ name: params.name, args: isObject ? (args as Record<string, unknown>) : {} });
+    calls.push({ name: params.name, args: isPlainObject(params.arguments) ? params.arguments : {} });
   }
   return calls;
 }

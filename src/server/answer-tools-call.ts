@@ -70,8 +70,6 @@ export function isCancellation(
   );
 }
 
-export { isPlainObject };
-
 /** What differs between the eras and paths that answer a `tools/call`. */
 export interface ToolsCallSite {
   modern: boolean;

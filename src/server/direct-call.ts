@@ -9,7 +9,8 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { AskSettings } from '../ask/call-asking.js';
-import { answerToolsCall, isPlainObject, plainToolsCall } from './answer-tools-call.js';
+import { isPlainObject } from '../plain-object.js';
+import { answerToolsCall, plainToolsCall } from './answer-tools-call.js';
 import type { ServerSetup } from './create-server.js';
 import { LIST_CACHE_HINT, plainListRequest, toolsListAnswer } from './list-json.js';
 import { isPlainEnvelope, REVISION } from './plain-envelope.js';

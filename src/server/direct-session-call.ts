@@ -1,10 +1,10 @@
 import type { AuthInfo, JSONRPCMessage, Server, ServerContext } from '@modelcontextprotocol/server';
 import type { AskSettings } from '../ask/call-asking.js';
 import { trackClientRoots } from '../client-roots.js';
+import { isPlainObject } from '../plain-object.js';
 import {
   answerToolsCall,
   isCancellation,
-  isPlainObject,
   plainToolsCall,
   type ToolsCallParams,
 } from './answer-tools-call.js';

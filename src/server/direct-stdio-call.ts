@@ -6,11 +6,11 @@ import {
 } from '@modelcontextprotocol/server';
 import type { AskSettings } from '../ask/call-asking.js';
 import { forgetClientRoots, trackClientRoots } from '../client-roots.js';
+import { isPlainObject } from '../plain-object.js';
 import type { ToolRegistry } from '../registry.js';
 import {
   answerToolsCall,
   isCancellation,
-  isPlainObject,
   plainToolsCall,
   type ToolsCallParams,
   type ToolsCallSite,

@@ -1,7 +1,8 @@
 import { SERVER_INFO_META_KEY, type Tool } from '@modelcontextprotocol/server';
 import { listedJsonOf } from '../listed-json.js';
+import { isPlainObject } from '../plain-object.js';
 import type { RegisteredTool, ToolRegistry } from '../registry.js';
-import { isPlainObject, REQUEST_KEYS } from './answer-tools-call.js';
+import { REQUEST_KEYS } from './answer-tools-call.js';
 import { keptParts, listEntry } from './list-entry.js';
 import { PAGE_SIZE, pageBounds } from './paginate.js';
 

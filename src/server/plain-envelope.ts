@@ -3,7 +3,7 @@ import {
   CLIENT_INFO_META_KEY,
   PROTOCOL_VERSION_META_KEY,
 } from '@modelcontextprotocol/server';
-import { isPlainObject } from './answer-tools-call.js';
+import { isPlainObject } from '../plain-object.js';
 import { isPlainClientInfo, plainCapabilities } from './plain-initialize.js';
 
 // A 2026-07-28 `_meta` envelope that the SDK's envelope schema accepts as it is, read without that

@@ -1,4 +1,5 @@
-import { isPlainObject, REQUEST_KEYS } from './answer-tools-call.js';
+import { isPlainObject } from '../plain-object.js';
+import { REQUEST_KEYS } from './answer-tools-call.js';
 
 // An initialize-era `initialize` request the stdio lane may answer without the SDK's message
 // schemas (see `createStdioLane`): params whose every member is one the SDK's

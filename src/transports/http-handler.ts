@@ -10,7 +10,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { bindQuotaKey, callerOfAuth } from '../caller.js';
 import type { Logger } from '../logger.js';
-import { isPlainObject } from '../server/answer-tools-call.js';
+import { isPlainObject } from '../plain-object.js';
 import type { DirectCall, JsonAnswer } from '../server/direct-call.js';
 import type { EventStreamAnswer } from '../server/direct-session-call.js';
 import { asTaskListen, serveTaskListen, type TaskFeed } from '../tasks/task-listen.js';
