@@ -194,10 +194,16 @@ export class RedisTaskStore implements TaskStore {
     const result = details.outcome?.kind === 'result' ? details.outcome.result : undefined;
     const max = this.#options.maxResultBytesPerCaller;
     const bytes = result ? (details.resultBytes ?? resultBytes(result)) : 0;
-    const notKept = resultNotKept(
-      bytes,
-      `this client's tasks already hold @HELD@ of results, of the ${mebibytes(max)} one client may hold (counted for all its sessions, until their TTLs end)`,
-    );
+    // What the task keeps instead of a result past its client's budget (the script decides).
+    const notKept = result
+      ? JSON.stringify({
+          kind: 'result',
+          result: resultNotKept(
+            bytes,
+            `this client's tasks already hold @HELD@ of results, of the ${mebibytes(max)} one client may hold (counted for all its sessions, until their TTLs end)`,
+          ),
+        })
+      : '';
     const reply = await this.#redis.run((client) =>
       client.sendCommand([
         'EVAL',
@@ -215,7 +221,7 @@ export class RedisTaskStore implements TaskStore {
         String(max),
         this.#prefix,
         this.#index(''),
-        JSON.stringify({ kind: 'result', result: notKept }),
+        notKept,
       ]),
     );
     if (!Array.isArray(reply)) return undefined;
