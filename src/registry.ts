@@ -1,9 +1,10 @@
 import { askMissingArguments } from './ask/ask-missing.js';
 import { AskInterrupt, type ClientAsk } from './ask/client-ask.js';
+import { countOf } from './count-of.js';
 import { BridgeError, describeError, toBridgeError } from './errors.js';
 import type { LoadContext, Source } from './source.js';
 import { type ToolContext, type ToolDefinition, type ToolResult, textResult } from './tool.js';
-import { uniqueToolNames } from './tool-names.js';
+import { sanitizeToolName, uniqueToolNames } from './tool-names.js';
 import { type ArgumentValidator, compileValidator, formatViolations } from './validate-arguments.js';
 
 /** A tool under its final, unique, valid name. */
@@ -161,4 +162,19 @@ function validatorOf(
     validators.set(definition, validator);
   }
   return validator;
+}
+
+/**
+ * The warning about the tools served under another name than their own because another tool has
+ * it (whatever names them, a client's approvals or `--tool-scope`, means the name as served), or
+ * undefined when there are none.
+ */
+export function renamedWarning(registry: ToolRegistry): string | undefined {
+  const renamed = registry.tools.filter((tool) => tool.name !== sanitizeToolName(tool.definition.name));
+  if (renamed.length === 0) return undefined;
+  const named = renamed
+    .slice(0, 10)
+    .map((tool) => `"${tool.definition.name}" of ${tool.source} as "${tool.name}"`);
+  if (renamed.length > 10) named.push(`${renamed.length - 10} more`);
+  return `${countOf(renamed.length, 'tool')} served under another name, theirs being taken by another tool (give the sources namespaces): ${named.join(', ')}`;
 }

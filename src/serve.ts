@@ -2,7 +2,7 @@ import type { Catalog } from './catalog.js';
 import { countOf } from './count-of.js';
 import { BridgeError, describeError } from './errors.js';
 import type { Logger } from './logger.js';
-import { ToolRegistry } from './registry.js';
+import { renamedWarning, ToolRegistry } from './registry.js';
 import {
   MemoryResourceStore,
   type MemoryResourceStoreOptions,
@@ -12,7 +12,6 @@ import type { ServerSetup } from './server/create-server.js';
 import { SignInCallbacks } from './sign-in/sign-in-callbacks.js';
 import type { Source } from './source.js';
 import type { SharedStoreOptions } from './stores/open-stores.js';
-import { sanitizeToolName } from './tool-names.js';
 import {
   ERAS,
   type EraDelivery,
@@ -114,7 +113,8 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
   log.info(
     `serving ${countOf(registry.tools.length, 'tool')} from ${sources.map((s) => s.label).join(', ')}`,
   );
-  warnRenamed(registry, log);
+  const renamed = renamedWarning(registry);
+  if (renamed) log.warn(renamed);
 
   const subscriptions = new ResourceSubscriptions();
   const factory = createServerFactory({
@@ -240,20 +240,4 @@ function signInSettings(given: ServeOptions['signIn']): { redirectUri?: string }
     throw new BridgeError('invalid_input', `${where} must be an http or https URL, got "${redirectUri}"`);
   }
   return { redirectUri: url.href };
-}
-
-/**
- * Warns about the tools served under another name than their own because another tool has it:
- * whatever names them (a client's approvals, `--tool-scope`) means the name as served.
- */
-function warnRenamed(registry: ToolRegistry, log: Logger): void {
-  const renamed = registry.tools.filter((tool) => tool.name !== sanitizeToolName(tool.definition.name));
-  if (renamed.length === 0) return;
-  const named = renamed
-    .slice(0, 10)
-    .map((tool) => `"${tool.definition.name}" of ${tool.source} as "${tool.name}"`);
-  if (renamed.length > 10) named.push(`${renamed.length - 10} more`);
-  log.warn(
-    `${countOf(renamed.length, 'tool')} served under another name, theirs being taken by another tool (give the sources namespaces): ${named.join(', ')}`,
-  );
 }

@@ -3,7 +3,7 @@ import { countOf } from '../count-of.js';
 import { BridgeError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { commandsRunning, commandThatChanged, protectPaths } from '../protected-paths.js';
-import type { ToolRegistry } from '../registry.js';
+import { renamedWarning, type ToolRegistry } from '../registry.js';
 import { type RunningBridge, serve, type TransportOptions } from '../serve.js';
 import type { Source } from '../source.js';
 import { buildSources, watchedFiles } from './build-sources.js';
@@ -87,6 +87,8 @@ export async function serveConfig(options: ServeConfigOptions): Promise<ConfigBr
       sources = next;
       protectPaths(watchedFiles(config, sources));
       log.info(`reloaded: ${summarizeChange(before, bridge.registry())}`);
+      const renamed = renamedWarning(bridge.registry());
+      if (renamed) log.warn(renamed);
       warnAboutLargeTools(bridge.registry(), log);
       return true;
     } catch (error) {

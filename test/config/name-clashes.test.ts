@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { connect } from '../helpers/connect.js';
 import { BRIDGE_BIN } from '../helpers/start-bridge.js';
 import { startUpstream } from '../openapi/helpers/upstream.js';
@@ -47,6 +47,31 @@ describe('a tool the config names', () => {
     expect(upstream.requests.at(-1)).toMatchObject({ method: 'DELETE', url: '/v1/second' });
     expect(client.stderr()).toContain(
       `1 tool served under another name, theirs being taken by another tool (give the sources namespaces): "del" of openapi ./second.json as "del_3"`,
+    );
+  });
+
+  it('warns on a reload that makes a clash', async () => {
+    await using dir = await tempDir();
+    await writeFile(dir.file('first.json'), JSON.stringify(specOf('/first', 'delete', 'del')));
+    await writeFile(dir.file('second.json'), JSON.stringify(specOf('/second', 'delete', 'del')));
+    const source = (spec: string) => ({
+      kind: 'openapi',
+      options: { spec, baseUrl: 'http://127.0.0.1:9', cache: false },
+    });
+    await writeYaml(dir.file('bridge.config.yaml'), { sources: [source('./first.json')] });
+    await using client = await connect('v2', 'stdio', {
+      script: BRIDGE_BIN,
+      args: ['serve', dir.file('bridge.config.yaml')],
+      cwd: dir.path,
+    });
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['del']);
+    expect(client.stderr()).not.toContain('served under another name');
+    await writeYaml(dir.file('bridge.config.yaml'), {
+      sources: [source('./first.json'), source('./second.json')],
+    });
+    await vi.waitFor(() => expect(client.stderr()).toContain('reloaded: 2 tools'), { timeout: 10_000 });
+    expect(client.stderr()).toContain(
+      '1 tool served under another name, theirs being taken by another tool (give the sources namespaces): "del" of openapi ./second.json as "del_2"',
     );
   });
 });
