@@ -48,21 +48,21 @@ export class Authenticator {
   readonly #env: NodeJS.ProcessEnv;
   readonly #tokens = new Map<string, Promise<CachedToken>>();
   readonly #timeoutMs: number;
-  readonly #dispatcherFor: ((url: string) => Promise<Dispatcher>) | undefined;
+  readonly #dispatcher: (() => Promise<Dispatcher>) | undefined;
   readonly #signIns = new Map<string, UpstreamSignIn>();
   readonly #names = new WeakMap<readonly Json[], CredentialNames>();
 
-  /** `dispatcherFor`: the pool a token request goes through (the source's, with its address checks). */
+  /** `dispatcher`: the pool token requests go through (the source's, with its address checks). */
   constructor(
     schemes: Json,
     env: NodeJS.ProcessEnv,
     timeoutMs: number,
-    dispatcherFor?: (url: string) => Promise<Dispatcher>,
+    dispatcher?: () => Promise<Dispatcher>,
   ) {
     this.#schemes = schemes;
     this.#env = env;
     this.#timeoutMs = timeoutMs;
-    this.#dispatcherFor = dispatcherFor;
+    this.#dispatcher = dispatcher;
   }
 
   /**
@@ -232,7 +232,7 @@ export class Authenticator {
         // Relative URLs are relative to the API's own base URL.
         authorizationUrl: new URL(flow.authorizationUrl, `${origin}/`).href,
         tokenUrl: this.#tokenEndpoint(name, flow.tokenUrl, origin),
-        ...(this.#dispatcherFor ? { fetch: guardedFetch(this.#dispatcherFor) } : {}),
+        ...(this.#dispatcher ? { fetch: fetchThrough(this.#dispatcher) } : {}),
         clientId: this.#env[credentialVariable(name, 'CLIENT_ID')] ?? '',
         ...(secret ? { clientSecret: secret } : {}),
         scopes: configured === undefined ? flow.scopes : configured.split(/\s+/).filter(Boolean),
@@ -281,7 +281,7 @@ export class Authenticator {
     if (scope) form.set('scope', scope);
     try {
       const { request } = await import('undici');
-      const dispatcher = await this.#dispatcherFor?.(tokenUrl);
+      const dispatcher = await this.#dispatcher?.();
       const response = await request(tokenUrl, {
         ...(dispatcher ? { dispatcher } : {}),
         method: 'POST',
@@ -340,11 +340,12 @@ function authorizationCodeFlow(
 }
 
 // `fetch` through the source's own pool: a sign-in's token requests get the same address checks
-// as its calls (see `HttpSender.dispatcherFor`).
-function guardedFetch(dispatcherFor: (url: string) => Promise<Dispatcher>): typeof fetch {
-  return (async (input: string | URL | Request, init?: RequestInit) => {
-    const url = input instanceof Request ? input.url : String(input);
-    const [{ fetch: undiciFetch }, dispatcher] = await Promise.all([import('undici'), dispatcherFor(url)]);
-    return undiciFetch(url, { ...(init as object), dispatcher });
-  }) as unknown as typeof fetch;
+// as its calls (see `HttpSender.dispatcher`).
+function fetchThrough(
+  pool: () => Promise<Dispatcher>,
+): (url: string, init: RequestInit) => Promise<Response> {
+  return async (url, init) => {
+    const [{ fetch: undiciFetch }, dispatcher] = await Promise.all([import('undici'), pool()]);
+    return (await undiciFetch(url, { ...(init as object), dispatcher })) as unknown as Response;
+  };
 }

@@ -1,5 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
+import type { buildConnector } from 'undici';
 
 type LookupCallback = (
   error: NodeJS.ErrnoException | null,
@@ -8,12 +9,11 @@ type LookupCallback = (
 ) => void;
 
 /**
- * A connection's own lookup (undici's `connect.lookup`) that refuses a name when any address it
- * resolves to is not allowed, with `refuse`'s error: the socket can only connect to an address that
- * was checked, so a name cannot resolve one way for a check and another for the connection. An
- * address written in a URL is connected to without a lookup: check it before sending.
+ * A connection's own lookup that refuses a name when any address it resolves to is not allowed,
+ * with `refuse`'s error: the socket can only connect to an address that was checked, so a name
+ * cannot resolve one way for a check and another for the connection.
  */
-export function checkedLookup(
+function checkedLookup(
   allow: (address: string) => boolean,
   refuse: (address: string, name: string) => Error,
 ) {
@@ -32,11 +32,47 @@ export function checkedLookup(
 }
 
 /**
- * The IP address a URL names as its host (`http://10.0.0.1/`, `http://[::1]/`), or undefined for
- * a name. Such an address is connected to without a lookup: `checkedLookup` never sees it, so it is
- * checked before sending.
+ * undici's `connect` for an Agent whose every connection goes only to allowed addresses: a host
+ * written as an address is checked before connecting (no lookup happens for it), a name by every
+ * address it resolves to as the connection is made. Being the connection itself, it checks every
+ * request of the Agent, a redirect's included; `refuse`'s error fails the request. `build` is
+ * undici's `buildConnector` (undici is loaded lazily by its users).
  */
-export function addressInUrl(url: URL): string | undefined {
-  const host = url.hostname.replace(/^\[|\]$/g, '');
+export function checkedConnector(
+  build: typeof buildConnector,
+  allow: (address: string) => boolean,
+  refuse: (address: string, name?: string) => Error,
+): buildConnector.connector {
+  const connect = build({ lookup: checkedLookup(allow, refuse) });
+  return (options, callback) => {
+    const literal = addressOf(options.hostname);
+    if (literal !== undefined && !allow(literal)) {
+      callback(refuse(literal), null);
+      return;
+    }
+    connect(options, callback);
+  };
+}
+
+/**
+ * undici's `connect` that records the address of every connection it makes (`onConnected`), for a
+ * fetch whose origin matters afterwards: what was connected to, not what a second lookup says.
+ */
+export function recordingConnector(
+  build: typeof buildConnector,
+  onConnected: (address: string | undefined) => void,
+): buildConnector.connector {
+  const connect = build({});
+  return (options, callback) =>
+    connect(options, (...args) => {
+      const [, socket] = args;
+      if (socket) onConnected(socket.remoteAddress);
+      callback(...args);
+    });
+}
+
+/** The IP address a host (a URL's `hostname`, `[::1]` included) is written as, or undefined for a name. */
+function addressOf(hostname: string): string | undefined {
+  const host = hostname.replace(/^\[|\]$/g, '');
   return isIP(host) === 0 ? undefined : host;
 }

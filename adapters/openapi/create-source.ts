@@ -58,6 +58,8 @@ interface Converted {
   files: string[];
   /** The operations whose own server is on another origin than the API's, with that origin. */
   elsewhere: [name: string, origin: string][];
+  /** A spec fetched by URL: the addresses its fetch connected to (see `LoadedDocument`). */
+  fetchedFrom?: string[];
   /** Writes the conversion cache (converting what is not yet); undefined when not cacheable. */
   save?: () => void;
 }
@@ -92,7 +94,6 @@ export function createOpenApiSource(
       : undefined;
   // The cache write still to come in --tools all, run early if the source closes first.
   let pendingSave: (() => void) | undefined;
-  let guarded = false;
   const source: Omit<Source, 'load'> & {
     load(context: LoadContext, steady: () => void): Promise<ToolDefinition[]>;
   } = {
@@ -103,8 +104,8 @@ export function createOpenApiSource(
       const settings = (servers: CallSettings['servers'], schemes: unknown): CallSettings => ({
         servers,
         sender,
-        auth: new Authenticator(isObject(schemes) ? schemes : {}, process.env, timeoutMs, (url) =>
-          sender.dispatcherFor(url),
+        auth: new Authenticator(isObject(schemes) ? schemes : {}, process.env, timeoutMs, () =>
+          sender.dispatcher(),
         ),
         ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
         // Already expanded: by the config's loading or by --header's parsing, never twice.
@@ -114,19 +115,18 @@ export function createOpenApiSource(
         relaxOutput: options.relaxOutput ?? false,
         forwardAuth: options.forwardAuth ?? false,
       });
-      // A spec from the internet does not choose addresses inside the user's network for its calls.
-      if (remote && !options.baseUrl && !guarded) {
-        guarded = true;
-        const { guardFetchedSpec } = await import('./guard-addresses.js');
-        const guard = await guardFetchedSpec(options.spec, network.isPublicAddress);
-        if (guard) sender.guardAddresses(guard);
-      }
       const cached = cache ? readCache(cache, specPath, context.log) : undefined;
       if (cached) steady();
       const converted = cached
         ? fromCache(cached, settings, context.log)
         : await convert(options, baseDir, specPath, cache, settings, context, steady);
       files = converted.files;
+      // A spec from the internet does not choose addresses inside the user's network for its calls.
+      if (converted.fetchedFrom && !options.baseUrl) {
+        const { guardFetchedSpec } = await import('./guard-addresses.js');
+        const guard = guardFetchedSpec(options.spec, converted.fetchedFrom, network.isPublicAddress);
+        if (guard) sender.guardAddresses(guard);
+      }
       // With --base-url every call goes to the one origin the user named.
       if (!options.baseUrl) warnElsewhere(converted.elsewhere, specPath, context.log);
       const mode = options.tools ?? 'auto';
@@ -238,7 +238,13 @@ async function convert(
       ...(operation.servers ? { servers: operation.servers } : {}),
     })),
   );
-  const converted: Converted = { tools, title, files: loaded.files, elsewhere };
+  const converted: Converted = {
+    tools,
+    title,
+    files: loaded.files,
+    elsewhere,
+    ...(loaded.fetchedFrom ? { fetchedFrom: loaded.fetchedFrom } : {}),
+  };
   // Not cached when a file could not be hashed: its changes could not be seen.
   if (cache && hashes?.length === loaded.files.length) {
     converted.save = () => {

@@ -1,7 +1,7 @@
 import { isUnsafeUrl, ResolverError } from '@apidevtools/json-schema-ref-parser';
 import type { Dispatcher } from 'undici';
 import { describeError } from '../../src/index.js';
-import { addressInUrl, checkedLookup } from './checked-lookup.js';
+import { checkedConnector } from './checked-lookup.js';
 import { isPublicAddress } from './public-address.js';
 import type { ByteBudget } from './read-local-ref.js';
 
@@ -49,15 +49,13 @@ export interface RemoteRefResolver {
  * name cannot resolve one way for the check and another for the connection.
  */
 export async function remoteRefResolver(settings: RemoteRefSettings): Promise<RemoteRefResolver> {
-  const { Agent, request } = await import('undici');
+  const { Agent, buildConnector, request } = await import('undici');
   const allow = settings.allowAddress ?? isPublicAddress;
   const allowUrl = settings.allowUrl ?? ((url: string) => !isUnsafeUrl(url));
-  const agent = new Agent({
-    connect: { lookup: checkedLookup(allow, (address, name) => refusal(address, name)) },
-  });
+  const agent = new Agent({ connect: checkedConnector(buildConnector, allow, refusal) });
   const budget = { bytes: settings.bytes, ends: AbortSignal.timeout(settings.totalMs) };
   const fetchOnce = async (url: string, signal: AbortSignal) => {
-    refuseUnsafe(url, allow, allowUrl);
+    refuseUnsafe(url, allowUrl);
     return request(url, { dispatcher: agent, method: 'GET', headers: { accept: ACCEPT }, signal });
   };
   return {
@@ -129,18 +127,13 @@ async function readBounded(body: Dispatcher.ResponseData['body'], budget: LoadBu
   return Buffer.concat(chunks);
 }
 
-/** Throws for a URL that is not http(s), names a refused address, or fails the URL check. */
-function refuseUnsafe(
-  url: string,
-  allow: (address: string) => boolean,
-  allowUrl: (url: string) => boolean,
-): void {
-  const parsed = new URL(url);
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new Error(`${parsed.protocol} URLs are not followed`);
-  }
-  const literal = addressInUrl(parsed);
-  if (literal !== undefined && !allow(literal)) throw refusal(literal);
+/**
+ * Throws for a URL that is not http(s) or fails the URL check; its address is checked as the
+ * connection is made (see `checkedConnector`).
+ */
+function refuseUnsafe(url: string, allowUrl: (url: string) => boolean): void {
+  const { protocol } = new URL(url);
+  if (protocol !== 'http:' && protocol !== 'https:') throw new Error(`${protocol} URLs are not followed`);
   if (!allowUrl(url)) throw new Error('the URL names a local host or an internal service port');
 }
 

@@ -1,6 +1,4 @@
-import { lookup } from 'node:dns/promises';
 import { BridgeError, displayUrl } from '../../src/index.js';
-import { addressInUrl } from './checked-lookup.js';
 import { isPublicAddress } from './public-address.js';
 
 /** Which addresses a source's calls may connect to, and the error for one they may not. */
@@ -10,32 +8,22 @@ export interface AddressGuard {
 }
 
 /**
- * The guard of a spec fetched by URL from a public address, served without `--base-url`: its calls
- * connect to public addresses only. Its author, somewhere on the internet, chose its servers, not
- * the user: a top-level server at 169.254.169.254, on `localhost` or on the user's network (or a
- * name resolving there, checked as each connection is made) would turn each tool into a request
- * inside the user's network, carrying the user's credentials. Undefined when the spec's own host is
- * not public (an internal spec server naming internal APIs), or cannot be resolved.
+ * The guard of a spec fetched by URL, served without `--base-url`, unless every connection of its
+ * fetch (`fetchedFrom`, see `LoadedDocument`) went to an address that is not public (an internal
+ * spec server naming internal APIs): its calls then connect to public addresses only. Its author,
+ * somewhere on the internet, chose its servers, not the user: a top-level server at
+ * 169.254.169.254, on `localhost` or on the user's network (or a name resolving there, checked as
+ * each connection is made) would turn each tool into a request inside the user's network, carrying
+ * the user's credentials. A fetch that recorded no address (or an unknown one) is guarded.
  */
-export async function guardFetchedSpec(
+export function guardFetchedSpec(
   specUrl: string,
+  fetchedFrom: readonly string[],
   isPublic: (address: string) => boolean = isPublicAddress,
-): Promise<AddressGuard | undefined> {
-  let url: URL;
-  try {
-    url = new URL(specUrl);
-  } catch {
-    return undefined;
-  }
-  const literal = addressInUrl(url);
-  const addresses =
-    literal !== undefined
-      ? [literal]
-      : await lookup(url.hostname, { all: true }).then(
-          (found) => found.map(({ address }) => address),
-          () => [],
-        );
-  if (addresses.length === 0 || !addresses.every(isPublic)) return undefined;
+): AddressGuard | undefined {
+  const internal =
+    fetchedFrom.length > 0 && fetchedFrom.every((address) => address !== '' && !isPublic(address));
+  if (internal) return undefined;
   return {
     allow: isPublic,
     refuse: (address, name) =>

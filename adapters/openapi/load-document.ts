@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, read } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { BridgeError, type BridgeErrorCode, describeError, displayUrl } from '../../src/index.js';
+import { recordingConnector } from './checked-lookup.js';
 import type { RemoteRefSettings } from './fetch-remote-ref.js';
 import { jsonText, jsonTextInPlace } from './json-text.js';
 
@@ -19,6 +20,12 @@ export interface LoadedDocument {
   files: string[];
   /** SHA-256 of a local spec's bytes as read and parsed, when `hash` was asked for. */
   sha256?: string;
+  /**
+   * A spec fetched by URL: the addresses its fetch connected to (a redirect's included), as the
+   * connections saw them. Whether the spec came from the internet is decided from these, never
+   * from a lookup of its own, which a name could answer differently (see `guardFetchedSpec`).
+   */
+  fetchedFrom?: string[];
 }
 
 export interface LoadOptions {
@@ -60,8 +67,9 @@ export async function loadDocument(
     : undefined;
   // How messages name the spec: a URL without the credentials its query or user info may hold.
   const shown = displayUrl(location);
+  const fetchedFrom: string[] = [];
   const parsed = await parseSource(
-    remote ? fetchText(location, options.signal) : readText(location, hashed),
+    remote ? fetchText(location, fetchedFrom, options.signal) : readText(location, hashed),
     shown,
     code,
     options.beforeParse,
@@ -80,7 +88,14 @@ export async function loadDocument(
     document = await bundle(location, document, options, files);
   }
   if (options.validate) await validate(shown, document);
-  return { document, version, location, files, ...(sha256 ? { sha256 } : {}) };
+  return {
+    document,
+    version,
+    location,
+    files,
+    ...(sha256 ? { sha256 } : {}),
+    ...(remote ? { fetchedFrom } : {}),
+  };
 }
 
 // Reads and parses in a frame of its own: once it returns, nothing holds the text. A local JSON
@@ -203,10 +218,13 @@ const REMOTE_REF_TIMEOUT_MS = 20_000;
 /** Every referenced document of one spec together. */
 const REMOTE_REFS_TOTAL_MS = 120_000;
 
-async function fetchText(url: string, signal?: AbortSignal): Promise<string> {
-  const { Agent, interceptors, request } = await import('undici');
+/** The text at `url`, pushing to `connectedTo` the address of every connection the fetch made. */
+async function fetchText(url: string, connectedTo: string[], signal?: AbortSignal): Promise<string> {
+  const { Agent, buildConnector, interceptors, request } = await import('undici');
   // undici 7 follows redirects only through its interceptor (`maxRedirections` on a request throws).
-  const agent = new Agent();
+  const agent = new Agent({
+    connect: recordingConnector(buildConnector, (address) => connectedTo.push(address ?? '')),
+  });
   const dispatcher = agent.compose(interceptors.redirect({ maxRedirections: 5 }));
   try {
     const response = await request(url, {

@@ -15,7 +15,7 @@ import type { Dispatcher } from 'undici';
 import { BridgeError, describeError, MAX_RESPONSE_BYTES, readResponseBody } from '../../src/index.js';
 import type { HttpRequest } from './build-request.js';
 import { CallStop } from './call-stop.js';
-import { addressInUrl, checkedLookup } from './checked-lookup.js';
+import { checkedConnector } from './checked-lookup.js';
 import type { AddressGuard } from './guard-addresses.js';
 
 /** What came back, body as raw bytes: decoding is the result step's business (binary stays binary). */
@@ -58,31 +58,25 @@ export class HttpSender {
   #guard: AddressGuard | undefined;
 
   /**
-   * The pool requests to `url` go through, for a request this sender does not make itself (an
-   * OAuth2 token): the same address checks apply. Throws a `BridgeError` for an address in `url`
-   * that the guard refuses.
+   * The pool for requests this sender does not make itself (an OAuth2 token): its connections get
+   * the same address checks as the calls'.
    */
-  dispatcherFor(url: string): Promise<Dispatcher> {
-    if (this.#guard) refuseLiteral(url, this.#guard);
-    return this.#dispatcher();
-  }
-
-  #dispatcher(): Promise<Dispatcher> {
+  dispatcher(): Promise<Dispatcher> {
     const guard = this.#guard;
     this.#agent ??= import('undici').then(
-      ({ Agent }) =>
+      ({ Agent, buildConnector }) =>
         new Agent({
           keepAliveTimeout: 10_000,
           connections: 64,
-          ...(guard ? { connect: { lookup: checkedLookup(guard.allow, guard.refuse) } } : {}),
+          ...(guard ? { connect: checkedConnector(buildConnector, guard.allow, guard.refuse) } : {}),
         }),
     );
     return this.#agent;
   }
 
   /**
-   * From now on, connects only to the addresses `guard` allows: a name by every address it resolves
-   * to, as each connection is made, and an address in the URL before anything is sent.
+   * From now on, connects only to the addresses `guard` allows (see `checkedConnector`). A pool
+   * made before is closed, so that no connection escapes the guard whatever the order of calls.
    */
   guardAddresses(guard: AddressGuard): void {
     this.#guard = guard;
@@ -97,7 +91,6 @@ export class HttpSender {
    * failed and whether trying again makes sense.
    */
   async send(request: HttpRequest, options: SendOptions): Promise<HttpResponse> {
-    if (this.#guard) refuseLiteral(request.origin, this.#guard);
     if (request.body instanceof FormData) await encodeMultipart(request);
     // One timer and one listener per call: cheaper than AbortSignal.timeout + AbortSignal.any.
     const stop = new CallStop();
@@ -160,7 +153,7 @@ export class HttpSender {
   }
 
   async #once(request: HttpRequest, signal: CallStop, maxBody: number): Promise<HttpResponse> {
-    const agent = await this.#dispatcher();
+    const agent = await this.dispatcher();
     const answer = await agent.request({
       origin: request.origin,
       path: request.path,
@@ -271,10 +264,4 @@ function sleep(ms: number, stop: CallStop): Promise<boolean> {
     };
     stop.once('abort', onAbort);
   });
-}
-
-// An address written in the URL is connected to without a lookup: checked before sending.
-function refuseLiteral(url: string, guard: AddressGuard): void {
-  const address = addressInUrl(new URL(url));
-  if (address !== undefined && !guard.allow(address)) throw guard.refuse(address);
 }

@@ -16,7 +16,7 @@ export interface OAuthClient {
   clientSecret?: string;
   timeoutMs: number;
   /** How token requests are sent (an adapter's, with its address checks); the global `fetch` by default. */
-  fetch?: typeof fetch;
+  fetch?: (url: string, init: RequestInit) => Promise<Response>;
 }
 
 /** A PKCE verifier and its S256 challenge (RFC 7636). */

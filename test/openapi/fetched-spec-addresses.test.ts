@@ -57,19 +57,16 @@ beforeAll(async () => {
   specs.set('/name.json', specNaming(`http://localhost:${port}/v1`));
   specs.set('/metadata.json', specNaming('http://169.254.169.254/latest'));
   specs.set('/public.json', specNaming(`${outsideOrigin}/v1`));
-  // A public API whose OAuth2 token endpoint is on the user's machine.
-  specs.set('/token.json', {
+  // A public API whose OAuth2 token endpoint is on the user's machine, by address or by name.
+  const tokenAt = (tokenUrl: string) => ({
     ...specNaming(`${outsideOrigin}/v1`),
     components: {
-      securitySchemes: {
-        cc: {
-          type: 'oauth2',
-          flows: { clientCredentials: { tokenUrl: `${inside.url}/oauth/token`, scopes: {} } },
-        },
-      },
+      securitySchemes: { cc: { type: 'oauth2', flows: { clientCredentials: { tokenUrl, scopes: {} } } } },
     },
     security: [{ cc: [] }],
   });
+  specs.set('/token.json', tokenAt(`${inside.url}/oauth/token`));
+  specs.set('/token-name.json', tokenAt(`http://localhost:${port}/v1/oauth/token`));
 });
 afterAll(async () => {
   await inside?.close();
@@ -103,22 +100,28 @@ describe('a spec fetched from a public address', () => {
     expect(firstText(result)).toContain('Nothing was sent');
   });
 
-  it("never sends the user's client secret to a token endpoint on this machine", async () => {
-    process.env.BRIDGE_CC_CLIENT_ID = 'client-1';
-    process.env.BRIDGE_CC_CLIENT_SECRET = 'shh';
-    try {
-      tools = await loadTools({ spec: `${specOrigin}/token.json`, tools: 'all' }, network);
-      const result = await tools.call('items');
-      expect(result.isError).toBe(true);
-      expect(inside.requests).toEqual([]);
-      expect(inside.tokens).toEqual([]);
-      expect(outsideHits).toBe(0);
-      expect(firstText(result)).toContain('the server 127.0.0.1 is not a public address');
-    } finally {
-      delete process.env.BRIDGE_CC_CLIENT_ID;
-      delete process.env.BRIDGE_CC_CLIENT_SECRET;
-    }
-  });
+  it.each([
+    ['by address', '/token.json', 'the server 127.0.0.1 is not a public address'],
+    ['by name', '/token-name.json', 'the server localhost ('],
+  ])(
+    "never sends the user's client secret to a token endpoint on this machine (%s)",
+    async (_label, path, named) => {
+      process.env.BRIDGE_CC_CLIENT_ID = 'client-1';
+      process.env.BRIDGE_CC_CLIENT_SECRET = 'shh';
+      try {
+        tools = await loadTools({ spec: `${specOrigin}${path}`, tools: 'all' }, network);
+        const result = await tools.call('items');
+        expect(result.isError).toBe(true);
+        expect(inside.requests).toEqual([]);
+        expect(inside.tokens).toEqual([]);
+        expect(outsideHits).toBe(0);
+        expect(firstText(result)).toContain(named);
+      } finally {
+        delete process.env.BRIDGE_CC_CLIENT_ID;
+        delete process.env.BRIDGE_CC_CLIENT_SECRET;
+      }
+    },
+  );
 
   it('calls a public top-level server', async () => {
     tools = await loadTools({ spec: `${specOrigin}/public.json`, tools: 'all' }, network);
