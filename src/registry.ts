@@ -40,7 +40,11 @@ export class ToolRegistry {
     const flat = groups.flatMap((group) =>
       group.tools.map((definition) => ({ definition, source: group.source })),
     );
-    const names = uniqueToolNames(flat.map((entry) => entry.definition.name));
+    const names = uniqueToolNames(
+      flat.map((entry) => entry.definition.name),
+      undefined,
+      flat.map((entry) => entry.definition.nameChosen === true),
+    );
     const tools = flat.map((entry, index) => ({ ...entry, name: names[index] as string }));
     tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const tool of tools) this.#byName.set(tool.name, tool);

@@ -28,21 +28,28 @@ export function sanitizeToolName(raw: string, maxLength = MAX_TOOL_NAME_LENGTH):
 }
 
 /**
- * Gives every name in `names` a unique valid name: the first of each sanitized name keeps it, later
- * duplicates get `_2`, `_3`, … (shortened to fit), skipping every name some entry asks for itself.
- * A suffix never lands on a name asked for: `['del', 'del', 'del_2']` gives `del`, `del_3`,
- * `del_2`, so the tool a config named `del_2` is the one called by that name, not another source's
- * `del`. Deterministic for a given input order.
+ * Gives every name in `names` a unique valid name: the first of each sanitized name keeps it (the
+ * first of those `chosen[i]` marks, if any: a name the user chose), later duplicates get `_2`,
+ * `_3`, … (shortened to fit), skipping every name some entry asks for itself. A suffix never lands
+ * on a name asked for: `['del', 'del', 'del_2']` gives `del`, `del_3`, `del_2`, so the tool a
+ * config named `del_2` is the one called by that name, not another source's `del`. Deterministic
+ * for a given input order.
  */
-export function uniqueToolNames(names: readonly string[], maxLength = MAX_TOOL_NAME_LENGTH): string[] {
+export function uniqueToolNames(
+  names: readonly string[],
+  maxLength = MAX_TOOL_NAME_LENGTH,
+  chosen: readonly boolean[] = [],
+): string[] {
   const bases = names.map((raw) => sanitizeToolName(raw, maxLength));
   const taken = new Set(bases);
-  const kept = new Set<string>();
-  return bases.map((base) => {
-    if (!kept.has(base)) {
-      kept.add(base);
-      return base;
-    }
+  const chosenBases = new Set(bases.filter((_, index) => chosen[index]));
+  // Which entry keeps each name: the first that asks for it, or the first chosen one.
+  const keeper = new Map<string, number>();
+  bases.forEach((base, index) => {
+    if (!keeper.has(base) && (chosen[index] || !chosenBases.has(base))) keeper.set(base, index);
+  });
+  return bases.map((base, index) => {
+    if (keeper.get(base) === index) return base;
     let name = base;
     for (let n = 2; taken.has(name); n++) {
       const suffix = `_${n}`;

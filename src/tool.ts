@@ -121,6 +121,11 @@ export interface ToolDefinition {
    * valid and unique if it is not (with deterministic suffixes), so adapters may pass raw names.
    */
   name: string;
+  /**
+   * The name was chosen by the user (a config's `name` override): it keeps it in a clash with a
+   * name an adapter chose, which is suffixed instead.
+   */
+  nameChosen?: boolean;
   /** A short human title for UIs. */
   title?: string;
   /** What the tool does, written for the model. */

@@ -96,6 +96,7 @@ function applyOverride(
 ) {
   const name = override?.name ?? (namespace ? `${namespace}_${tool.name}` : tool.name);
   const changes: Partial<ToolDefinition> = { name };
+  if (override?.name !== undefined) changes.nameChosen = true;
   if (override?.title !== undefined) changes.title = override.title;
   if (override?.description !== undefined) changes.description = override.description;
   if (override?.annotations) changes.annotations = { ...tool.annotations, ...override.annotations };

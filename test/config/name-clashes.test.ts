@@ -50,6 +50,29 @@ describe('a tool the config names', () => {
     );
   });
 
+  it("wins over an adapter's name it clashes with, which gets the suffix", async () => {
+    await using dir = await tempDir();
+    await using upstream = await startUpstream();
+    await writeFile(dir.file('first.json'), JSON.stringify(specOf('/first', 'delete', 'del')));
+    await writeFile(dir.file('reads.json'), JSON.stringify(specOf('/reads', 'get', 'slow')));
+    const source = (spec: string) => ({
+      kind: 'openapi',
+      options: { spec, baseUrl: upstream.url, cache: false },
+    });
+    await writeYaml(dir.file('bridge.config.yaml'), {
+      sources: [source('./first.json'), { ...source('./reads.json'), tools: { slow: { name: 'del' } } }],
+    });
+    await using client = await connect('v2', 'stdio', {
+      script: BRIDGE_BIN,
+      args: ['serve', dir.file('bridge.config.yaml')],
+      cwd: dir.path,
+    });
+    expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['del', 'del_2']);
+    await client.callTool('del', {});
+    expect(upstream.requests.map(({ method, url }) => `${method} ${url}`)).toEqual(['GET /v1/reads']);
+    expect(client.stderr()).toContain('"del" of openapi ./first.json as "del_2"');
+  });
+
   it('warns on a reload that makes a clash', async () => {
     await using dir = await tempDir();
     await writeFile(dir.file('first.json'), JSON.stringify(specOf('/first', 'delete', 'del')));

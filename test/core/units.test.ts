@@ -40,6 +40,8 @@ describe('tool names', () => {
   it('suffixes duplicates deterministically', () => {
     expect(uniqueToolNames(['a', 'a', 'a b', 'a_2'])).toEqual(['a', 'a_3', 'a_b', 'a_2']);
     expect(uniqueToolNames(['a', 'a', 'a'])).toEqual(['a', 'a_2', 'a_3']);
+    // A name the user chose keeps it; the adapter's name that was first gets the suffix.
+    expect(uniqueToolNames(['a', 'b', 'a'], undefined, [false, false, true])).toEqual(['a_2', 'b', 'a']);
     const longs = Array.from({ length: 3 }, () => 'x'.repeat(100));
     const names = uniqueToolNames(longs);
     expect(new Set(names).size).toBe(3);
