@@ -15,7 +15,7 @@
 // run-bundle.js: ES modules, bundled into the loader) are removed, since that package.json would
 // make them CommonJS.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 import { parse } from 'yaml';
 
@@ -72,6 +72,9 @@ await build({
   define: { BRIDGE_BUNDLE_SHA256: JSON.stringify(sha256), 'import.meta.url': '__bridgeImportMetaUrl' },
   logLevel: 'warning',
 });
+// The package's bin: `npx mcp-bridge` in a checkout runs it directly, so it must be executable
+// (npm marks it only when installing or linking the package).
+chmodSync(entry, 0o755);
 for (const file of ['start.js', 'run-bundle.js', 'code-cache.js']) rmSync(`${dir}/${file}`, { force: true });
 writeFileSync(`${dir}/package.json`, `${JSON.stringify({ type: 'commonjs' })}\n`);
 

@@ -162,6 +162,14 @@ describe('code cache file', () => {
   });
 });
 
+describe('the built executable', () => {
+  it('runs by itself, as `npx mcp-bridge` runs it in a checkout', () => {
+    const run = spawnSync(BRIDGE_BIN, ['--version'], { encoding: 'utf8' });
+    expect(run.error).toBeUndefined();
+    expect(run.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+});
+
 describe('the built bridge and its code cache', () => {
   let spec: string;
   let cacheDir: string;
