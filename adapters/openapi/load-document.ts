@@ -227,9 +227,14 @@ async function fetchText(url: string, connectedTo: string[], signal?: AbortSigna
   });
   const dispatcher = agent.compose(interceptors.redirect({ maxRedirections: 5 }));
   try {
-    const response = await request(url, {
+    const { target, authorization } = withoutUserInfo(url);
+    const response = await request(target, {
       dispatcher,
-      headers: { accept: 'application/json, application/yaml;q=0.9, */*;q=0.5' },
+      headers: {
+        accept: 'application/json, application/yaml;q=0.9, */*;q=0.5',
+        // undici sends no user info of its own; a redirect to another origin drops the header.
+        ...(authorization ? { authorization } : {}),
+      },
       ...(signal ? { signal } : {}),
     });
     if (response.statusCode >= 400) {
@@ -437,4 +442,14 @@ async function validate(location: string, document: Record<string, unknown>): Pr
       { cause: error },
     );
   }
+}
+
+/** `url` without its user info, and that user info as HTTP Basic credentials (`user:pass@host`). */
+function withoutUserInfo(url: string): { target: string; authorization?: string } {
+  const parsed = new URL(url);
+  if (!parsed.username && !parsed.password) return { target: url };
+  const pair = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`;
+  parsed.username = '';
+  parsed.password = '';
+  return { target: parsed.href, authorization: `Basic ${Buffer.from(pair).toString('base64')}` };
 }

@@ -29,6 +29,19 @@ describe('fetching a spec by URL', () => {
     );
   });
 
+  it('sends the user info of the URL as Basic credentials', async () => {
+    const seen: Array<string | undefined> = [];
+    const url = await serve((request, response) => {
+      seen.push(request.headers.authorization);
+      response.setHeader('content-type', 'application/json');
+      response.end(JSON.stringify({ openapi: '3.0.3', info: { title: 't', version: '1' }, paths: {} }));
+    });
+    const withUser = url.replace('http://', 'http://alice:s%40cret@');
+    const loaded = await loadDocument(withUser, '/');
+    expect(seen).toEqual([`Basic ${Buffer.from('alice:s@cret').toString('base64')}`]);
+    expect(loaded.document.info).toEqual({ title: 't', version: '1' });
+  });
+
   it('stops reading a body that never ends, at 256 MiB', async () => {
     const chunk = Buffer.alloc(2 ** 20, ' ');
     const url = await serve((_request, response) => {
