@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { BridgeError } from './errors.js';
 
 /** A resource as clients list it. */
 export interface StoredResource {
@@ -157,6 +158,7 @@ export class MemoryResourceStore implements ResourceStore {
   async put(resource: NewResource, caller: string, quotaKey = caller): Promise<StoredResource> {
     const stored = describeStored(resource, resource.uri ?? `${RESOURCE_URI_PREFIX}${this.newId()}`);
     const { uri, size } = stored;
+    refuseOversized(size, this.maxBytesPerCaller);
     this.#delete(uri);
     this.#sweep();
     // The key's own oldest go first; only then, when the total is full, the largest holder's.
@@ -243,4 +245,16 @@ function release(holdings: Map<string, Holding>, key: string, entry: Entry): voi
   if (!holding?.entries.delete(entry.resource.uri)) return;
   holding.bytes -= entry.resource.size;
   if (holding.entries.size === 0) holdings.delete(key);
+}
+
+/**
+ * Throws for an entry larger than one caller's outputs may hold: making room for it would drop all
+ * else the caller holds, and it would still not fit.
+ */
+export function refuseOversized(size: number, maxBytesPerCaller: number): void {
+  if (size <= maxBytesPerCaller) return;
+  throw new BridgeError(
+    'capacity',
+    `the output is ${size} bytes, more than the ${maxBytesPerCaller} bytes one caller's outputs may hold; it was not kept. Ask for less (a narrower query or command).`,
+  );
 }

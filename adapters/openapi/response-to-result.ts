@@ -135,12 +135,6 @@ async function binaryResult(
   options: ResultOptions,
   context: ToolContext,
 ): Promise<ToolResult> {
-  // Past what one caller's outputs may hold, keeping it would push out everything else it holds.
-  const limit = context.resources.maxBytesPerCaller;
-  if (limit !== undefined && bytes.length > limit) {
-    const text = `The response is ${bytes.length} bytes of ${mimeType}, more than the ${limit} bytes one caller's outputs may hold; it was not kept. Ask the API for a smaller one.`;
-    return { content: [{ type: 'text', text }], isError: true };
-  }
   const stored = await context.resources.put(
     { name: `${options.toolName} response`, mimeType, bytes: new Uint8Array(bytes) },
     context.caller,

@@ -5,6 +5,7 @@ import {
   newResourceId,
   RESOURCE_URI_PREFIX,
   type ResourceStore,
+  refuseOversized,
   type StoredContents,
   type StoredResource,
 } from '../resource-store.js';
@@ -120,6 +121,7 @@ export class RedisResourceStore implements ResourceStore {
 
   async put(resource: NewResource, caller: string, quotaKey = caller): Promise<StoredResource> {
     const stored = describeStored(resource, resource.uri ?? `${RESOURCE_URI_PREFIX}${this.newId()}`);
+    refuseOversized(stored.size, this.maxBytesPerCaller);
     const [kind, body] = resource.bytes
       ? ['blob', Buffer.from(resource.bytes).toString('base64')]
       : ['text', resource.text ?? ''];

@@ -95,6 +95,15 @@ describe.each(kinds)('the $kind resource store', ({ skip, resources }) => {
       expect((await store.list('alice')).map((entry) => entry.name)).toEqual(['two']);
     },
   );
+
+  it.skipIf(skip)('refuses an entry larger than a caller may hold, keeping what the caller has', async () => {
+    const store = await resources(100);
+    const kept = await store.put({ name: 'one', mimeType: 'text/plain', text: 'x'.repeat(60) }, 'alice');
+    await expect(
+      store.put({ name: 'huge', mimeType: 'text/plain', text: 'y'.repeat(101) }, 'alice'),
+    ).rejects.toThrow("the output is 101 bytes, more than the 100 bytes one caller's outputs may hold");
+    expect((await store.list('alice')).map((entry) => entry.uri)).toEqual([kept.uri]);
+  });
 });
 
 describe.each(kinds)('the $kind resource store, callers sharing a quota key', ({ skip, resources }) => {
