@@ -29,7 +29,7 @@ export type {
 } from './catalog.js';
 export type { AdapterCommand, FlagValues } from './command.js';
 export { annotationsOverrideSchema } from './config/config-schema.js';
-export { countOf } from './count-of.js';
+export { countOf, mebibytes } from './count-of.js';
 export { credentialVariable } from './credential-variable.js';
 export { displayUrl } from './display-url.js';
 export {

@@ -1,3 +1,4 @@
+import { mebibytes } from './count-of.js';
 import type { ResourceStore } from './resource-store.js';
 import { RESOURCE_URI_PREFIX } from './resource-store.js';
 import type { ContentBlock } from './tool.js';
@@ -85,10 +86,6 @@ function pagesThatFit(pages: string[], maxBytes: number | undefined): number {
     if (bytes > maxBytes) return index;
   }
   return pages.length;
-}
-
-function mebibytes(bytes: number): string {
-  return `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
 }
 
 /** Cuts `text` into pages, after the last newline in a page's second half, else at its size. */

@@ -3,6 +3,7 @@ import {
   describeError,
   displayUrl,
   MAX_RESPONSE_BYTES,
+  mebibytes,
   readResponseBody,
 } from '../../src/index.js';
 
@@ -63,7 +64,7 @@ export async function sendRequest(
       () =>
         new BridgeError(
           'upstream_failed',
-          `the GraphQL endpoint ${displayUrl(endpoint.url)} answered with more than ${MAX_RESPONSE_BYTES / 2 ** 20} MiB, the most the bridge reads; select fewer fields or ask for smaller pages`,
+          `the GraphQL endpoint ${displayUrl(endpoint.url)} answered with more than ${mebibytes(MAX_RESPONSE_BYTES)}, the most the bridge reads; select fewer fields or ask for smaller pages`,
         ),
     );
     // TextDecoder, as undici's own text(), drops a byte order mark JSON.parse would trip over.

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, read } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { BridgeError, type BridgeErrorCode, describeError, displayUrl } from '../../src/index.js';
+import { BridgeError, type BridgeErrorCode, describeError, displayUrl, mebibytes } from '../../src/index.js';
 import { recordingConnector } from './checked-lookup.js';
 import type { RemoteRefSettings } from './fetch-remote-ref.js';
 import { jsonText, jsonTextInPlace } from './json-text.js';
@@ -247,7 +247,7 @@ async function fetchText(url: string, connectedTo: string[], signal?: AbortSigna
       size += (chunk as Buffer).length;
       if (size > MAX_SPEC_BYTES) {
         response.body.destroy();
-        throw new Error(`the body is larger than ${MAX_SPEC_BYTES / 2 ** 20} MiB`);
+        throw new Error(`the body is larger than ${mebibytes(MAX_SPEC_BYTES)}`);
       }
       chunks.push(chunk as Buffer);
     }

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { mebibytes } from '../count-of.js';
 import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { MAX_RESULT_BYTES_PER_CALLER, mebibytes, resultBytes, resultNotKept } from '../tasks/bound-result.js';
+import { MAX_RESULT_BYTES_PER_CALLER, resultBytes, resultNotKept } from '../tasks/bound-result.js';
 import {
   InvalidCursorError,
   type NewTask,

@@ -1,3 +1,4 @@
+import { mebibytes } from '../count-of.js';
 import { type ToolResult, textResult } from '../tool.js';
 
 /** Bytes one task result may take when held (its JSON), by default: 4 MiB. */
@@ -20,9 +21,4 @@ export function resultNotKept(bytes: number, limit: string): ToolResult {
       'Call the tool again asking for less (a narrower query, a smaller page), or without a task.',
     true,
   );
-}
-
-/** `bytes` as MiB with one decimal, for messages. */
-export function mebibytes(bytes: number): string {
-  return `${(bytes / (1024 * 1024)).toFixed(1).replace(/\.0$/, '')} MiB`;
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mebibytes } from '../count-of.js';
 import type { ToolResult } from '../tool.js';
-import { MAX_RESULT_BYTES_PER_CALLER, mebibytes, resultBytes, resultNotKept } from './bound-result.js';
+import { MAX_RESULT_BYTES_PER_CALLER, resultBytes, resultNotKept } from './bound-result.js';
 import {
   InvalidCursorError,
   isTerminal,

@@ -2,6 +2,7 @@ import type { AskCapabilities } from '../ask/ask-params.js';
 import { fileRootsThrough } from '../ask/call-asking.js';
 import { AskInterrupt } from '../ask/client-ask.js';
 import { TaskQuestions } from '../ask/task-questions.js';
+import { mebibytes } from '../count-of.js';
 import { BridgeError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { RegisteredTool, ToolRegistry } from '../registry.js';
@@ -9,7 +10,7 @@ import type { ResourceStore } from '../resource-store.js';
 import type { SignInCallbacks } from '../sign-in/sign-in-callbacks.js';
 import { type ToolContext, type ToolResult, textResult } from '../tool.js';
 import { buildToolContext, type CallOrigin } from '../tool-context.js';
-import { MAX_RESULT_BYTES, mebibytes, resultBytes, resultNotKept } from './bound-result.js';
+import { MAX_RESULT_BYTES, resultBytes, resultNotKept } from './bound-result.js';
 import { MemoryTaskStore, type MemoryTaskStoreOptions } from './memory-task-store.js';
 import { isTerminal, type TaskRecord, type TaskStore } from './task-store.js';
 
