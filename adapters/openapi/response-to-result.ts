@@ -50,7 +50,7 @@ export async function responseToResult(
   if (media && response.body.length <= EMBED_BYTES) {
     return { content: [{ type: media, data: response.body.toString('base64'), mimeType: mediaType }] };
   }
-  if (media) return binaryResult(response.body, mediaType, options, context);
+  // A larger image or audio body is bytes like any other (`textOf` reads none of them as text).
   const text = textOf(response.body, mediaType);
   if (text === undefined)
     return binaryResult(response.body, mediaType || 'application/octet-stream', options, context);
@@ -67,7 +67,7 @@ export async function responseToResult(
     const result = await pagedText(compact, 'application/json', options, context);
     // A paged result leaves out structuredContent, which would repeat the whole body; a declared
     // outputSchema still needs it, since clients reject a result without it.
-    const paged = result.content.length > 1;
+    const paged = compact.length > PAGE_CHARS;
     const isObjectValue = value !== null && typeof value === 'object' && !Array.isArray(value);
     if (options.checkOutput) {
       const violations = options.checkOutput(value);
