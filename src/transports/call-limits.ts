@@ -2,7 +2,7 @@
  * Counts the `tools/call` requests each caller has in flight over HTTP, so that one caller (or one
  * 100-call batch) cannot start unbounded work at once: a request that would go over the limit is
  * refused whole, before anything runs. A second instance counts each caller's open listen and GET
- * streams the same way.
+ * streams the same way, and a third each address's open connections (see `connectionsPerAddress`).
  */
 export class CallLimits {
   readonly #inFlight = new Map<string, number>();

@@ -9,7 +9,7 @@ import { type AddressInfo, isIP, type Socket } from 'node:net';
 import type { Logger } from '../logger.js';
 import type { JsonAnswer } from '../server/direct-call.js';
 import type { EventStreamAnswer } from '../server/direct-session-call.js';
-import { AddressConnections, tooManyConnections } from './address-connections.js';
+import { connectionsPerAddress, tooManyConnections } from './address-connections.js';
 import { CallLimits, requestsIn } from './call-limits.js';
 import type { HttpHandler } from './http-handler.js';
 import { excessiveDepth, TOO_DEEP_MESSAGE } from './json-depth.js';
@@ -129,7 +129,7 @@ export async function serveHttp(
   const refusals = options.log ? new RefusalLog(options.log) : undefined;
   const calls = new CallLimits(limits.maxCallsPerCaller);
   const streams = new CallLimits(limits.maxStreamsPerCaller);
-  const perAddress = new AddressConnections(limits.maxConnectionsPerAddress, options.proxies);
+  const admitConnection = connectionsPerAddress(limits.maxConnectionsPerAddress, options.proxies);
   // Connections refused on accept: a request the parser still reads from one is not served.
   const refusedConnections = new WeakSet<Socket>();
   const inFlight = new Set<InFlight>();
@@ -309,7 +309,7 @@ export async function serveHttp(
     ),
   );
   server.on('connection', (socket: Socket) => {
-    if (perAddress.admit(socket)) return;
+    if (admitConnection(socket)) return;
     refusedConnections.add(socket);
     refusals?.refused(
       'connections per address',
