@@ -53,6 +53,7 @@ export function buildToolContext(origin: CallOrigin, runtime: CallRuntime): Tool
       origin.quotaKey === origin.caller ? runtime.resources : chargedTo(runtime.resources, origin.quotaKey),
     caller: origin.caller,
   };
+  if (origin.quotaKey !== origin.caller) context.quotaKey = origin.quotaKey;
   if (origin.authorization !== undefined) context.authorization = origin.authorization;
   if (runtime.roots) context.roots = runtime.roots;
   if (runtime.ask) context.ask = runtime.ask;

@@ -88,6 +88,12 @@ export interface ToolContext {
    */
   caller: string;
   /**
+   * Whose quotas the call counts against when that is not `caller` alone (an anonymous HTTP
+   * client's peer address, shared by all its sessions): what a tool holds per caller while it
+   * waits (a sign-in) is bounded per key.
+   */
+  quotaKey?: string;
+  /**
    * The `Authorization` header of the HTTP request that carried this call (HTTP transport only).
    * Adapters must not forward it upstream unless the user opted in (e.g. `--forward-auth`).
    */

@@ -35,6 +35,8 @@ interface Flow {
   stop(reason?: Error): void;
   /** Calls of the caller waiting on it: when the last of them is cancelled, the sign-in is dropped. */
   waiters: number;
+  /** Whose quota it counts against (see `ToolContext.quotaKey`). */
+  quotaKey: string;
 }
 
 /**
@@ -42,6 +44,11 @@ interface Flow {
  * its browser comes back (at most 10 minutes). Past it, a new sign-in is refused until one ends.
  */
 const MAX_PENDING_FLOWS = 1_000;
+/**
+ * Of those, the ones of one quota key (an anonymous client's address, all its sessions): a few
+ * addresses keeping sign-ins waiting must not fill the table and lock everyone else out.
+ */
+const MAX_PENDING_PER_KEY = 16;
 
 const DEFAULT_SIGN_IN_TIMEOUT_MS = 10 * 60_000;
 /** Signed-in callers kept per sign-in (per OpenAPI scheme or GraphQL source). */
@@ -150,13 +157,18 @@ export class UpstreamSignIn {
       // the cap is checked after the wait, so that calls waiting together cannot all pass it.
       flow = this.#flows.get(caller);
       if (!flow) {
-        if (this.#flows.size >= MAX_PENDING_FLOWS) {
+        const quotaKey = context.quotaKey ?? caller;
+        const full = this.#flows.size >= MAX_PENDING_FLOWS;
+        if (full || this.#waitingOf(quotaKey) >= MAX_PENDING_PER_KEY) {
+          const whose = full
+            ? `${MAX_PENDING_FLOWS} sign-ins are`
+            : `${MAX_PENDING_PER_KEY} sign-ins of this client (all sessions from its address) are`;
           throw new BridgeError(
             'upstream_failed',
-            `Signing in to ${label} is refused for now: ${MAX_PENDING_FLOWS} sign-ins are waiting for their browsers. Call again in a few minutes; nothing was sent upstream.`,
+            `Signing in to ${label} is refused for now: ${whose} waiting for their browsers. Finish or cancel one, or call again in a few minutes; nothing was sent upstream.`,
           );
         }
-        flow = this.#start(caller, context.signIn, redirectUri);
+        flow = this.#start(caller, quotaKey, context.signIn, redirectUri);
         this.#flows.set(caller, flow);
       }
     }
@@ -209,7 +221,7 @@ export class UpstreamSignIn {
     return tokens;
   }
 
-  #start(caller: string, callbacks: SignInCallbacks, redirectUri: string): Flow {
+  #start(caller: string, quotaKey: string, callbacks: SignInCallbacks, redirectUri: string): Flow {
     const settings = this.#settings;
     const id = randomBytes(12).toString('base64url');
     const state = `${id}.${randomBytes(16).toString('base64url')}`;
@@ -223,7 +235,14 @@ export class UpstreamSignIn {
     url.searchParams.set('code_challenge', pkce.challenge);
     url.searchParams.set('code_challenge_method', 'S256');
 
-    const flow: Flow = { id, url: '', done: Promise.resolve() as never, stop: () => {}, waiters: 0 };
+    const flow: Flow = {
+      id,
+      url: '',
+      done: Promise.resolve() as never,
+      stop: () => {},
+      waiters: 0,
+      quotaKey,
+    };
     let settle!: { resolve: (tokens: TokenSet) => void; reject: (error: Error) => void };
     let settled = false;
     flow.done = new Promise<TokenSet>((resolve, reject) => {
@@ -302,6 +321,13 @@ export class UpstreamSignIn {
       `Signing in to ${this.#settings.label} failed: ${describeError(error)}. Nothing was sent upstream; call again to start a new sign-in.`,
       { cause: error },
     );
+  }
+
+  // The sign-ins of one quota key in the table (at most MAX_PENDING_FLOWS to count).
+  #waitingOf(quotaKey: string): number {
+    let count = 0;
+    for (const flow of this.#flows.values()) if (flow.quotaKey === quotaKey) count++;
+    return count;
   }
 
   #drop(caller: string, flow: Flow, reason?: Error): void {
