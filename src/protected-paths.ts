@@ -57,7 +57,7 @@ export function commandStarted(label: string): () => void {
     if (ended) return;
     ended = true;
     running--;
-    const cache = realOrSelf(cacheDir());
+    const cache = realCacheDir();
     for (const [path, print] of fingerprints()) {
       if (before.get(path) === print) continue;
       if (inside(path, cache)) {
@@ -103,14 +103,29 @@ export async function commandThatChanged(
 }
 
 function allProtected(): string[] {
-  return [realOrSelf(cacheDir()), ...protectedPaths.keys(), ...protectedPaths.values()];
+  return [realCacheDir(), ...protectedPaths.keys(), ...protectedPaths.values()];
 }
 
-// What a command could have changed: each protected file (inode, size, modification time), and
+let cacheReal: { dir: string; real: string } | undefined;
+// The cache directory's real path, asked for every path argument of every command: resolved once
+// it exists, again only when another directory is named.
+function realCacheDir(): string {
+  const dir = cacheDir();
+  if (cacheReal?.dir === dir) return cacheReal.real;
+  try {
+    cacheReal = { dir, real: realpathSync(dir) };
+    return cacheReal.real;
+  } catch {
+    return dir; // not there yet: nothing below it to resolve
+  }
+}
+
+// What a command could have changed: each protected file (inode, size, modification and change
+// times: `cp -p` or `touch -r` put the modification time back, never the change time), and
 // every entry of the cache directory two levels down (a cache has tens of files).
 function fingerprints(): Map<string, string> {
   const prints = new Map<string, string>();
-  const cache = realOrSelf(cacheDir());
+  const cache = realCacheDir();
   for (const real of new Set(protectedPaths.values())) prints.set(real, fingerprint(real));
   const walk = (dir: string, depth: number) => {
     let names: string[];
@@ -133,7 +148,9 @@ function fingerprints(): Map<string, string> {
 function fingerprint(path: string): string {
   try {
     const stat = lstatSync(path);
-    return stat.isDirectory() ? 'dir' : `${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.mode}`;
+    return stat.isDirectory()
+      ? 'dir'
+      : `${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}:${stat.mode}`;
   } catch {
     return 'missing';
   }
