@@ -8,7 +8,6 @@ const loadJose = () => {
 };
 
 import { BridgeError, describeError } from '../errors.js';
-import { isPlainObject } from '../plain-object.js';
 import { discoverJwksUrl } from './discover-jwks.js';
 import { FailureBackoff } from './failure-backoff.js';
 import type { TokenVerifier, Verification } from './token-verifier.js';
@@ -93,11 +92,12 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
   return {
     async verify(token, resource): Promise<Verification> {
       // Checked before any key is looked up: garbage must not make the server fetch anything.
-      const malformed = notASignedJwt(token);
+      const jose = await loadJose();
+      const malformed = notASignedJwt(token, jose);
       if (malformed) return { ok: false, description: malformed };
       // Throws when the keys cannot be found: the server's problem (503), not the token's.
       const keys = await resolveKeys();
-      const { jwtVerify, errors } = await loadJose();
+      const { jwtVerify, errors } = jose;
       // Accept the resource with and without a trailing slash: authorization servers differ.
       const audience = [resource.replace(/\/$/, ''), `${resource.replace(/\/$/, '')}/`];
       let payload: JWTPayload;
@@ -191,24 +191,23 @@ const NOT_A_JWT = 'The token is not a valid signed JWT.';
  * Why `token` cannot be a JWS this server accepts (three base64url parts, a JSON header naming an
  * accepted algorithm, a JSON payload), or `undefined` when it may be: the checks that need no key.
  */
-function notASignedJwt(token: string): string | undefined {
+function notASignedJwt(
+  token: string,
+  jose: Pick<typeof import('jose'), 'decodeJwt' | 'decodeProtectedHeader'>,
+): string | undefined {
   const parts = token.split('.');
   if (parts.length !== 3 || parts.some((part) => !/^[A-Za-z0-9_-]+$/.test(part))) return NOT_A_JWT;
-  const header = jsonObjectOf(parts[0] as string);
-  if (!header || !isPlainObject(jsonObjectOf(parts[1] as string))) return NOT_A_JWT;
-  if (typeof header.alg !== 'string' || !ALGORITHMS.includes(header.alg)) {
+  let alg: unknown;
+  try {
+    alg = jose.decodeProtectedHeader(token).alg;
+    jose.decodeJwt(token); // a JSON object as its payload
+  } catch {
+    return NOT_A_JWT;
+  }
+  if (typeof alg !== 'string' || !ALGORITHMS.includes(alg)) {
     return 'The token is signed with an algorithm this server does not accept.';
   }
   return undefined;
-}
-
-function jsonObjectOf(part: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
-    return isPlainObject(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 // A token problem becomes a 401 reason; anything else (keys unreachable, a broken JWKS) means the
