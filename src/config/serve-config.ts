@@ -47,7 +47,9 @@ export async function serveConfig(options: ServeConfigOptions): Promise<ConfigBr
   let config = options.config;
   let sources = buildSources(config);
   // The config and every file its sources read are out of reach of the commands served (a CLI
-  // source whose roots hold them could otherwise rewrite what the next reload serves).
+  // source whose roots hold them could otherwise rewrite what the next reload serves). The config
+  // now, since a client may call as soon as the transport runs, before `serve` returns; the
+  // sources' files once they are loaded and known (`watchedFiles`, which has the config again).
   if (config.file) protectPaths([config.file]);
   const stateKey = requestStateKey(options.store !== undefined, log);
   const bridge = await serve({
