@@ -2,7 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeRepo, tempDir } from '../cli/helpers.js';
-import { type ClientOffer, connect, MATRIX } from '../helpers/connect.js';
+import { confirming, connect, MATRIX } from '../helpers/connect.js';
 import { BRIDGE_BIN } from '../helpers/start-bridge.js';
 
 const cache = tempDir('bridge-confirm-cache-');
@@ -23,20 +23,6 @@ const gitBridge = (repo: string, ...flags: string[]) => ({
   env: { BRIDGE_CACHE_DIR: cache.path },
   cwd: repo,
 });
-
-/** A client that answers the confirmation with `answer`, keeping the message it was shown. */
-function confirming(answer: Record<string, unknown>): ClientOffer & { shown: string[] } {
-  const shown: string[] = [];
-  return {
-    shown,
-    capabilities: { elicitation: { form: {} } },
-    async answer(method, params) {
-      if (method !== 'elicitation/create') throw new Error(`unexpected ${method}`);
-      shown.push(String(params.message));
-      return answer;
-    },
-  };
-}
 
 describe.each(MATRIX)('confirmation of destructive calls, $kind client over $wire', ({ kind, wire }) => {
   it('shows the exact command and runs nothing when the user declines', async () => {

@@ -53,6 +53,20 @@ export interface ClientOffer {
   ) => Promise<Record<string, unknown>>;
 }
 
+/** A client that answers every confirmation (form elicitation) with `answer`, keeping the messages it was shown. */
+export function confirming(answer: Record<string, unknown>): ClientOffer & { shown: string[] } {
+  const shown: string[] = [];
+  return {
+    shown,
+    capabilities: { elicitation: { form: {} } },
+    async answer(method, params) {
+      if (method !== 'elicitation/create') throw new Error(`unexpected ${method}`);
+      shown.push(String(params.message));
+      return answer;
+    },
+  };
+}
+
 /** Starts the server `command` and connects a `kind` client to it over `wire`. */
 export async function connect(
   kind: ClientKind,

@@ -1,27 +1,13 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir, writeYaml } from '../config/helpers.js';
-import { type ClientOffer, connect } from '../helpers/connect.js';
+import { confirming, connect } from '../helpers/connect.js';
 import { modernRequest } from '../helpers/modern-request.js';
 import { BRIDGE_BIN, startHttpBridge } from '../helpers/start-bridge.js';
 import { FIXTURES } from '../openapi/helpers/in-process.js';
 import { startUpstream, type Upstream } from '../openapi/helpers/upstream.js';
 
 const SPEC = join(FIXTURES, 'api-3.0.yaml');
-
-/** A client that answers every confirmation with `answer`, keeping the messages it was shown. */
-function confirming(answer: Record<string, unknown>): ClientOffer & { shown: string[] } {
-  const shown: string[] = [];
-  return {
-    shown,
-    capabilities: { elicitation: { form: {} } },
-    async answer(method, params) {
-      if (method !== 'elicitation/create') throw new Error(`unexpected ${method}`);
-      shown.push(String(params.message));
-      return answer;
-    },
-  };
-}
 
 const text = (result: { content: Array<Record<string, unknown>> }) => String(result.content[0]?.text);
 
