@@ -45,12 +45,9 @@ export function checkedConnector(
 ): buildConnector.connector {
   const connect = build({ lookup: checkedLookup(allow, refuse) });
   return (options, callback) => {
-    const literal = addressOf(options.hostname);
-    if (literal !== undefined && !allow(literal)) {
-      callback(refuse(literal), null);
-      return;
-    }
-    connect(options, callback);
+    const refused = refusedAddress(options.hostname, allow, refuse);
+    if (refused) callback(refused, null);
+    else connect(options, callback);
   };
 }
 
@@ -71,8 +68,15 @@ export function recordingConnector(
     });
 }
 
-/** The IP address a host (a URL's `hostname`, `[::1]` included) is written as, or undefined for a name. */
-function addressOf(hostname: string): string | undefined {
+/**
+ * `refuse`'s error when a host (a URL's `hostname`, `[::1]` included) is written as an address that
+ * is not allowed; undefined for an allowed address or a name (a name is checked by its lookup).
+ */
+export function refusedAddress(
+  hostname: string,
+  allow: (address: string) => boolean,
+  refuse: (address: string) => Error,
+): Error | undefined {
   const host = hostname.replace(/^\[|\]$/g, '');
-  return isIP(host) === 0 ? undefined : host;
+  return isIP(host) !== 0 && !allow(host) ? refuse(host) : undefined;
 }

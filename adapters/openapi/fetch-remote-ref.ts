@@ -1,7 +1,7 @@
 import { isUnsafeUrl, ResolverError } from '@apidevtools/json-schema-ref-parser';
 import type { Dispatcher } from 'undici';
 import { describeError } from '../../src/index.js';
-import { checkedConnector } from './checked-lookup.js';
+import { checkedConnector, refusedAddress } from './checked-lookup.js';
 import { isPublicAddress } from './public-address.js';
 import type { ByteBudget } from './read-local-ref.js';
 
@@ -55,7 +55,7 @@ export async function remoteRefResolver(settings: RemoteRefSettings): Promise<Re
   const agent = new Agent({ connect: checkedConnector(buildConnector, allow, refusal) });
   const budget = { bytes: settings.bytes, ends: AbortSignal.timeout(settings.totalMs) };
   const fetchOnce = async (url: string, signal: AbortSignal) => {
-    refuseUnsafe(url, allowUrl);
+    refuseUnsafe(url, allow, allowUrl);
     return request(url, { dispatcher: agent, method: 'GET', headers: { accept: ACCEPT }, signal });
   };
   return {
@@ -128,12 +128,18 @@ async function readBounded(body: Dispatcher.ResponseData['body'], budget: LoadBu
 }
 
 /**
- * Throws for a URL that is not http(s) or fails the URL check; its address is checked as the
- * connection is made (see `checkedConnector`).
+ * Throws for a URL that is not http(s), is written with a refused address (named first, being the
+ * clearer reason; the connection checks it too, see `checkedConnector`), or fails the URL check.
  */
-function refuseUnsafe(url: string, allowUrl: (url: string) => boolean): void {
-  const { protocol } = new URL(url);
+function refuseUnsafe(
+  url: string,
+  allow: (address: string) => boolean,
+  allowUrl: (url: string) => boolean,
+): void {
+  const { protocol, hostname } = new URL(url);
   if (protocol !== 'http:' && protocol !== 'https:') throw new Error(`${protocol} URLs are not followed`);
+  const refused = refusedAddress(hostname, allow, refusal);
+  if (refused) throw refused;
   if (!allowUrl(url)) throw new Error('the URL names a local host or an internal service port');
 }
 
