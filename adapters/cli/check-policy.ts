@@ -5,6 +5,7 @@ import { BridgeError, inside, realOrSelf } from '../../src/index.js';
 export { inside, realOrSelf };
 
 import type { CommandSpec, OptionSpec } from './cli-spec.js';
+import { percentDecoded } from './percent-decoded.js';
 
 /** What a source refuses, decided once at start-up from the flags and the overlay. */
 export interface Policy {
@@ -152,18 +153,6 @@ export function safeOptions(
     else options.push(option);
   }
   return { options, removed };
-}
-
-function percentDecoded(value: string): string {
-  if (!value.includes('%')) return value;
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    // Malformed escapes: decoded one at a time, the rest left as written.
-    return value.replace(/%[0-9a-f]{2}/gi, (encoded) =>
-      String.fromCharCode(Number.parseInt(encoded.slice(1), 16)),
-    );
-  }
 }
 
 function clip(value: string): string {

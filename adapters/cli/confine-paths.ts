@@ -5,6 +5,7 @@ import { BridgeError, protectedPathOf } from '../../src/index.js';
 import { propertyOf } from './build-input-schema.js';
 import { inside, type Policy, realOrSelf } from './check-policy.js';
 import type { CommandSpec, OptionSpec, PathKind } from './cli-spec.js';
+import { percentDecoded } from './percent-decoded.js';
 
 /**
  * Checks every path-valued argument of a call (see `inferPaths`) against the roots: resolved
@@ -157,13 +158,7 @@ function localReadings(value: string): string[] {
   if (assigned && assigned !== '-') readings.push(assigned);
   if (/^file:/i.test(value)) {
     const rest = value.slice('file:'.length);
-    let decoded = rest;
-    try {
-      decoded = decodeURIComponent(rest);
-    } catch {
-      // Not valid percent-encoding: the raw text is what the program sees.
-    }
-    for (const text of [rest, decoded]) {
+    for (const text of [rest, percentDecoded(rest)]) {
       // `file://host/path`: the path starts at the first slash after the host. `file:/path` (one
       // slash, which curl reads as a file URL too) and `file:path` are the path itself.
       const hosted = text.startsWith('//') ? text.slice(2) : undefined;

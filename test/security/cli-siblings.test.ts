@@ -135,6 +135,15 @@ describe("curl's file references and URL globs", () => {
     expect(received.join('\n')).not.toContain(SECRET);
   });
 
+  it.skipIf(!has('curl'))('decodes a file: URL as curl does, a malformed escape beside', async () => {
+    // `y%G` is no escape: curl keeps it as written and still decodes the `%2e%2e` after it.
+    await using _ = await attack('curl', [
+      { name: 'make y%G', args: { 'create-dirs': true, output: 'y%G/f', args: [`file://${ROOT}/in.txt`] } },
+      { name: 'read through it', args: { args: [`file://${ROOT}/y%G/%2e%2e/%2e%2e/outside/secret.txt`] } },
+    ]);
+    expect(existsSync(join(ROOT, 'y%G', 'f'))).toBe(true);
+  });
+
   it.skipIf(!has('curl'))('reads a {..} in a file: URL as written (no globbing)', async () => {
     await using _ = await attack('curl', [
       { name: 'read', args: { args: [`file://${ROOT}/{..}/outside/secret.txt`] } },
