@@ -109,7 +109,8 @@ const MAX_REFERENCES = 256;
  * `-F "f=x;headers=@file"`, `--data-urlencode "na me@file"`, `-F name=<file`; httpie's
  * `name@file` and `Header:@file`. Each place gives the rest of the value, and the rest up to a
  * `;` (-F's separator), both with curl's quotes taken off: a reading too many only refuses a
- * value that names a place outside the roots. Not `@{…}` (a revision).
+ * value that names a place outside the roots. After `=@`, each comma-separated piece is read the
+ * same way: curl's `-F "f=@a;type=x/y,b"` sends the files `a` and `b`. Not `@{…}` (a revision).
  */
 function fileReferences(value: string): string[] {
   const found = new Set<string>();
@@ -118,10 +119,13 @@ function fileReferences(value: string): string[] {
     const opens = char === '@' ? value[at + 1] !== '{' : char === '<' && (at === 0 || value[at - 1] === '=');
     if (!opens) continue;
     const rest = value.slice(at + 1);
-    for (const text of [rest, rest.split(';')[0] as string]) {
-      found.add(text);
-      const quoted = /^"((?:[^"\\]|\\.)*)"?/.exec(text);
-      if (quoted) found.add((quoted[1] as string).replace(/\\(.)/g, '$1'));
+    const pieces = char === '@' && value[at - 1] === '=' ? [rest, ...rest.split(',')] : [rest];
+    for (const piece of pieces) {
+      for (const text of [piece, piece.split(';')[0] as string]) {
+        found.add(text);
+        const quoted = /^"((?:[^"\\]|\\.)*)"?/.exec(text);
+        if (quoted) found.add((quoted[1] as string).replace(/\\(.)/g, '$1'));
+      }
     }
   }
   found.delete('');

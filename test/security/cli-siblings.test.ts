@@ -131,6 +131,12 @@ describe("curl's file references and URL globs", () => {
       { name: ';headers=@', args: { form: `f=x;headers=@${secretFile}`, args: [origin] } },
       { name: '--data-urlencode name@', args: { 'data-urlencode': `na me@${secretFile}`, args: [origin] } },
       { name: '-F name=<file', args: { form: `f=<${secretFile}`, args: [origin] } },
+      { name: '-F name=@a,b', args: { form: `f=@in.txt,${secretFile}`, args: [origin] } },
+      { name: '-F name=@"a",b', args: { form: `f=@"in.txt",${secretFile}`, args: [origin] } },
+      {
+        name: '-F name=@a;type=…,b',
+        args: { form: `f=@in.txt;type=text/plain,${secretFile}`, args: [origin] },
+      },
     ]);
     expect(received.join('\n')).not.toContain(SECRET);
   });
