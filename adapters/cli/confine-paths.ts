@@ -46,16 +46,29 @@ export function confinePaths(
     // httpie's `name@file`, `name:=@file` and `Header:@file`, and curl's `-F name=<file`:
     // checked in every value of such CLIs, wherever the reference stands (see `fileReferences`).
     if (rules.atFiles) {
-      const references = fileReferences(value);
+      const references = fileReferences(value, MAX_REFERENCES);
       if (references.length > MAX_REFERENCES) {
         throw new BridgeError(
           'invalid_arguments',
-          `refused: ${where} holds ${references.length} places that may name a file (after "@" or "<"), more than the ${MAX_REFERENCES} checked; put the data in a file inside the roots and pass it as @file`,
+          `refused: ${where} holds more than ${MAX_REFERENCES} places that may name a file (after "@" or "<"), the most checked; put the data in a file inside the roots and pass it as @file`,
         );
       }
       for (const reference of references) readings.push(...localReadings(reference));
     }
     for (const candidate of readings) {
+      // Resolving costs a walk per component: a long value, or one with many references, would
+      // hold the server for seconds. And programs can reach a longer path (`mkdir -p` goes a
+      // directory at a time), so it is refused rather than passed unchecked.
+      const bytes = Buffer.byteLength(candidate);
+      if (bytes > PATH_MAX) {
+        const instead = rules.atFiles
+          ? 'put the data in a file inside the roots and pass it as @file'
+          : 'use a shorter path';
+        throw new BridgeError(
+          'invalid_arguments',
+          `refused: ${where} "${clip(value)}" holds a path (or what may be one) of ${bytes} bytes, longer than the ${PATH_MAX} checked; ${instead}`,
+        );
+      }
       // Not `join`: it would fold `link/..` away as text before the link is followed.
       const real = realPathOf(isAbsolute(candidate) ? candidate : `${cwd}${sep}${candidate}`);
       const guarded = protectedPathOf(real);
@@ -103,6 +116,9 @@ function ownFilesRefusal(where: string, value: string, real: string, guarded: st
 /** File references checked in one value at most; a value with more is refused. */
 const MAX_REFERENCES = 256;
 
+/** The longest path checked, in bytes: Linux's PATH_MAX, the longest a program can open at once. */
+const PATH_MAX = 4096;
+
 /**
  * What may follow an `@`, or a `<` at the start or after `=`, in a value of a CLI that reads
  * `@file` arguments, as a file name: curl's `-d @file`, `-F name=@file`, `-F "name=@\"file\""`,
@@ -111,24 +127,26 @@ const MAX_REFERENCES = 256;
  * `;` (-F's separator), both with curl's quotes taken off: a reading too many only refuses a
  * value that names a place outside the roots. After `=@`, each comma-separated piece is read the
  * same way: curl's `-F "f=@a;type=x/y,b"` sends the files `a` and `b`. Not `@{…}` (a revision).
+ * Stops once more than `limit` are found: the caller refuses such a value.
  */
-function fileReferences(value: string): string[] {
+function fileReferences(value: string, limit: number): string[] {
   const found = new Set<string>();
-  for (let at = 0; at < value.length; at++) {
+  for (let at = 0; at < value.length && found.size <= limit; at++) {
     const char = value[at];
     const opens = char === '@' ? value[at + 1] !== '{' : char === '<' && (at === 0 || value[at - 1] === '=');
     if (!opens) continue;
     const rest = value.slice(at + 1);
     const pieces = char === '@' && value[at - 1] === '=' ? [rest, ...rest.split(',')] : [rest];
     for (const piece of pieces) {
+      if (found.size > limit) break;
       for (const text of [piece, piece.split(';')[0] as string]) {
         found.add(text);
         const quoted = /^"((?:[^"\\]|\\.)*)"?/.exec(text);
         if (quoted) found.add((quoted[1] as string).replace(/\\(.)/g, '$1'));
       }
+      found.delete('');
     }
   }
-  found.delete('');
   return [...found];
 }
 

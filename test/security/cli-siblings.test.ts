@@ -141,6 +141,27 @@ describe("curl's file references and URL globs", () => {
     expect(received.join('\n')).not.toContain(SECRET);
   });
 
+  it.skipIf(!has('curl'))(
+    'refuses, without running curl, a value too long or too full to check',
+    async () => {
+      // Each reference is resolved component by component: such values held the server for seconds.
+      await using cli = await loadCli({ program: 'curl', roots: [ROOT] }, ROOT);
+      const values = {
+        '100 references in 8 KB': `f=@${`${'a/'.repeat(40)}@`.repeat(100)}`,
+        'an 80 KB path': `f=@${'a/'.repeat(40_000)}in.txt`,
+        '300 references': `f=@${'@a'.repeat(300)}`,
+      };
+      for (const [name, form] of Object.entries(values)) {
+        received.length = 0;
+        const result = await cli.call('curl', { form, args: [origin] });
+        expect(textOf(result), name).toMatch(
+          /refused: form .*(longer than the 4096 checked|more than 256 places)/,
+        );
+        expect(received, name).toEqual([]);
+      }
+    },
+  );
+
   it.skipIf(!has('curl'))('decodes a file: URL as curl does, a malformed escape beside', async () => {
     // `y%G` is no escape: curl keeps it as written and still decodes the `%2e%2e` after it.
     await using _ = await attack('curl', [
