@@ -205,13 +205,25 @@ export function realPathOf(path: string, depth = 0): string {
   if (depth > 40) return path; // a link loop: the program fails with ELOOP anyway
   const parts = path.split(sep).filter((part) => part !== '' && part !== '.');
   let current: string = sep;
+  // How many components `current` lies below the first missing one: nothing below a missing
+  // directory exists, so the walk skips the lstat until `..` climbs back out (one per component
+  // keeps a long path linear).
+  let missing = 0;
   for (let index = 0; index < parts.length; index++) {
     const part = parts[index] as string;
     if (part === '..') {
       current = dirname(current);
+      if (missing > 0) missing--;
       continue;
     }
-    const next = join(current, part);
+    // Not `join`: it normalises the whole path again at every component. `part` holds no `/`,
+    // `.` or `..`, so the text is the same.
+    const next = current === sep ? `${sep}${part}` : `${current}${sep}${part}`;
+    if (missing > 0) {
+      current = next;
+      missing++;
+      continue;
+    }
     let link: string | undefined;
     try {
       // Not under /proc: `/proc/self`, its `cwd`, `root` and `fd/N` (and `/dev/fd`, `/dev/stdin`,
@@ -220,6 +232,7 @@ export function realPathOf(path: string, depth = 0): string {
       if (!underProc(next) && lstatSync(next).isSymbolicLink()) link = readlinkSync(next);
     } catch {
       // Missing (or unreadable): a plain directory-to-be, whatever follows is walked on.
+      missing = 1;
     }
     if (link === undefined) current = next;
     else current = realPathOf(isAbsolute(link) ? link : `${current}${sep}${link}`, depth + 1);

@@ -34,6 +34,8 @@ describe('realPathOf', () => {
     ['a dangling link, followed to where it points', 'root/dangling', 'out/not-yet'],
     ['below a missing directory, .. as text', 'root/missing/../../out/y', 'out/y'],
     ['a missing directory, .., then a link (mkdir -p follows it)', 'root/missing/../to-deep/x', 'out/deep/x'],
+    ['two missing levels, .. twice, then a link', 'root/missing/deeper/../../to-deep/x', 'out/deep/x'],
+    ['a link below a missing directory is no link', 'root/missing/../missing/to-deep/../x', 'root/missing/x'],
   ])('%s', (_label, path, expected) => {
     expect(realPathOf(`${d}/${path}`)).toBe(join(d, expected));
   });
