@@ -1,9 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { BridgeError, inside, realOrSelf } from '../../src/index.js';
-
-export { inside, realOrSelf };
-
 import type { CommandSpec, OptionSpec } from './cli-spec.js';
 import { percentDecoded } from './percent-decoded.js';
 

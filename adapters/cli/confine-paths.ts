@@ -1,9 +1,9 @@
 import { lstatSync, readlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, sep } from 'node:path';
-import { BridgeError, protectedPathOf } from '../../src/index.js';
+import { BridgeError, inside, protectedPathOf, realOrSelf } from '../../src/index.js';
 import { propertyOf } from './build-input-schema.js';
-import { inside, type Policy, realOrSelf } from './check-policy.js';
+import type { Policy } from './check-policy.js';
 import type { CommandSpec, OptionSpec, PathKind } from './cli-spec.js';
 import { percentDecoded } from './percent-decoded.js';
 

@@ -1,10 +1,10 @@
 import { setMaxListeners } from 'node:events';
 import { realpathSync, statSync } from 'node:fs';
 import { basename, delimiter, dirname, resolve } from 'node:path';
-import { BridgeError, type LoadContext, type Source, type ToolDefinition } from '../../src/index.js';
+import { BridgeError, inside, type LoadContext, type Source, type ToolDefinition } from '../../src/index.js';
 import { applyOverlay } from './apply-overlay.js';
 import { cacheFile, readCachedSpec, writeCachedSpec } from './cache-discovery.js';
-import { inside, isCommandOffered, isDangerousOption, type Policy } from './check-policy.js';
+import { isCommandOffered, isDangerousOption, type Policy } from './check-policy.js';
 import type { CliSpec, OptionSpec } from './cli-spec.js';
 import { cobraCompletions, discoverCobra } from './discover-cobra.js';
 import { discoverGeneric } from './discover-generic.js';

@@ -1,8 +1,14 @@
 import { basename } from 'node:path';
-import type { ToolAnnotations, ToolContext, ToolDefinition, ToolResult } from '../../src/index.js';
+import {
+  realOrSelf,
+  type ToolAnnotations,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolResult,
+} from '../../src/index.js';
 import { buildArgv } from './build-argv.js';
 import { buildInputSchema } from './build-input-schema.js';
-import { type Policy, realOrSelf, resolveCwd, safeOptions } from './check-policy.js';
+import { type Policy, resolveCwd, safeOptions } from './check-policy.js';
 import type { CliSpec, CommandSpec } from './cli-spec.js';
 import { commandToResult, OUTPUT_SCHEMA } from './command-to-result.js';
 import { confinePaths } from './confine-paths.js';

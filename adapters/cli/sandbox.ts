@@ -2,8 +2,7 @@ import { execFile } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, isAbsolute, join } from 'node:path';
-import { BridgeError, existingProtectedPaths } from '../../src/index.js';
-import { inside } from './check-policy.js';
+import { BridgeError, existingProtectedPaths, inside } from '../../src/index.js';
 
 /** How commands are confined by the operating system (`--sandbox`). */
 export interface SandboxOptions {
