@@ -10,10 +10,8 @@ import { cobraCompletions, discoverCobra } from './discover-cobra.js';
 import { discoverGeneric } from './discover-generic.js';
 import { type Discovered, discoverGit } from './discover-git.js';
 import { findProgram } from './find-program.js';
-import { listsFiles } from './infer-file-lists.js';
-import { followsLinks } from './infer-link-following.js';
+import { inferredDangerousFlags } from './infer-dangerous-flags.js';
 import { inferPaths } from './infer-paths.js';
-import { runsCommand } from './infer-runners.js';
 import { findBundledOverlay, loadOverlay, type Overlay } from './load-overlay.js';
 import { makeTool, programNameOf, toolNameOf } from './make-tool.js';
 import type { CliOptions } from './options.js';
@@ -74,20 +72,11 @@ async function loadTools(
       )
     : undefined;
   const spec = await discover(binary, options, overlay, policy, baseDir, context, sandbox);
-  // Options whose value is a program to run or a file that lists more files, and options that
-  // follow symbolic links below the paths given, are dangerous wherever they are found (git's
-  // overlay curates git's): offered only when --allow-option names them (see infer-runners.ts,
-  // infer-file-lists.ts, infer-link-following.ts).
+  // Options that run programs, list files or follow links are dangerous wherever they are found
+  // (git's overlay curates git's): offered only when --allow-option names them.
   if (spec.flavor !== 'git') {
     policy.dangerousOptions = [
-      ...new Set([
-        ...policy.dangerousOptions,
-        ...spec.commands.flatMap((command) =>
-          command.options
-            .filter((option) => runsCommand(option) || listsFiles(option) || followsLinks(option))
-            .map((option) => option.flag),
-        ),
-      ]),
+      ...new Set([...policy.dangerousOptions, ...inferredDangerousFlags(spec.commands)]),
     ];
   }
   for (const skip of spec.skipped) {
