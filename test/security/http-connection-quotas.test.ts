@@ -29,6 +29,24 @@ function socketFrom(url: URL, localAddress: string): Promise<Socket> {
   });
 }
 
+/**
+ * `count` connections from `localAddress`, each sending the start of a request's headers and no
+ * more; half a second later, each with whether the server has closed it.
+ */
+async function slowHeaders(url: URL, localAddress: string, count: number) {
+  const held = await Promise.all(
+    Array.from({ length: count }, async () => {
+      const socket = await socketFrom(url, localAddress);
+      const result = outcome(socket);
+      socket.write(`POST /mcp HTTP/1.1\r\nHost: ${url.host}\r\n`);
+      return { socket, result, closed: false };
+    }),
+  );
+  for (const one of held) void one.result.then(() => (one.closed = true));
+  await sleep(500);
+  return held;
+}
+
 /** A 2026-07-28 `tools/call` of `echo` sent from `localAddress`, for the status and the text it gets back. */
 function echoFrom(url: URL, localAddress: string, text: string): Promise<{ status: number; body: string }> {
   const body = JSON.stringify({
@@ -121,18 +139,8 @@ describe('connections per address', () => {
   });
 
   it('one address sending slow headers on 70 connections holds 16; everyone else is served', async () => {
-    const attacker = await Promise.all(
-      Array.from({ length: 70 }, async () => {
-        const socket = await socketFrom(bridge.url, OTHER_ADDRESS);
-        const result = outcome(socket);
-        socket.write(`POST /mcp HTTP/1.1\r\nHost: ${bridge.url.host}\r\n`);
-        return { socket, result, closed: false };
-      }),
-    );
-    for (const held of attacker) void held.result.then(() => (held.closed = true));
-    await sleep(500);
-    const open = attacker.filter((held) => !held.closed);
-    expect(open).toHaveLength(16);
+    const attacker = await slowHeaders(bridge.url, OTHER_ADDRESS, 70);
+    expect(attacker.filter((held) => !held.closed)).toHaveLength(16);
     // Another address (and so another caller) is served at once, more than once.
     for (const text of ['first', 'second']) {
       const reply = await modernRequest(
@@ -357,16 +365,7 @@ describe('connections from a trusted proxy', () => {
     expect(users.filter((user) => !user.socket.destroyed)).toHaveLength(40);
 
     // Anyone else is held to 16 connections, as without a proxy.
-    const others = await Promise.all(
-      Array.from({ length: 20 }, async () => {
-        const socket = await socketFrom(bridge.url, OTHER_ADDRESS);
-        const result = outcome(socket);
-        socket.write(`POST /mcp HTTP/1.1\r\nHost: ${bridge.url.host}\r\n`);
-        return { socket, result, closed: false };
-      }),
-    );
-    for (const held of others) void held.result.then(() => (held.closed = true));
-    await sleep(500);
+    const others = await slowHeaders(bridge.url, OTHER_ADDRESS, 20);
     expect(others.filter((held) => !held.closed)).toHaveLength(16);
     for (const { socket } of [...users, ...others]) socket.destroy();
   });
