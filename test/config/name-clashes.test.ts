@@ -14,17 +14,30 @@ const specOf = (path: string, method: string, operationId: string) => ({
   paths: { [path]: { [method]: { operationId, responses: { '200': { description: 'ok' } } } } },
 });
 
+/**
+ * A temp directory with first.json and second.json (a DELETE each, both named `del`) and
+ * reads.json (a GET named `slow`), and how a config names one of them as a source.
+ */
+async function specsDir(baseUrl: string) {
+  const dir = await tempDir();
+  await writeFile(dir.file('first.json'), JSON.stringify(specOf('/first', 'delete', 'del')));
+  await writeFile(dir.file('second.json'), JSON.stringify(specOf('/second', 'delete', 'del')));
+  await writeFile(dir.file('reads.json'), JSON.stringify(specOf('/reads', 'get', 'slow')));
+  const source = (spec: string) => ({ kind: 'openapi', options: { spec, baseUrl, cache: false } });
+  const serve = () =>
+    connect('v2', 'stdio', {
+      script: BRIDGE_BIN,
+      args: ['serve', dir.file('bridge.config.yaml')],
+      cwd: dir.path,
+    });
+  return Object.assign(dir, { source, serve });
+}
+
 describe('a tool the config names', () => {
   it('keeps that name when two other sources clash on its stem, and serve says who was renamed', async () => {
-    await using dir = await tempDir();
     await using upstream = await startUpstream();
-    await writeFile(dir.file('first.json'), JSON.stringify(specOf('/first', 'delete', 'del')));
-    await writeFile(dir.file('second.json'), JSON.stringify(specOf('/second', 'delete', 'del')));
-    await writeFile(dir.file('reads.json'), JSON.stringify(specOf('/reads', 'get', 'slow')));
-    const source = (spec: string) => ({
-      kind: 'openapi',
-      options: { spec, baseUrl: upstream.url, cache: false },
-    });
+    await using dir = await specsDir(upstream.url);
+    const { source } = dir;
     await writeYaml(dir.file('bridge.config.yaml'), {
       sources: [
         source('./first.json'),
@@ -32,11 +45,7 @@ describe('a tool the config names', () => {
         { ...source('./reads.json'), tools: { slow: { name: 'del_2' } } },
       ],
     });
-    await using client = await connect('v2', 'stdio', {
-      script: BRIDGE_BIN,
-      args: ['serve', dir.file('bridge.config.yaml')],
-      cwd: dir.path,
-    });
+    await using client = await dir.serve();
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(['del', 'del_2', 'del_3']);
     expect(tools.find((tool) => tool.name === 'del_2')?.annotations).toMatchObject({ readOnlyHint: true });
@@ -51,22 +60,13 @@ describe('a tool the config names', () => {
   });
 
   it("wins over an adapter's name it clashes with, which gets the suffix", async () => {
-    await using dir = await tempDir();
     await using upstream = await startUpstream();
-    await writeFile(dir.file('first.json'), JSON.stringify(specOf('/first', 'delete', 'del')));
-    await writeFile(dir.file('reads.json'), JSON.stringify(specOf('/reads', 'get', 'slow')));
-    const source = (spec: string) => ({
-      kind: 'openapi',
-      options: { spec, baseUrl: upstream.url, cache: false },
-    });
+    await using dir = await specsDir(upstream.url);
+    const { source } = dir;
     await writeYaml(dir.file('bridge.config.yaml'), {
       sources: [source('./first.json'), { ...source('./reads.json'), tools: { slow: { name: 'del' } } }],
     });
-    await using client = await connect('v2', 'stdio', {
-      script: BRIDGE_BIN,
-      args: ['serve', dir.file('bridge.config.yaml')],
-      cwd: dir.path,
-    });
+    await using client = await dir.serve();
     expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['del', 'del_2']);
     await client.callTool('del', {});
     expect(upstream.requests.map(({ method, url }) => `${method} ${url}`)).toEqual(['GET /v1/reads']);
@@ -74,19 +74,10 @@ describe('a tool the config names', () => {
   });
 
   it('warns on a reload that makes a clash', async () => {
-    await using dir = await tempDir();
-    await writeFile(dir.file('first.json'), JSON.stringify(specOf('/first', 'delete', 'del')));
-    await writeFile(dir.file('second.json'), JSON.stringify(specOf('/second', 'delete', 'del')));
-    const source = (spec: string) => ({
-      kind: 'openapi',
-      options: { spec, baseUrl: 'http://127.0.0.1:9', cache: false },
-    });
+    await using dir = await specsDir('http://127.0.0.1:9');
+    const { source } = dir;
     await writeYaml(dir.file('bridge.config.yaml'), { sources: [source('./first.json')] });
-    await using client = await connect('v2', 'stdio', {
-      script: BRIDGE_BIN,
-      args: ['serve', dir.file('bridge.config.yaml')],
-      cwd: dir.path,
-    });
+    await using client = await dir.serve();
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['del']);
     expect(client.stderr()).not.toContain('served under another name');
     await writeYaml(dir.file('bridge.config.yaml'), {
