@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +24,35 @@ export const FAKE_CLI = fileURLToPath(new URL('../../fixtures/cli/fake-cli.mjs',
 export function tempDir(prefix = 'bridge-cli-'): { path: string } & Disposable {
   const path = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
   return { path, [Symbol.dispose]: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/**
+ * What the CLI attack tests need: a root directory and, beside it, an outside one holding
+ * `secret.txt` (`SECRET` and a newline), in a temp directory `base`; and a cache directory of their
+ * own, set as BRIDGE_CACHE_DIR. Disposing removes both and sets BRIDGE_CACHE_DIR back.
+ */
+export function outsideWorld(prefix: string) {
+  const previous = process.env.BRIDGE_CACHE_DIR;
+  const cache = tempDir(`${prefix}cache-`);
+  process.env.BRIDGE_CACHE_DIR = cache.path;
+  const base = tempDir(prefix);
+  const world = {
+    cache,
+    base,
+    ROOT: join(base.path, 'root'),
+    OUT: join(base.path, 'outside'),
+    SECRET: `TOP-SECRET-${process.pid}`,
+    [Symbol.dispose]() {
+      if (previous === undefined) delete process.env.BRIDGE_CACHE_DIR;
+      else process.env.BRIDGE_CACHE_DIR = previous;
+      base[Symbol.dispose]();
+      cache[Symbol.dispose]();
+    },
+  };
+  mkdirSync(world.ROOT);
+  mkdirSync(world.OUT);
+  writeFileSync(join(world.OUT, 'secret.txt'), `${world.SECRET}\n`);
+  return world;
 }
 
 export function git(cwd: string, ...args: string[]): string {

@@ -3,29 +3,19 @@
 // when installed, and a plain --help program. One row per attack, checked on the world.
 
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadCli, tempDir, textOf } from '../cli/helpers.js';
+import { loadCli, outsideWorld, textOf } from '../cli/helpers.js';
 
-const cache = tempDir('bridge-cli-cache-');
-process.env.BRIDGE_CACHE_DIR = cache.path;
-const base = tempDir('bridge-inferred-');
-const ROOT = join(base.path, 'root');
-const OUT = join(base.path, 'outside');
-const SECRET = `TOP-SECRET-${process.pid}`;
-mkdirSync(ROOT);
-mkdirSync(OUT);
-writeFileSync(join(OUT, 'secret.txt'), `${SECRET}\n`);
+const world = outsideWorld('bridge-inferred-');
+const { ROOT, OUT, SECRET } = world;
 writeFileSync(
   join(OUT, 'secret.proto'),
   `syntax = "proto3";\nmessage Secret { string ${SECRET.replaceAll('-', '_')} = 1; }\n`,
 );
-afterAll(() => {
-  base[Symbol.dispose]();
-  cache[Symbol.dispose]();
-});
+afterAll(() => world[Symbol.dispose]());
 
 interface Row {
   name: string;

@@ -2,21 +2,13 @@
 // [[name, file], …]: every string inside must meet the path and `@file` checks, as a single pair
 // does. Real jq, with an overlay that marks --rawfile repeatable and its values as paths.
 
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadCli, tempDir, textOf } from '../cli/helpers.js';
+import { loadCli, outsideWorld, textOf } from '../cli/helpers.js';
 
-const cache = tempDir('bridge-cli-cache-');
-const previous = process.env.BRIDGE_CACHE_DIR;
-process.env.BRIDGE_CACHE_DIR = cache.path;
-const base = tempDir('bridge-paired-');
-const ROOT = join(base.path, 'root');
-const OUT = join(base.path, 'outside');
-const SECRET = `TOP-SECRET-${process.pid}`;
-mkdirSync(ROOT);
-mkdirSync(OUT);
-writeFileSync(join(OUT, 'secret.txt'), `${SECRET}\n`);
+const world = outsideWorld('bridge-paired-');
+const { ROOT, OUT, SECRET } = world;
 writeFileSync(join(ROOT, 'mine.txt'), 'mine\n');
 // jq 1.6 reads a `--` before the filter as an error: no end-of-options marker.
 writeFileSync(
@@ -31,11 +23,7 @@ writeFileSync(
     '      arg: { repeatable: true }',
   ].join('\n'),
 );
-afterAll(() => {
-  process.env.BRIDGE_CACHE_DIR = previous;
-  base[Symbol.dispose]();
-  cache[Symbol.dispose]();
-});
+afterAll(() => world[Symbol.dispose]());
 
 describe('jq --rawfile NAME FILE, repeatable', () => {
   it('reads a file inside the roots and refuses one outside, in any pair', async () => {

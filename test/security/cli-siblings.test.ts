@@ -11,19 +11,12 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { protectPaths } from '../../src/index.js';
-import { loadCli, tempDir, textOf } from '../cli/helpers.js';
+import { loadCli, outsideWorld, textOf } from '../cli/helpers.js';
 import { connect } from '../helpers/connect.js';
 import { BRIDGE_BIN } from '../helpers/start-bridge.js';
 
-const cache = tempDir('bridge-siblings-cache-');
-process.env.BRIDGE_CACHE_DIR = cache.path;
-const base = tempDir('bridge-siblings-');
-const ROOT = join(base.path, 'root');
-const OUT = join(base.path, 'outside');
-const SECRET = `TOP-SECRET-${process.pid}`;
-mkdirSync(ROOT);
-mkdirSync(OUT);
-writeFileSync(join(OUT, 'secret.txt'), `${SECRET}\n`);
+const world = outsideWorld('bridge-siblings-');
+const { cache, base, ROOT, OUT, SECRET } = world;
 writeFileSync(join(ROOT, 'in.txt'), 'one\ntwo\nthree\n');
 
 // What a local upstream received, for curl's rows.
@@ -45,8 +38,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await new Promise((resolve) => upstream.close(resolve));
-  base[Symbol.dispose]();
-  cache[Symbol.dispose]();
+  world[Symbol.dispose]();
 });
 
 const has = (program: string) => {
