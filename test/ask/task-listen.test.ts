@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { envelope, modernRequest } from '../helpers/modern-request.js';
+import { modernFetch, modernRequest } from '../helpers/modern-request.js';
 import { readEvents } from '../helpers/read-sse.js';
 import { distPath, type HttpBridge, startHttpBridge } from '../helpers/start-bridge.js';
 
@@ -24,21 +24,7 @@ describe('notifications/tasks through subscriptions/listen', () => {
   });
 
   const listen = (notifications: Record<string, unknown>, caps: object = capabilities) =>
-    fetch(bridge.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'subscriptions/listen',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 'sub-1',
-        method: 'subscriptions/listen',
-        params: { notifications, _meta: envelope(caps) },
-      }),
-    });
+    modernFetch(bridge.url, 'subscriptions/listen', { notifications }, { capabilities: caps, id: 'sub-1' });
 
   it('streams each change of the caller’s task, with its questions and finally its result', async () => {
     const request = (method: string, params: Record<string, unknown>) =>

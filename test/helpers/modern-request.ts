@@ -26,23 +26,23 @@ export interface ModernRequestOptions {
   capabilities?: object;
   /** Extra headers, or replacements for the standard ones. */
   headers?: Record<string, string>;
-  id?: number;
+  id?: number | string;
   signal?: AbortSignal;
 }
 
 /**
  * One 2026-07-28 request over raw HTTP: the envelope in `_meta`, and the `MCP-Protocol-Version`,
  * `Mcp-Method` and `Mcp-Name` headers the revision requires (`Mcp-Name` from `params.name` or
- * `params.taskId`).
+ * `params.taskId`). The response as it comes, for a stream to read (`subscriptions/listen`).
  */
-export async function modernRequest(
+export function modernFetch(
   url: URL | string,
   method: string,
   params: Record<string, unknown> = {},
   options: ModernRequestOptions = {},
-): Promise<ModernReply> {
+): Promise<Response> {
   const name = params.name ?? params.taskId;
-  const response = await fetch(url, {
+  return fetch(url, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
@@ -60,6 +60,16 @@ export async function modernRequest(
     }),
     ...(options.signal ? { signal: options.signal } : {}),
   });
+}
+
+/** `modernFetch`, its answer read whole: the JSON-RPC message from a JSON body or the last SSE event. */
+export async function modernRequest(
+  url: URL | string,
+  method: string,
+  params: Record<string, unknown> = {},
+  options: ModernRequestOptions = {},
+): Promise<ModernReply> {
+  const response = await modernFetch(url, method, params, options);
   const text = await response.text();
   const data = text.startsWith('{') ? text : [...text.matchAll(/^data: (.*)$/gm)].at(-1)?.[1];
   let json: ModernReply['json'];

@@ -6,7 +6,7 @@ import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { envelope, modernRequest } from '../helpers/modern-request.js';
+import { envelope, modernFetch, modernRequest } from '../helpers/modern-request.js';
 import { SESSION_VERSION, sseEvents } from '../helpers/raw-session.js';
 import { type HttpBridge, startHttpBridge } from '../helpers/start-bridge.js';
 import { AUTH_SERVER } from './helpers.js';
@@ -92,26 +92,13 @@ function echoFrom(url: URL, localAddress: string, text: string): Promise<{ statu
 
 /** Opens a 2026-07-28 listen stream for tool-list changes. */
 function listen(url: URL, token: string, id: number, signal?: AbortSignal): Promise<Response> {
-  return fetch(url, {
-    method: 'POST',
-    ...(signal ? { signal } : {}),
-    headers: {
-      ...bearer(token),
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'subscriptions/listen',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id,
-      method: 'subscriptions/listen',
-      params: {
-        notifications: { toolsListChanged: true },
-        _meta: envelope({}, 'quota'),
-      },
-    }),
-  });
+  const notifications = { toolsListChanged: true };
+  return modernFetch(
+    url,
+    'subscriptions/listen',
+    { notifications },
+    { headers: bearer(token), id, ...(signal ? { signal } : {}) },
+  );
 }
 
 /** Every event of a stream until it ends, or `undefined` if it is still open after `ms`. */

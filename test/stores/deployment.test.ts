@@ -13,7 +13,7 @@ import {
   startRedis,
   type TestRedis,
 } from '../helpers/deployment.js';
-import { envelope, modernRequest } from '../helpers/modern-request.js';
+import { modernFetch, modernRequest } from '../helpers/modern-request.js';
 import { readEvents } from '../helpers/read-sse.js';
 import { distPath, type HttpBridge, startHttpBridge } from '../helpers/start-bridge.js';
 import { eventually, isAlive, pidDirectory } from '../tasks/helpers.js';
@@ -123,21 +123,12 @@ describe.skipIf(MISSING_BINARIES)('two bridges on one Redis, behind nginx', () =
   it('streams notifications/tasks to a listener on B for a task running on A', async () => {
     const created = await rpc(a.url, 'tools/call', { name: 'steps', arguments: { steps: 3 } });
     const taskId = String(created.result?.taskId);
-    const stream = await fetch(b.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'subscriptions/listen',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 'listen-b',
-        method: 'subscriptions/listen',
-        params: { notifications: { taskIds: [taskId] }, _meta: envelope(WITH_TASKS) },
-      }),
-    });
+    const stream = await modernFetch(
+      b.url,
+      'subscriptions/listen',
+      { notifications: { taskIds: [taskId] } },
+      { capabilities: WITH_TASKS, id: 'listen-b' },
+    );
     const events = await readEvents(stream, (event) => {
       const params = event.data.params as { status?: string } | undefined;
       return event.data.method === 'notifications/tasks' && params?.status === 'completed';
