@@ -23,6 +23,18 @@ const options = (name: string) =>
 const names = (name: string, program?: string) =>
   parseCommandList(recorded(name), program).map((entry) => entry.name);
 
+// What buildArgv is given when only the options parsed from a help text matter.
+const OPEN_POLICY: Policy = {
+  allow: undefined,
+  deny: [],
+  hidden: [],
+  dangerousOptions: [],
+  allowedOptions: [],
+  dangerousValues: [],
+  roots: [],
+};
+const NO_COMMAND: CommandSpec = { path: [], description: '', options: [], positionals: [] };
+
 describe('command lists', () => {
   it('keeps a Cobra command whose name is followed by a single space', () => {
     expect(names('buf-beta', 'buf')).toEqual([
@@ -168,18 +180,8 @@ describe('options', () => {
   });
 
   it("passes a single-dash option's value as its help writes it, and takes no pseudo option for one", () => {
-    const policy: Policy = {
-      allow: undefined,
-      deny: [],
-      hidden: [],
-      dangerousOptions: [],
-      allowedOptions: [],
-      dangerousValues: [],
-      roots: [],
-    };
-    const command: CommandSpec = { path: [], description: '', options: [], positionals: [] };
     const argv = (text: string, args: Record<string, unknown>) =>
-      buildArgv({ endOfOptions: '--' }, command, parseHelpOptions(text), args, policy);
+      buildArgv({ endOfOptions: '--' }, NO_COMMAND, parseHelpOptions(text), args, OPEN_POLICY);
     expect(argv(recorded('terraform'), { chdir: 'infra' })).toEqual(['-chdir=infra']);
     expect(argv(recorded('openssl-x509'), { in: 'cert.pem', noout: true })).toEqual([
       '-in',
@@ -194,24 +196,14 @@ describe('options', () => {
   });
 
   it("leaves out an option named like an Object member when it is left out (not Object's own)", () => {
-    const policy: Policy = {
-      allow: undefined,
-      deny: [],
-      hidden: [],
-      dangerousOptions: [],
-      allowedOptions: [],
-      dangerousValues: [],
-      roots: [],
-    };
-    const command: CommandSpec = { path: [], description: '', options: [], positionals: [] };
     const options = parseHelpOptions(
       '  --constructor NAME   who made it\n  --toString TEXT      how to show it\n',
     );
     expect(options.map((option) => option.name)).toEqual(['constructor', 'toString']);
-    expect(buildArgv({ endOfOptions: '--' }, command, options, {}, policy)).toEqual([]);
-    expect(buildArgv({ endOfOptions: '--' }, command, options, { constructor: 'Lotus' }, policy)).toEqual([
-      '--constructor=Lotus',
-    ]);
+    expect(buildArgv({ endOfOptions: '--' }, NO_COMMAND, options, {}, OPEN_POLICY)).toEqual([]);
+    expect(
+      buildArgv({ endOfOptions: '--' }, NO_COMMAND, options, { constructor: 'Lotus' }, OPEN_POLICY),
+    ).toEqual(['--constructor=Lotus']);
   });
 
   it('takes no option from the command lines under an Examples heading (gpg, tar)', () => {
