@@ -27,9 +27,11 @@ for (const [network, prefix] of [
   ['::', 96], // unspecified, loopback, IPv4-compatible
   ['64:ff9b:1::', 48], // local-use IPv4/IPv6 translation
   ['100::', 64], // discard-only
+  ['2001::', 32], // Teredo: reaches an IPv4 address it carries obfuscated
   ['2001:db8::', 32], // documentation
   ['fc00::', 7], // unique local
   ['fe80::', 10], // link-local
+  ['fec0::', 10], // site-local (deprecated, still routed inside some sites)
   ['ff00::', 8], // multicast
 ] as const) {
   NOT_PUBLIC.addSubnet(network, prefix, 'ipv6');
@@ -44,18 +46,21 @@ export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return false;
   if (NOT_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6')) return false;
-  // NAT64 (64:ff9b::/96) and 6to4 (2002::/16) addresses reach the IPv4 address they carry.
+  // NAT64 (64:ff9b::/96), SIIT (::ffff:0:0:0/96) and 6to4 (2002::/16) addresses reach the IPv4
+  // address they carry.
   const embedded = family === 6 ? embeddedIPv4(address) : undefined;
   return embedded === undefined || isPublicAddress(embedded);
 }
 
-// The IPv4 address a NAT64 or 6to4 address carries, or undefined.
+// The IPv4 address a NAT64, SIIT or 6to4 address carries, or undefined.
 function embeddedIPv4(address: string): string | undefined {
   const groups = hextets(address);
   if (!groups) return undefined;
   const nat64 =
     groups[0] === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((group) => group === 0);
-  const [high, low] = nat64 ? [groups[6], groups[7]] : groups[0] === 0x2002 ? [groups[1], groups[2]] : [];
+  const siit = groups.slice(0, 4).every((group) => group === 0) && groups[4] === 0xffff && groups[5] === 0;
+  const [high, low] =
+    nat64 || siit ? [groups[6], groups[7]] : groups[0] === 0x2002 ? [groups[1], groups[2]] : [];
   if (high === undefined || low === undefined) return undefined;
   return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
 }

@@ -26,6 +26,10 @@ describe('public addresses', () => {
     '64:ff9b::7f00:1',
     '64:ff9b::169.254.169.254',
     '2002:c0a8:101::1',
+    '::ffff:0:a9fe:a9fe',
+    '::ffff:0:127.0.0.1',
+    '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+    'fec0::1',
     'not an address',
     'localhost',
   ])('refuses %s', (address) => {
@@ -40,6 +44,8 @@ describe('public addresses', () => {
     '::ffff:8.8.8.8',
     '64:ff9b::808:808',
     '2002:808:808::1',
+    '::ffff:0:808:808',
+    '2001:4860:4860::8888',
   ])('allows %s', (address) => {
     expect(isPublicAddress(address)).toBe(true);
   });
