@@ -34,4 +34,4 @@ export type {
   TaskStatus,
   TaskStore,
 } from './tasks/task-store.js';
-export { parseListenAddress } from './transports/serve-http.js';
+export { parseListenAddress } from './transports/listen-address.js';

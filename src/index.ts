@@ -83,5 +83,5 @@ export {
   textResult,
 } from './tool.js';
 export { MAX_TOOL_NAME_LENGTH, sanitizeToolName, uniqueToolNames } from './tool-names.js';
-export { isLoopback } from './transports/serve-http.js';
+export { isLoopback } from './transports/listen-address.js';
 export { compileValidator, formatViolations, type Violation } from './validate-arguments.js';

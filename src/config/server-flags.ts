@@ -5,7 +5,7 @@ import { BridgeError, describeError } from '../errors.js';
 import { listFlag, withFlags } from '../flags.js';
 import type { Logger, LogLevel } from '../logger.js';
 import type { RunningBridge, TransportOptions } from '../serve.js';
-import { parseListenAddress } from '../transports/serve-http.js';
+import { parseListenAddress } from '../transports/listen-address.js';
 
 // The server flags every serving command accepts (a source shorthand, `serve`, partly `inspect`):
 // how the bridge is reached and protected, and how it logs. They map flags to settings; the

@@ -5,7 +5,7 @@ import {
   type ServerResponse,
   STATUS_CODES,
 } from 'node:http';
-import { type AddressInfo, isIP, type Socket } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from '../logger.js';
 import type { JsonAnswer } from '../server/direct-call.js';
 import type { EventStreamAnswer } from '../server/direct-session-call.js';
@@ -13,42 +13,15 @@ import { connectionsPerAddress, tooManyConnections } from './address-connections
 import { CallLimits, requestsIn } from './call-limits.js';
 import type { HttpHandler } from './http-handler.js';
 import { excessiveDepth, TOO_DEEP_MESSAGE } from './json-depth.js';
+import type { ListenAddress } from './listen-address.js';
 import { listenEnded, longStreamsOf } from './long-streams.js';
 import { isRefusal, readBody } from './read-body.js';
 import { RefusalLog } from './refusal-log.js';
 import { headRequest, sendEvents, sendJson, sendResponse } from './send-response.js';
 import { answerShutdown, type InFlight } from './shutdown-answers.js';
 
-/** Where to listen: `PORT`, `HOST:PORT` or `[IPv6]:PORT`. Port 0 picks a free port. */
-export interface ListenAddress {
-  host: string;
-  port: number;
-}
-
 /** The longest delay a Node timer keeps. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** Parses `--http [HOST:]PORT`; the host defaults to 127.0.0.1 so nothing is exposed by accident. */
-export function parseListenAddress(value: string): ListenAddress {
-  const match = /^(?:(\[[^\]]+\]|[^:]+):)?(\d{1,5})$/.exec(value.trim());
-  const port = Number(match?.[2]);
-  if (!match || port > 65_535) {
-    throw new Error(`--http expects [HOST:]PORT (e.g. 8080 or 0.0.0.0:8080), got "${value}"`);
-  }
-  const host = (match[1] ?? '127.0.0.1').replace(/^\[|\]$/g, '');
-  return { host, port };
-}
-
-/**
- * Whether `host` only accepts connections from this machine. IPv6 may be bracketed, as a URL's
- * `hostname` writes it (`[::1]`).
- */
-export function isLoopback(host: string): boolean {
-  // An address literal only: a name that merely starts with "127." (127.example.com) may resolve
-  // to any address, and a loopback bind is served without authentication.
-  const bare = host.replace(/^\[|\]$/g, '');
-  return bare === 'localhost' || bare === '::1' || (isIP(bare) === 4 && bare.startsWith('127.'));
-}
 
 /** A listening HTTP server and how to reach and stop it. */
 export interface RunningHttpServer {

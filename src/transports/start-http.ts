@@ -1,5 +1,6 @@
 import { createHttpHandler } from './http-handler.js';
-import { isLoopback, serveHttp } from './serve-http.js';
+import { isLoopback } from './listen-address.js';
+import { serveHttp } from './serve-http.js';
 import type { HttpTransportOptions, StartTransport } from './transport.js';
 
 /**

@@ -5,7 +5,8 @@ import type { StdioLane, StdioOutput } from '../server/direct-stdio-call.js';
 import type { TaskFeed } from '../tasks/task-listen.js';
 import type { HttpHandlerOptions } from './http-handler.js';
 import type { SessionLaneFactory } from './legacy-sessions.js';
-import type { HttpLimits, ListenAddress } from './serve-http.js';
+import type { ListenAddress } from './listen-address.js';
+import type { HttpLimits } from './serve-http.js';
 
 /** How the server is reached. Each kind has one entry in `serve.ts`'s table of transports. */
 export type TransportOptions = StdioTransportOptions | HttpTransportOptions;

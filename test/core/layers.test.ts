@@ -25,6 +25,29 @@ async function importsUnder(folder: string): Promise<Array<[string, string]>> {
   return edges;
 }
 
+/**
+ * The files the module `entry` evaluates before any of its code runs: its value imports, followed
+ * (type-only imports and `import()` are not), and the packages among them.
+ */
+async function evaluatedWith(entry: string): Promise<{ files: Set<string>; packages: Set<string> }> {
+  const files = new Set<string>();
+  const packages = new Set<string>();
+  const queue = [entry];
+  for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+    if (files.has(file)) continue;
+    files.add(file);
+    const text = await readFile(join(ROOT, file), 'utf8');
+    for (const match of text.matchAll(
+      /^(?:import|export)\s+(?!type\b)[^;]*?\bfrom\s+'([^']+)'|^import\s+'([^']+)'/gm,
+    )) {
+      const specifier = (match[1] ?? match[2]) as string;
+      if (specifier.startsWith('.')) queue.push(join(dirname(file), specifier).replace(/\.js$/, '.ts'));
+      else if (!specifier.startsWith('node:')) packages.add(specifier);
+    }
+  }
+  return { files, packages };
+}
+
 const within = (folder: string) => (path: string) => path === folder || path.startsWith(`${folder}/`);
 
 describe('layers', () => {
@@ -54,6 +77,22 @@ describe('layers', () => {
         (within('src/config')(from) && to === 'src/run-cli.ts'),
     );
     expect(bad).toEqual([]);
+  });
+
+  // serve() starts the sources' reads (GitHub's 13 MB spec: ~10 ms) and then imports the protocol
+  // side, whose modules (the HTTP server, the SDK: ~15 ms) are evaluated while the reads are in
+  // flight. Evaluated with the command line instead, they ran before any read had started, and the
+  // start then sat idle waiting for it.
+  it('the command line evaluates neither the HTTP server nor the SDK before serve() has started reading', async () => {
+    const { files, packages } = await evaluatedWith('bin/bridge.ts');
+    expect(files).toContain('src/serve.ts');
+    const protocolSide = [
+      'src/server/protocol.ts',
+      'src/server/create-server.ts',
+      'src/transports/serve-http.ts',
+    ];
+    expect(protocolSide.filter((file) => files.has(file))).toEqual([]);
+    expect([...packages].filter((name) => name.startsWith('@modelcontextprotocol/'))).toEqual([]);
   });
 
   it('the composition root is bin/bridge.ts, which names the built-in adapters', async () => {

@@ -5,8 +5,8 @@ import { invokeTool, ToolRegistry } from '../../src/registry.js';
 import { MemoryResourceStore } from '../../src/resource-store.js';
 import type { ToolDefinition } from '../../src/tool.js';
 import { sanitizeToolName, uniqueToolNames } from '../../src/tool-names.js';
+import { isLoopback } from '../../src/transports/listen-address.js';
 import { longStreamsOf } from '../../src/transports/long-streams.js';
-import { isLoopback } from '../../src/transports/serve-http.js';
 
 const VALID = /^[A-Za-z0-9_.-]{1,64}$/;
 
