@@ -13,7 +13,7 @@ export const startStdio: StartTransport<StdioTransportOptions> = async (_options
   // made is the pinned one (a discarded probe comes first). Changes go out through it, to the era
   // it serves: a 2026-07-28 instance sends them to its `subscriptions/listen` subscriptions.
   let pinned: { server: Server; era: Era } | undefined;
-  // The server the lane initialized, until the SDK pins it with the first message it is left.
+  // The server the lane initialized, until the SDK pins it (see `pinOpened`).
   let opened: Server | undefined;
   const pin = (context: McpRequestContext) => {
     const server = context.era === 'legacy' && opened ? opened : setup.factory(context);
@@ -24,8 +24,8 @@ export const startStdio: StartTransport<StdioTransportOptions> = async (_options
   const transport = new StdioLineTransport();
   // Plain initialize-era calls and lists skip the SDK's per-message checks (see `createStdioLane`),
   // and so does a plain `initialize`: the SDK's first request cost a start ~15 ms (it builds its
-  // message schemas), so the lane answers it and the SDK pins the server the lane initialized when
-  // the first message the lane leaves it arrives (for the usual client, its first call:
+  // message schemas), so the lane answers it and the SDK pins the server the lane initialized just
+  // before the first message the lane leaves it (for the usual client, its first call:
   // `notifications/initialized` and lists the lane takes).
   const lane = setup.factory.stdioLane?.(transport);
   // The envelope of a 2026-07-28 client whose first list the lane answered (`openModern`): the
@@ -44,12 +44,25 @@ export const startStdio: StartTransport<StdioTransportOptions> = async (_options
       params: { _meta: envelope },
     });
   };
+  // The server the lane initialized is pinned just before the first message the lane leaves to the
+  // SDK, by a request of no era (`ping`, answered off the wire): the SDK then hands that message,
+  // and every later one, to the server as it would on a connection whose `initialize` it answered.
+  // Left to pin, the message itself could choose another era (a 2026-07-28 `_meta` envelope has the
+  // SDK pin a 2026-07-28 server, on which `ping` and list_changed are lost) or be refused (an
+  // envelope the SDK rejects before an era is pinned).
+  const pinOpened = () => {
+    transport.deliverQuietly({ jsonrpc: '2.0', id: `bridge-pin-${randomUUID()}`, method: 'ping' });
+  };
   if (lane) {
     transport.interceptor = {
       take: (message) => {
         if (pinned)
           return pinned.era === 'legacy' ? lane.take(pinned.server, message) : lane.takeModern(message);
-        if (opened) return lane.takeOpening(opened, message);
+        if (opened) {
+          if (lane.takeOpening(opened, message)) return true;
+          pinOpened();
+          return false;
+        }
         if (modern) {
           if (lane.takeModern(message)) return true;
           const envelope = modern;

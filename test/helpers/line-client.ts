@@ -37,6 +37,26 @@ export class LineClient {
     });
   }
 
+  /** Writes `messages` in one write, as a client that sends them together without waiting. */
+  write(...messages: Array<Record<string, unknown>>): void {
+    this.child.stdin?.write(messages.map((message) => `${JSON.stringify(message)}\n`).join(''));
+  }
+
+  /** The first line written, parsed, that `wanted` accepts; undefined if none by `timeoutMs`. */
+  async seen(
+    wanted: (message: Record<string, unknown>) => boolean,
+    timeoutMs = 10_000,
+  ): Promise<Record<string, unknown> | undefined> {
+    for (const deadline = Date.now() + timeoutMs; ; ) {
+      for (const line of this.lines) {
+        const message = JSON.parse(line) as Record<string, unknown>;
+        if (wanted(message)) return message;
+      }
+      if (Date.now() > deadline) return undefined;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
   /** The answer to request `id`, parsed. */
   async request(id: number, method: string, params: Record<string, unknown>): Promise<unknown> {
     return JSON.parse(await this.line(id, method, params));
