@@ -40,7 +40,8 @@ export interface StdioLane {
    * Answers a plain `initialize` arriving before the SDK has pinned a server (see
    * plain-initialize.ts): the server `open` makes is initialized with the request as the SDK's own
    * handler would (its `_oninitialize`), and returned for the SDK to pin with the next message the
-   * lane leaves to it. Undefined when the SDK answers instead.
+   * lane leaves to it. Undefined when the SDK answers instead. Until its answer is written, the
+   * lane takes no request: answers keep the order of a client that sent more without waiting.
    */
   initialize(message: unknown, open: () => Server): Server | undefined;
   /**
@@ -86,8 +87,10 @@ export function createStdioLane(
     for (const call of running.values()) call.controller.abort(setup.shutdown.reason);
   };
   setup.shutdown.addEventListener('abort', shutdown, { once: true });
-  // The servers whose `initialize` the lane has answered (see `takeOpening`).
-  const answered = new WeakSet<Server>();
+  // From the plain `initialize` the lane takes until its answer is handed to the transport: the
+  // requests that arrive meanwhile (a client that did not wait) are left to the SDK, which answers
+  // them after it and in order. Answered here, they would overtake it.
+  let initializing = false;
   // What the server's connection fixes at `initialize`, made once rather than per call.
   let connection: { server: Server; site: Omit<ToolsCallSite, 'roots'>; roots: Roots } | undefined;
   // The `tools/list` page a client will ask for next, made while it reads the one before (see
@@ -115,8 +118,8 @@ export function createStdioLane(
         }
         return false;
       }
-      if (method === 'tools/list') return listTools(server, message);
-      if (method !== 'tools/call') return false;
+      if (method === 'tools/list') return !initializing && listTools(server, message);
+      if (method !== 'tools/call' || initializing) return false;
       const call = plainToolsCall(message);
       // Before `initialize` the SDK answers (the era and the client are not known yet). A `_meta`
       // of more than a progress token is the SDK's to read.
@@ -155,6 +158,7 @@ export function createStdioLane(
       if (typeof oninitialize !== 'function') return undefined;
       // Called now, not on a later tick: its state is set before the next line of the same chunk
       // (a client that sends its first list without waiting) is read.
+      initializing = true;
       let result: Promise<unknown>;
       try {
         result = Promise.resolve(oninitialize.call(server, { method: 'initialize', params: request.params }));
@@ -167,7 +171,7 @@ export function createStdioLane(
           (error) => errorAnswer(request.id, error).message as JSONRPCMessage,
         )
         .then((answer) => {
-          answered.add(server);
+          initializing = false;
           const sent = output.send(answer);
           return 'result' in answer && listsHere(server) ? sent.then(() => listAhead(undefined)) : sent;
         })
@@ -192,9 +196,9 @@ export function createStdioLane(
       const method = (message as { method?: unknown } | null)?.method;
       if (method === 'notifications/initialized')
         return server.oninitialized === undefined && plainNotification(message);
-      // A list sent before the answer to `initialize` was written is left to the SDK, which
-      // answers it after: answers keep the order of a client that did not wait.
-      return method === 'tools/list' && answered.has(server) && listTools(server, message);
+      // A list sent before the answer to `initialize` was written is left to the SDK (see
+      // `initializing`).
+      return method === 'tools/list' && !initializing && listTools(server, message);
     },
     closed() {
       setup.shutdown.removeEventListener('abort', shutdown);

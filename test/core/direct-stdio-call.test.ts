@@ -255,7 +255,7 @@ describe('initialize, answered by the lane on a fresh connection', () => {
     }
   }
 
-  it('answers a client that sends its first list without waiting in the order it asked', async () => {
+  it('answers a client that sends its first requests without waiting in the order it asked', async () => {
     const child = spawn(process.execPath, [distPath('test/servers/echo-server.js')], {
       stdio: ['pipe', 'pipe', 'ignore'],
     });
@@ -270,7 +270,7 @@ describe('initialize, answered by the lane on a fresh connection', () => {
             const message = JSON.parse(buffer.slice(0, at)) as { id?: unknown; result?: unknown };
             buffer = buffer.slice(at + 1);
             if (message.result !== undefined) ids.push(message.id);
-            if (ids.length === 2) resolve();
+            if (ids.length === 5) resolve();
           }
         });
       });
@@ -279,12 +279,21 @@ describe('initialize, answered by the lane on a fresh connection', () => {
         capabilities: {},
         clientInfo: { name: 'raw', version: '1' },
       };
-      // One write: both lines arrive in one chunk.
-      child.stdin?.write(
-        `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params })}\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}\n`,
-      );
+      // One write: every line arrives in one chunk. The lane answers the `initialize`; no answer
+      // to a request sent with it may overtake that answer, and the lists are answered in order.
+      const call = { name: 'echo', arguments: { text: 'hi', times: 1 } };
+      const lines = [
+        { jsonrpc: '2.0', id: 1, method: 'initialize', params },
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+        { jsonrpc: '2.0', id: 3, method: 'tools/list' },
+        { jsonrpc: '2.0', id: 4, method: 'tools/list', params: {} },
+        { jsonrpc: '2.0', id: 5, method: 'tools/call', params: call },
+      ];
+      child.stdin?.write(lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
       await done;
-      expect(ids).toEqual([1, 2]);
+      expect(ids[0]).toBe(1);
+      expect(ids.filter((id) => id !== 5)).toEqual([1, 2, 3, 4]);
     } finally {
       child.kill();
     }
