@@ -26,7 +26,7 @@ import { promptHandlers, registerCompletionHandler } from './handle-prompts.js';
 import { resourceHandlers } from './handle-resources.js';
 import { listEntry } from './list-entry.js';
 import { LIST_CACHE_HINT } from './list-json.js';
-import { listPage } from './paginate.js';
+import { listPage, toolsVersion } from './paginate.js';
 import type { ResourceSubscriptions } from './resource-subscriptions.js';
 
 /** Everything one protocol server instance needs; shared by every instance the factory makes. */
@@ -156,7 +156,10 @@ export function createServerFactory(setup: ServerSetup): ((context: McpRequestCo
       // Before 2025-06-18 a tool had no top-level title: such clients read `annotations.title`.
       const version = context.era === 'modern' ? undefined : server.getNegotiatedProtocolVersion();
       const titleIn = version !== undefined && version < '2025-06-18' ? 'annotations' : 'top';
-      return listPage('tools', describeTools(setup.registry(), titleIn), request.params?.cursor);
+      const registry = setup.registry();
+      return listPage('tools', describeTools(registry, titleIn), request.params?.cursor, () =>
+        toolsVersion(registry),
+      );
     });
 
     const modern = context.era === 'modern';

@@ -10,7 +10,7 @@ import { type AskSettings, prepareAsking } from '../ask/call-asking.js';
 import type { PromptDefinition, ResourceTemplateDefinition } from '../catalog.js';
 import { PAGE_URI_TEMPLATE } from '../page-output.js';
 import { catalogContext } from './handle-resources.js';
-import { listPage } from './paginate.js';
+import { listPage, listVersion } from './paginate.js';
 
 /** The spec caps one completion answer at 100 values. */
 const MAX_COMPLETIONS = 100;
@@ -27,11 +27,13 @@ export function promptHandlers(
 ): (server: Server, modern: boolean) => void {
   const byName = new Map(prompts.map((prompt) => [prompt.name, prompt]));
   const listed: Prompt[] = prompts.map(({ get: _get, complete: _complete, ...prompt }) => prompt);
+  let version: string | undefined;
+  const listedVersion = () => (version ??= listVersion(listed.map((prompt) => prompt.name)));
   return (server, modern) => {
     server.registerCapabilities({ prompts: {} });
 
     server.setRequestHandler('prompts/list', (request) => {
-      return listPage('prompts', listed, request.params?.cursor);
+      return listPage('prompts', listed, request.params?.cursor, listedVersion);
     });
 
     server.setRequestHandler('prompts/get', async (request, ctx): Promise<GetPromptResult> => {

@@ -11,7 +11,7 @@ import { callerOf, mayList } from '../caller.js';
 import type { CatalogContext, ResourceDefinition, ResourceTemplateDefinition } from '../catalog.js';
 import { PAGE_URI_TEMPLATE } from '../page-output.js';
 import { RESOURCE_URI_PREFIX, type ResourceStore } from '../resource-store.js';
-import { listPage } from './paginate.js';
+import { listPage, listVersion } from './paginate.js';
 
 /** What the resource handlers serve: the fixed resources and templates, then the caller's stored outputs. */
 export interface ResourceSources {
@@ -74,7 +74,10 @@ export function resourceHandlers(sources: ResourceSources): ResourceHandlers {
       // Anonymous HTTP requests see no stored outputs: theirs are reachable only by their URI.
       const own = mayList(caller) ? await sources.store.list(caller) : [];
       const all: Resource[] = [...listedFixed, ...own];
-      return listPage('resources', all, request.params?.cursor);
+      // The caller's outputs come and go (written by calls, expired): the version is of this list.
+      return listPage('resources', all, request.params?.cursor, () =>
+        listVersion(all.map((resource) => resource.uri)),
+      );
     });
 
     server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates: listedTemplates }));

@@ -4,7 +4,7 @@ import { isPlainObject } from '../plain-object.js';
 import type { RegisteredTool, ToolRegistry } from '../registry.js';
 import { REQUEST_KEYS } from './answer-tools-call.js';
 import { keptParts, listEntry } from './list-entry.js';
-import { PAGE_SIZE, pageBounds } from './paginate.js';
+import { PAGE_SIZE, pageBounds, toolsVersion } from './paginate.js';
 
 // `tools/list` answers written as bytes: each entry's JSON from the text the adapter kept
 // (`keepListedJson`) where there is one, serialized otherwise, and a page joined from them. For
@@ -56,7 +56,8 @@ export interface ModernListing {
  * The whole JSON-RPC answer to a `tools/list` request `id` for the page after `cursor`, as the SDK
  * would send `listPage`'s result: to an initialize-era client (`modern` absent), one line with its
  * newline; to a 2026-07-28 client, the encoded result (see `ModernListing`). Undefined when the
- * SDK answers: an unreadable cursor (its error), a registry it lists (see `entriesOf`).
+ * SDK answers: a cursor it refuses (unreadable, or from an earlier list: its error), a registry it
+ * lists (see `entriesOf`).
  */
 export function toolsListAnswer(
   registry: ToolRegistry,
@@ -88,8 +89,8 @@ export function toolsListPage(
 ): ListPage | undefined {
   const entries = entriesFor(registry);
   if (!entries) return undefined;
-  const bounds = pageBounds(entries.length, cursor, PAGE_SIZE);
-  if (!bounds) return undefined;
+  const bounds = pageBounds(entries.length, cursor, PAGE_SIZE, () => toolsVersion(registry));
+  if (typeof bounds === 'string') return undefined;
   const parts: Uint8Array[] = [Buffer.from('{"result":{"tools":[')];
   // Tools without kept text are serialized a run at a time, in one `JSON.stringify` of the run's
   // entries: one call per tool cost about twice as much (GitHub's 500-tool pages, first start).

@@ -146,9 +146,16 @@ describe('which list requests the lane takes', () => {
       signal: new AbortController().signal,
     }) !== undefined;
 
-  it('takes a plain list with a known envelope, with or without a cursor', () => {
+  it('takes a plain list with a known envelope, with or without a cursor', async () => {
     expect(takes({ params: { _meta: known } })).toBe(true);
-    expect(takes({ params: { _meta: known, cursor: Buffer.from('500').toString('base64url') } })).toBe(true);
+    const first = await factory.direct.answer({
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: known } },
+      request: new Request('http://localhost/mcp', { method: 'POST', headers }),
+      signal: new AbortController().signal,
+    });
+    const { body } = first as { body: Uint8Array };
+    const { nextCursor } = JSON.parse(Buffer.from(body).toString('utf8')).result;
+    expect(takes({ params: { _meta: known, cursor: nextCursor } })).toBe(true);
   });
 
   it.each([
@@ -156,6 +163,7 @@ describe('which list requests the lane takes', () => {
     ['a progress token', { params: { _meta: { ...known, progressToken: 1 } } }],
     ['another params member', { params: { _meta: known, filter: 'x' } }],
     ['an unreadable cursor', { params: { _meta: known, cursor: '!!' } }],
+    ['a bare offset (not a cursor the server issued)', { params: { _meta: known, cursor: 'NTAw' } }],
     ['a cursor that is not a string', { params: { _meta: known, cursor: 5 } }],
     ['no params', {}],
     ['a notification', { id: undefined, params: { _meta: known } }],
