@@ -95,11 +95,12 @@ function collect(
   if (target !== undefined) {
     const use = uses.get(target) ?? { count: 0, clean: true };
     use.count++;
-    use.clean &&= Object.keys(object).every((key) => key === '$ref' || ANNOTATIONS.has(key));
+    if (use.clean) for (const key in object) if (key !== '$ref' && !ANNOTATIONS.has(key)) use.clean = false;
     uses.set(target, use);
     into?.add(target);
   }
-  for (const [key, value] of Object.entries(object)) if (!DATA.has(key)) collect(value, uses, into);
+  // `for…in` over a parsed or copied schema (plain objects, own keys only), without an entries array.
+  for (const key in object) if (!DATA.has(key)) collect(object[key], uses, into);
 }
 
 function reaches(from: string, goal: string, edges: Map<string, Set<string>>, seen: Set<string>): boolean {
@@ -116,6 +117,8 @@ function nameOf(ref: string): string | undefined {
   if (!ref.startsWith(PREFIX)) return undefined;
   const rest = ref.slice(PREFIX.length);
   if (rest.includes('/')) return undefined;
+  // Most names need no decoding (none of GitHub's component names does).
+  if (!rest.includes('%') && !rest.includes('~')) return rest;
   try {
     return decodeURIComponent(rest).replace(/~1/g, '/').replace(/~0/g, '~');
   } catch {
