@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { type Measurement, percentile, report } from './_report.js';
-import { StdioClient } from './_stdio-client.js';
+import { StdioClient, toolsOf } from './_stdio-client.js';
 
 const require = createRequire(import.meta.url);
 const GITHUB_SPEC = require.resolve('@octokit/openapi/generated/api.github.com.json');
@@ -52,10 +52,11 @@ async function startRun(script: string, args: string[]): Promise<Start> {
   const started = performance.now();
   const client = new StdioClient(script, args, cacheEnv);
   await client.initialize();
-  const tools = await client.listTools();
+  const pages = await client.listToolPages();
   const ms = performance.now() - started;
   const rssMiB = client.peakRssMiB();
   await client.close();
+  const tools = toolsOf(pages);
   return { ms, rssMiB, listBytes: Buffer.byteLength(JSON.stringify({ tools })), tools: tools.length };
 }
 
