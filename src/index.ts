@@ -27,6 +27,7 @@ export type {
   ResourceDefinition,
   ResourceTemplateDefinition,
 } from './catalog.js';
+export { clipText } from './clip-text.js';
 export type { AdapterCommand, FlagValues } from './command.js';
 export { annotationsOverrideSchema } from './config/config-schema.js';
 export { countOf, mebibytes } from './count-of.js';

@@ -1,4 +1,10 @@
-import { type ContentBlock, pageOutput, type ToolContext, type ToolResult } from '../../src/index.js';
+import {
+  type ContentBlock,
+  clipText,
+  pageOutput,
+  type ToolContext,
+  type ToolResult,
+} from '../../src/index.js';
 import type { HttpRequest } from './build-request.js';
 import type { HttpResponse } from './send-request.js';
 
@@ -96,7 +102,7 @@ function notJsonResult(
   options: ResultOptions,
   parseError?: string,
 ): ToolResult {
-  const start = text.length > 500 ? `${text.slice(0, 500)}… [${text.length} characters in all]` : text;
+  const start = clipText(text, 500);
   const problem = parseError
     ? `is not valid JSON although its Content-Type is ${mediaType || 'absent'} (${parseError})`
     : `is ${mediaType || 'of no declared type'}, not the JSON its schema declares`;
@@ -197,11 +203,7 @@ function errorResult(
   const text = textOf(response.body, mediaType);
   if (text === undefined) lines.push(`(${response.body.length} bytes of ${mediaType || 'binary data'})`);
   else if (text.length > 0) {
-    lines.push(
-      text.length > ERROR_BODY_CHARS
-        ? `${text.slice(0, ERROR_BODY_CHARS)}… [${text.length} characters in all]`
-        : text,
-    );
+    lines.push(clipText(text, ERROR_BODY_CHARS));
   }
   return { content: [{ type: 'text', text: lines.join('\n') }], isError: true };
 }

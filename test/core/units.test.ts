@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { clipText } from '../../src/clip-text.js';
 import { silentLogger } from '../../src/logger.js';
 import { pageOutput } from '../../src/page-output.js';
 import { invokeTool, ToolRegistry } from '../../src/registry.js';
@@ -161,6 +162,15 @@ describe('pageOutput', () => {
       pages: 1,
       truncated: false,
     });
+  });
+});
+
+describe('clipText', () => {
+  it('keeps a short text whole and cuts a long one, saying its length, without splitting a pair', () => {
+    expect(clipText('short', 5)).toBe('short');
+    expect(clipText('abcdef', 3)).toBe('abc… [6 characters in all]');
+    // '😀' is two UTF-16 units: a cut between them would leave half a character.
+    expect(clipText('ab😀cd', 3)).toBe('ab… [6 characters in all]');
   });
 });
 
