@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -7,22 +6,8 @@ import { createGraphqlSource, graphqlCommand } from '../../adapters/graphql/inde
 import { BRIDGE_BIN, startHttpBridge } from '../helpers/start-bridge.js';
 import { startGraphqlServer } from './helpers/graphql-server.js';
 import { firstText, loadTools } from './helpers/in-process.js';
+import { runBridge } from './helpers/run-bridge.js';
 import { FIXTURES, SHOP_SDL_PATH, shopSchema } from './helpers/shop-schema.js';
-
-/** Runs `bridge graphql …` to its exit (it must fail before serving) and returns its code and stderr. */
-async function runBridge(args: string[]): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [BRIDGE_BIN, 'graphql', ...args], {
-    stdio: ['pipe', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-  const [code] = await once(child, 'exit');
-  clearTimeout(timer);
-  return { code: code as number | null, stderr };
-}
 
 /** A port nothing listens on: bound, then released. */
 async function closedPort(): Promise<number> {

@@ -1,0 +1,96 @@
+import { writeFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../config/helpers.js';
+import { modernRequest } from '../helpers/modern-request.js';
+import { BRIDGE_BIN, type HttpBridge, startHttpBridge } from '../helpers/start-bridge.js';
+import { pump, type RawUpstream, startRawUpstream } from './helpers/raw-upstream.js';
+import { runBridge } from './helpers/run-bridge.js';
+
+// What an endpoint can send to make a `bridge graphql` process hold, print or compute too much:
+// each answer comes from a real endpoint on 127.0.0.1, to a real bridge process, and each test
+// asserts on what the client received and that the bridge still answers afterwards.
+const FIELDS = ['small', 'stall', 'hang'];
+const SDL = `type Query { ${FIELDS.map((field) => `${field}: String`).join(' ')} }`;
+
+let upstream: RawUpstream;
+let dir: Awaited<ReturnType<typeof tempDir>>;
+let bridge: HttpBridge;
+
+beforeAll(async () => {
+  upstream = await startRawUpstream((query, res) => {
+    const field = /\{\s*(\w+)/.exec(query)?.[1];
+    const json = (body: string) => void res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+    if (field === 'small') return json('{"data":{"small":"ok"}}');
+    // Headers and the start of a body, then nothing more; or nothing at all.
+    if (field === 'stall') res.writeHead(200, { 'content-type': 'application/json' }).write('{"data":');
+  });
+  dir = await tempDir();
+  await writeFile(dir.file('schema.graphql'), SDL);
+  bridge = await startHttpBridge({
+    script: BRIDGE_BIN,
+    args: ['graphql', upstream.url, '--schema', dir.file('schema.graphql'), '--timeout', '2000'],
+  });
+});
+afterAll(async () => {
+  await bridge?.[Symbol.asyncDispose]();
+  await upstream?.[Symbol.asyncDispose]();
+  await dir?.[Symbol.asyncDispose]();
+});
+
+/** A tools/call that must be answered within `ms`, as a client that gives up would see it. */
+function call(name: string, ms = 10_000) {
+  return modernRequest(
+    bridge.url,
+    'tools/call',
+    { name, arguments: {} },
+    { signal: AbortSignal.timeout(ms) },
+  );
+}
+
+async function expectServing(): Promise<void> {
+  const small = await call('small', 5_000);
+  expect(small.json?.result?.content?.[0]?.text).toBe('{"small":"ok"}');
+}
+
+describe('hostile answers to calls', () => {
+  it('gives up after --timeout on an answer that stalls or never starts, serving others meanwhile', async () => {
+    const started = Date.now();
+    const stalled = Promise.all([call('stall'), call('hang')]);
+    const served = expectServing().then(() => Date.now() - started);
+    const [replies, servedAfter] = await Promise.all([stalled, served]);
+    expect(servedAfter).toBeLessThan(1_500);
+    for (const [index, reply] of replies.entries()) {
+      const name = ['stall', 'hang'][index];
+      expect(reply.json?.result?.isError, name).toBe(true);
+      expect(reply.json?.result?.content?.[0]?.text, name).toBe(
+        `${name} failed: the GraphQL endpoint ${upstream.url} did not answer within 2000 ms (raise --timeout): The operation was aborted due to timeout`,
+      );
+    }
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2_000);
+    await expectServing();
+  });
+});
+
+describe('hostile answers to introspection at start-up', () => {
+  it('stops reading an endless introspection answer past 64 MiB and exits naming the limit', async () => {
+    let written: Promise<number> = Promise.resolve(0);
+    const flood = 256 * 1024 * 1024;
+    await using endpoint = await startRawUpstream((_query, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      written = pump(res, '{"data":{"__schema":{"description":"', Buffer.alloc(1 << 20, 'A'), flood, '"}}}');
+    });
+    const { code, stderr } = await runBridge([endpoint.url]);
+    expect(code).toBe(1);
+    expect(stderr).toContain(`the GraphQL endpoint ${endpoint.url} answered with more than 64 MiB`);
+    // Hung up on: what was written past the limit is what the sockets' buffers took.
+    expect(await written).toBeLessThan(80 * 1024 * 1024);
+  });
+
+  it('gives up on introspection that never answers after --timeout', async () => {
+    await using endpoint = await startRawUpstream(() => {});
+    const { code, stderr, ms } = await runBridge([endpoint.url, '--timeout', '1000']);
+    expect(code).toBe(1);
+    expect(stderr).toContain(`the GraphQL endpoint ${endpoint.url} did not answer within 1000 ms`);
+    expect(ms).toBeLessThan(10_000);
+  });
+});
