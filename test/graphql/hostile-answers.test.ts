@@ -9,8 +9,10 @@ import { runBridge } from './helpers/run-bridge.js';
 // What an endpoint can send to make a `bridge graphql` process hold, print or compute too much:
 // each answer comes from a real endpoint on 127.0.0.1, to a real bridge process, and each test
 // asserts on what the client received and that the bridge still answers afterwards.
-const FIELDS = ['small', 'stall', 'hang'];
+const FIELDS = ['small', 'stall', 'hang', 'titles'];
 const SDL = `type Query { ${FIELDS.map((field) => `${field}: String`).join(' ')} }`;
+/** An HTML page of one `<title` after another, none closed: ~1 MB. */
+const TITLES = `<html><title${'<title'.repeat(170_000)}`;
 
 let upstream: RawUpstream;
 let dir: Awaited<ReturnType<typeof tempDir>>;
@@ -21,6 +23,7 @@ beforeAll(async () => {
     const field = /\{\s*(\w+)/.exec(query)?.[1];
     const json = (body: string) => void res.writeHead(200, { 'content-type': 'application/json' }).end(body);
     if (field === 'small') return json('{"data":{"small":"ok"}}');
+    if (field === 'titles') return void res.writeHead(502, { 'content-type': 'text/html' }).end(TITLES);
     // Headers and the start of a body, then nothing more; or nothing at all.
     if (field === 'stall') res.writeHead(200, { 'content-type': 'application/json' }).write('{"data":');
   });
@@ -53,6 +56,15 @@ async function expectServing(): Promise<void> {
 }
 
 describe('hostile answers to calls', () => {
+  it('describes an HTML page of unclosed <title tags in linear time, serving others meanwhile', async () => {
+    // Both at once: while the bridge computes one answer, the other must still be served.
+    const [titles] = await Promise.all([call('titles'), expectServing()]);
+    const text = titles.json?.result?.content?.[0]?.text;
+    expect(text).toBe(
+      `titles failed: the GraphQL endpoint ${upstream.url} answered HTTP 502 with an HTML page, not a GraphQL response`,
+    );
+  });
+
   it('gives up after --timeout on an answer that stalls or never starts, serving others meanwhile', async () => {
     const started = Date.now();
     const stalled = Promise.all([call('stall'), call('hang')]);
@@ -91,6 +103,16 @@ describe('hostile answers to introspection at start-up', () => {
     const { code, stderr, ms } = await runBridge([endpoint.url, '--timeout', '1000']);
     expect(code).toBe(1);
     expect(stderr).toContain(`the GraphQL endpoint ${endpoint.url} did not answer within 1000 ms`);
+    expect(ms).toBeLessThan(10_000);
+  });
+
+  it('describes an HTML page of unclosed <title tags at start-up in linear time', async () => {
+    await using endpoint = await startRawUpstream((_query, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' }).end(TITLES);
+    });
+    const { code, stderr, ms } = await runBridge([endpoint.url]);
+    expect(code).toBe(1);
+    expect(stderr).toContain('answered HTTP 200 with an HTML page, not a GraphQL response');
     expect(ms).toBeLessThan(10_000);
   });
 });
