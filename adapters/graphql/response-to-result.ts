@@ -1,6 +1,7 @@
 import {
   BridgeError,
   type ContentBlock,
+  clipText,
   describeError,
   displayUrl,
   pageOutput,
@@ -25,6 +26,10 @@ interface KeptError {
 
 /** Characters of result text shown inline; the rest is paged through the resource store. */
 export const PAGE_SIZE = 20_000;
+/** Errors listed in an error result's text; its JSON has all of them. */
+const LISTED_ERRORS = 20;
+/** Characters of one listed error's message, and of its path. */
+const MESSAGE_CHARS = 500;
 
 /**
  * Sends `operation` and turns the answer into a tool result. Never throws for upstream trouble:
@@ -64,8 +69,9 @@ export async function runOperation(
 }
 
 /**
- * `data` → JSON text plus `structuredContent`; a non-empty `errors` → `isError` keeping every
- * message, `path` and `extensions` and the partial `data`; long text → first page plus links.
+ * `data` → JSON text plus `structuredContent`; a non-empty `errors` → `isError` listing the first
+ * messages and keeping every message, `path` and `extensions` and the partial `data` in its JSON;
+ * long JSON → first page plus links, without `structuredContent`.
  */
 export async function responseToResult(
   response: GraphqlResponse,
@@ -86,21 +92,24 @@ export async function responseToResult(
     return { content: [{ type: 'text', text }], isError: true };
   }
   if (errors.length > 0) {
-    const lines = errors.map(
-      (error) => `- ${error.message}${error.path ? ` (at ${formatPath(error.path)})` : ''}`,
-    );
+    // The list is bounded, in errors and in characters each: an endpoint can send thousands of
+    // errors, or one of megabytes, and they would all be in the answer however it is paged.
+    const lines = errors.slice(0, LISTED_ERRORS).map((error) => {
+      const at = error.path ? ` (at ${clipText(formatPath(error.path), MESSAGE_CHARS)})` : '';
+      return `- ${clipText(error.message, MESSAGE_CHARS)}${at}`;
+    });
+    if (errors.length > LISTED_ERRORS)
+      lines.push(`- and ${errors.length - LISTED_ERRORS} more: the JSON that follows has all of them`);
     const status = response.status >= 400 ? ` (HTTP ${response.status})` : '';
     const partial = data === null ? '' : ' Partial data is included.';
     const summary = `${label}: the GraphQL server reported ${errors.length} error(s)${status}:\n${lines.join('\n')}\n${partial}`;
     const structured = { errors, data };
-    return {
-      content: [
-        { type: 'text', text: summary.trimEnd() },
-        ...(await paged(JSON.stringify(structured), context, label)),
-      ],
-      structuredContent: structured,
-      isError: true,
-    };
+    const json = await paged(JSON.stringify(structured), context, label);
+    const content: ContentBlock[] = [{ type: 'text', text: summary.trimEnd() }, ...json];
+    // Paged, it is left out as a successful result's is: it would repeat all that the paging holds back.
+    return json.length > 1
+      ? { content, isError: true }
+      : { content, structuredContent: structured, isError: true };
   }
   const text = JSON.stringify(data);
   const content = await paged(text, context, label);

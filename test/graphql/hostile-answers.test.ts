@@ -9,8 +9,10 @@ import { runBridge } from './helpers/run-bridge.js';
 // What an endpoint can send to make a `bridge graphql` process hold, print or compute too much:
 // each answer comes from a real endpoint on 127.0.0.1, to a real bridge process, and each test
 // asserts on what the client received and that the bridge still answers afterwards.
-const FIELDS = ['small', 'stall', 'hang', 'titles'];
+const FIELDS = ['small', 'stall', 'hang', 'titles', 'errors', 'longError'];
 const SDL = `type Query { ${FIELDS.map((field) => `${field}: String`).join(' ')} }`;
+const ERRORS = 100_000;
+const LONG_MESSAGE = 8 * 1024 * 1024;
 /** An HTML page of one `<title` after another, none closed: ~1 MB. */
 const TITLES = `<html><title${'<title'.repeat(170_000)}`;
 
@@ -24,6 +26,12 @@ beforeAll(async () => {
     const json = (body: string) => void res.writeHead(200, { 'content-type': 'application/json' }).end(body);
     if (field === 'small') return json('{"data":{"small":"ok"}}');
     if (field === 'titles') return void res.writeHead(502, { 'content-type': 'text/html' }).end(TITLES);
+    if (field === 'errors') {
+      const errors = Array.from({ length: ERRORS }, (_, i) => ({ message: `error ${i}`, path: ['errors'] }));
+      return json(JSON.stringify({ data: null, errors }));
+    }
+    if (field === 'longError')
+      return json(JSON.stringify({ data: null, errors: [{ message: 'M'.repeat(LONG_MESSAGE) }] }));
     // Headers and the start of a body, then nothing more; or nothing at all.
     if (field === 'stall') res.writeHead(200, { 'content-type': 'application/json' }).write('{"data":');
   });
@@ -55,6 +63,8 @@ async function expectServing(): Promise<void> {
   expect(small.json?.result?.content?.[0]?.text).toBe('{"small":"ok"}');
 }
 
+type Block = { type: string; text?: string; uri?: string };
+
 describe('hostile answers to calls', () => {
   it('describes an HTML page of unclosed <title tags in linear time, serving others meanwhile', async () => {
     // Both at once: while the bridge computes one answer, the other must still be served.
@@ -63,6 +73,36 @@ describe('hostile answers to calls', () => {
     expect(text).toBe(
       `titles failed: the GraphQL endpoint ${upstream.url} answered HTTP 502 with an HTML page, not a GraphQL response`,
     );
+  });
+
+  it('lists the first of 100,000 errors in a small answer; all of them are paged, not repeated', async () => {
+    const reply = await call('errors');
+    // The whole JSON-RPC answer, as the client received it.
+    expect(reply.text.length, reply.text.slice(0, 500)).toBeLessThan(64 * 1024);
+    const result = reply.json?.result;
+    expect(result?.isError).toBe(true);
+    expect(result?.structuredContent).toBeUndefined();
+    const content = (result?.content ?? []) as Block[];
+    expect(content[0]?.text).toContain(`the GraphQL server reported ${ERRORS} error(s)`);
+    expect(content[0]?.text).toContain('- error 19 (at errors)');
+    expect(content[0]?.text).not.toContain('- error 20 (at errors)');
+    expect(content[0]?.text).toContain(`${ERRORS - 20} more`);
+    const link = content.find((block) => block.type === 'resource_link');
+    const uri = String(link?.uri);
+    const page = await modernRequest(bridge.url, 'resources/read', { uri }, { headers: { 'mcp-name': uri } });
+    const pageText = (page.json?.result?.contents as Array<{ text?: string }> | undefined)?.[0]?.text;
+    expect(pageText).toMatch(/"message":"error \d+"/);
+  });
+
+  it('cuts an error message of megabytes in the answer, keeping the whole in its pages', async () => {
+    const reply = await call('longError');
+    expect(reply.text.length, reply.text.slice(0, 500)).toBeLessThan(64 * 1024);
+    const result = reply.json?.result;
+    expect(result?.isError).toBe(true);
+    expect(result?.structuredContent).toBeUndefined();
+    const content = (result?.content ?? []) as Block[];
+    expect(content[0]?.text).toContain(`MMMM… [${LONG_MESSAGE} characters in all]`);
+    expect(content.some((block) => block.type === 'resource_link')).toBe(true);
   });
 
   it('gives up after --timeout on an answer that stalls or never starts, serving others meanwhile', async () => {
