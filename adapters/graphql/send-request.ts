@@ -2,6 +2,8 @@ import {
   BridgeError,
   describeError,
   displayUrl,
+  excessiveDepth,
+  MAX_JSON_DEPTH,
   MAX_RESPONSE_BYTES,
   mebibytes,
   readResponseBody,
@@ -36,7 +38,8 @@ export interface GraphqlResponse {
  * POSTs `operation` as JSON (GraphQL over HTTP) and reads the answer whatever its status: the
  * caller decides what a 4xx with a GraphQL body means. Throws a `BridgeError` (`upstream_failed`,
  * `timeout` or `aborted`) when no whole answer arrives, naming the endpoint and the cause; an
- * answer larger than `MAX_RESPONSE_BYTES` is one (it is not read past the limit).
+ * answer larger than `MAX_RESPONSE_BYTES` is one (it is not read past the limit), and so is JSON
+ * nested deeper than `MAX_JSON_DEPTH`.
  */
 export async function sendRequest(
   endpoint: Endpoint,
@@ -69,7 +72,15 @@ export async function sendRequest(
     );
     // TextDecoder, as undici's own text(), drops a byte order mark JSON.parse would trip over.
     const text = new TextDecoder().decode(bytes);
-    return { status: response.statusCode, body: parseJson(text), text };
+    const body = parseJson(text);
+    // JSON.parse does not recurse, but what follows it does: the result's own JSON, a client's parser.
+    if (body !== undefined && excessiveDepth(text) !== undefined) {
+      throw new BridgeError(
+        'upstream_failed',
+        `the GraphQL endpoint ${displayUrl(endpoint.url)} answered JSON nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects, more than the bridge passes on; select fewer nested fields`,
+      );
+    }
+    return { status: response.statusCode, body, text };
   } catch (error) {
     if (error instanceof BridgeError) throw error;
     if (signal?.aborted) throw new BridgeError('aborted', 'The call was cancelled.', { cause: error });

@@ -6,13 +6,13 @@ import {
   STATUS_CODES,
 } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { excessiveDepth, TOO_DEEP_MESSAGE } from '../json-depth.js';
 import type { Logger } from '../logger.js';
 import type { JsonAnswer } from '../server/direct-call.js';
 import type { EventStreamAnswer } from '../server/direct-session-call.js';
 import { connectionsPerAddress, tooManyConnections } from './address-connections.js';
 import { CallLimits, requestsIn } from './call-limits.js';
 import type { HttpHandler } from './http-handler.js';
-import { excessiveDepth, TOO_DEEP_MESSAGE } from './json-depth.js';
 import type { ListenAddress } from './listen-address.js';
 import { listenEnded, longStreamsOf } from './long-streams.js';
 import { isRefusal, readBody } from './read-body.js';

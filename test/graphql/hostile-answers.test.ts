@@ -9,12 +9,16 @@ import { runBridge } from './helpers/run-bridge.js';
 // What an endpoint can send to make a `bridge graphql` process hold, print or compute too much:
 // each answer comes from a real endpoint on 127.0.0.1, to a real bridge process, and each test
 // asserts on what the client received and that the bridge still answers afterwards.
-const FIELDS = ['small', 'stall', 'hang', 'titles', 'errors', 'longError'];
+const FIELDS = ['small', 'stall', 'hang', 'titles', 'errors', 'longError', 'deep', 'deepPath', 'deepish'];
 const SDL = `type Query { ${FIELDS.map((field) => `${field}: String`).join(' ')} }`;
 const ERRORS = 100_000;
 const LONG_MESSAGE = 8 * 1024 * 1024;
 /** An HTML page of one `<title` after another, none closed: ~1 MB. */
 const TITLES = `<html><title${'<title'.repeat(170_000)}`;
+
+function nested(levels: number): string {
+  return `${'['.repeat(levels)}${']'.repeat(levels)}`;
+}
 
 let upstream: RawUpstream;
 let dir: Awaited<ReturnType<typeof tempDir>>;
@@ -32,6 +36,10 @@ beforeAll(async () => {
     }
     if (field === 'longError')
       return json(JSON.stringify({ data: null, errors: [{ message: 'M'.repeat(LONG_MESSAGE) }] }));
+    if (field === 'deep') return json(`{"data":{"deep":${nested(100_000)}}}`);
+    if (field === 'deepish') return json(`{"data":{"deepish":${nested(1_000)}}}`);
+    if (field === 'deepPath')
+      return json(`{"data":null,"errors":[{"message":"x","path":${nested(100_000)}}]}`);
     // Headers and the start of a body, then nothing more; or nothing at all.
     if (field === 'stall') res.writeHead(200, { 'content-type': 'application/json' }).write('{"data":');
   });
@@ -103,6 +111,19 @@ describe('hostile answers to calls', () => {
     const content = (result?.content ?? []) as Block[];
     expect(content[0]?.text).toContain(`MMMM… [${LONG_MESSAGE} characters in all]`);
     expect(content.some((block) => block.type === 'resource_link')).toBe(true);
+  });
+
+  it('refuses an answer nested deeper than 128 levels, naming the limit, and serves the next call', async () => {
+    for (const name of ['deep', 'deepPath', 'deepish']) {
+      const result = (await call(name)).json?.result;
+      expect(result?.isError, name).toBe(true);
+      expect(result?.structuredContent, name).toBeUndefined();
+      expect(result?.content?.[0]?.text, name).toBe(
+        `${name} failed: the GraphQL endpoint ${upstream.url} answered JSON nested deeper than 128 levels of arrays and objects, more than the bridge passes on; select fewer nested fields`,
+      );
+    }
+    await expectServing();
+    expect(bridge.stderr()).not.toContain('Maximum call stack size exceeded');
   });
 
   it('gives up after --timeout on an answer that stalls or never starts, serving others meanwhile', async () => {

@@ -1,7 +1,9 @@
 /**
- * How deeply a request body may nest arrays and objects. MCP messages need a handful of levels;
- * tool arguments a few dozen at most. Deeper input is refused before parsing, because the layers
- * after `JSON.parse` (serialisation, schema validation) recurse and would overflow the stack.
+ * How deeply a request body, or an upstream's JSON answer a tool passes on, may nest arrays and
+ * objects. MCP messages need a handful of levels; tool arguments a few dozen at most; a GraphQL
+ * answer one or two per level of its selection. What comes after `JSON.parse` recurses and would
+ * overflow the stack on deeper JSON: serialisation and schema validation in the bridge, and a
+ * client's own parser (Python's stops at about 1,000 levels).
  */
 export const MAX_JSON_DEPTH = 128;
 
