@@ -13,7 +13,7 @@ import {
   parse,
   validateSchema,
 } from 'graphql';
-import { BridgeError, describeError, displayUrl, type Logger } from '../../src/index.js';
+import { BridgeError, clipText, describeError, displayUrl, type Logger } from '../../src/index.js';
 import { describeNonGraphql, type Endpoint, sendRequest } from './send-request.js';
 
 /**
@@ -98,8 +98,8 @@ async function schemaFromEndpoint(
     );
   }
   const reasons = Array.isArray(body?.errors)
-    ? body.errors.map((error) => String(error?.message)).join('; ')
-    : `HTTP ${response.status}: ${response.text.slice(0, 300)}`;
+    ? quoteErrors(body.errors)
+    : `HTTP ${response.status}: ${clipText(response.text, 300)}`;
   const hint =
     response.status === 401 || response.status === 403
       ? 'pass credentials with --header, or pass --schema FILE'
@@ -108,6 +108,20 @@ async function schemaFromEndpoint(
     'load_failed',
     `the GraphQL endpoint ${displayUrl(endpoint.url)} did not answer introspection (${reasons}); ${hint}`,
   );
+}
+
+/** Errors quoted from a refused introspection, and of each the characters quoted. */
+const QUOTED_ERRORS = 5;
+const QUOTED_CHARS = 500;
+
+// The endpoint's reasons, bounded: its errors and their messages can be of any number and length,
+// and they end up in one line of the bridge's output.
+function quoteErrors(errors: Array<{ message?: unknown }>): string {
+  const quoted = errors
+    .slice(0, QUOTED_ERRORS)
+    .map((error) => clipText(String(error?.message), QUOTED_CHARS));
+  if (errors.length > QUOTED_ERRORS) quoted.push(`${errors.length - QUOTED_ERRORS} more`);
+  return quoted.join('; ');
 }
 
 /** Accepts `{__schema}` as well as a whole response `{data: {__schema}}`. */

@@ -167,6 +167,22 @@ describe('hostile answers to introspection at start-up', () => {
     expect(ms).toBeLessThan(10_000);
   });
 
+  it('quotes only the start of an introspection refusal of many long errors', async () => {
+    await using endpoint = await startRawUpstream((_query, res) => {
+      const errors = [
+        { message: 'E'.repeat(LONG_MESSAGE) },
+        ...Array.from({ length: ERRORS }, () => ({ message: 'no' })),
+      ];
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ errors }));
+    });
+    const { code, stderr } = await runBridge([endpoint.url]);
+    expect(code).toBe(1);
+    expect(stderr.length, stderr.slice(0, 500)).toBeLessThan(4 * 1024);
+    expect(stderr).toContain(`the GraphQL endpoint ${endpoint.url} did not answer introspection (EEEE`);
+    expect(stderr).toContain(`[${LONG_MESSAGE} characters in all]`);
+    expect(stderr).toContain(`${ERRORS - 4} more`);
+  });
+
   it('describes an HTML page of unclosed <title tags at start-up in linear time', async () => {
     await using endpoint = await startRawUpstream((_query, res) => {
       res.writeHead(200, { 'content-type': 'text/html' }).end(TITLES);
