@@ -86,4 +86,11 @@ export {
 } from './tool.js';
 export { MAX_TOOL_NAME_LENGTH, sanitizeToolName, uniqueToolNames } from './tool-names.js';
 export { isLoopback } from './transports/listen-address.js';
+export {
+  PROPERTY_DESCRIPTION_BUDGET,
+  propertyDescription,
+  TITLE_BUDGET,
+  TOOL_DESCRIPTION_BUDGET,
+  trimText,
+} from './trim-text.js';
 export { compileValidator, formatViolations, type Violation } from './validate-arguments.js';

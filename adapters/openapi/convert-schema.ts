@@ -1,8 +1,7 @@
-import type { JsonSchema } from '../../src/index.js';
+import { type JsonSchema, propertyDescription } from '../../src/index.js';
 import type { SpecVersion } from './load-document.js';
 import { isObject, type Json, resolvePointer, setOwn } from './resolve-ref.js';
 import { applyDialect, type DialectContext, noteDialect } from './schema-dialect.js';
-import { propertyDescription } from './trim-text.js';
 
 /** Requests leave out `readOnly` properties; responses leave out `writeOnly` ones. */
 export type Direction = 'request' | 'response';

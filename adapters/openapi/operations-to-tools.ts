@@ -1,4 +1,12 @@
-import { BridgeError, describeError, type Logger, type ToolDefinition } from '../../src/index.js';
+import {
+  BridgeError,
+  describeError,
+  type Logger,
+  TITLE_BUDGET,
+  TOOL_DESCRIPTION_BUDGET,
+  type ToolDefinition,
+  trimText,
+} from '../../src/index.js';
 import { SchemaConverter } from './convert-schema.js';
 import { type CallSettings, dataToTool, type ServerFields, type ToolData } from './data-to-tool.js';
 import { dropBoilerplate, repeatedParameterSentences, repeatedSentences } from './drop-boilerplate.js';
@@ -10,7 +18,6 @@ import { nameTools } from './name-tools.js';
 import { planOperation } from './plan-operation.js';
 import { deref, isObject } from './resolve-ref.js';
 import { checkCompiles } from './schema-dialect.js';
-import { TITLE_BUDGET, TOOL_DESCRIPTION_BUDGET, trimText } from './trim-text.js';
 
 export type { CallSettings, ServerFields, ToolData } from './data-to-tool.js';
 

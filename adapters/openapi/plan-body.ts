@@ -1,10 +1,9 @@
-import type { JsonSchema } from '../../src/index.js';
+import { type JsonSchema, propertyDescription } from '../../src/index.js';
 import type { SchemaConverter } from './convert-schema.js';
 import type { OperationInfo } from './list-operations.js';
 import { type BodyKind, bodyKind, pickMediaType } from './media-types.js';
 import { parameterSchema } from './plan-parameters.js';
 import { deref, isObject, type Json, type Lookup, resolveLocal, setOwn } from './resolve-ref.js';
-import { propertyDescription } from './trim-text.js';
 
 /** How the request body travels. */
 export interface BodyPlan {

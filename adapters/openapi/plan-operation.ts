@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../../src/index.js';
+import { type JsonSchema, propertyDescription } from '../../src/index.js';
 import type { SchemaConverter } from './convert-schema.js';
 import { dropEncodingAdvice, dropRepeatedSentences } from './drop-boilerplate.js';
 import type { HttpMethod, OperationInfo } from './list-operations.js';
@@ -13,7 +13,6 @@ import {
   serialization,
 } from './plan-parameters.js';
 import { isObject, type Json, setOwn } from './resolve-ref.js';
-import { propertyDescription } from './trim-text.js';
 
 export type { BodyPlan } from './plan-body.js';
 export type { ParamLocation, ParamPlan } from './plan-parameters.js';

@@ -4,8 +4,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SchemaConverter } from '../../adapters/openapi/convert-schema.js';
 import { createOpenApiSource } from '../../adapters/openapi/index.js';
 import { OUTPUT_BUDGET } from '../../adapters/openapi/plan-output.js';
-import { PROPERTY_DESCRIPTION_BUDGET, TOOL_DESCRIPTION_BUDGET } from '../../adapters/openapi/trim-text.js';
 import { compileValidator, silentLogger, type ToolDefinition } from '../../src/index.js';
+import { PROPERTY_DESCRIPTION_BUDGET, TOOL_DESCRIPTION_BUDGET } from '../../src/trim-text.js';
 
 // GitHub's tools/list within 1.6 MB, by cuts a model loses least by (README, "Description budgets"
 // and "Performance"): what each cut leaves, on the real spec.

@@ -4,7 +4,7 @@ import {
   propertyDescription,
   TOOL_DESCRIPTION_BUDGET,
   trimText,
-} from '../../adapters/openapi/trim-text.js';
+} from '../../src/trim-text.js';
 
 describe('description budgets', () => {
   it('keep the words of Markdown links and drop their URLs', () => {
