@@ -7,7 +7,14 @@ import {
   isLeafType,
   type SelectionSetNode,
 } from 'graphql';
-import type { JsonSchema, Logger, ToolDefinition } from '../../src/index.js';
+import {
+  type JsonSchema,
+  type Logger,
+  PROPERTY_DESCRIPTION_BUDGET,
+  TOOL_DESCRIPTION_BUDGET,
+  type ToolDefinition,
+  trimText,
+} from '../../src/index.js';
 import {
   type BoundedSelection,
   buildBoundedSelection,
@@ -82,9 +89,10 @@ function fieldToTool(
   let defaultSelection: BoundedSelection | undefined;
   let defaultParsed: SelectionSetNode | undefined;
 
-  const description = [
-    field.description?.trim() || `The ${field.name} ${kind} field.`,
-    field.deprecationReason ? `Deprecated: ${field.deprecationReason}.` : '',
+  const notes = [
+    field.deprecationReason
+      ? `Deprecated: ${trimText(field.deprecationReason, PROPERTY_DESCRIPTION_BUDGET)}.`
+      : '',
     `Returns ${String(field.type)}.`,
     defaultsFirst
       ? 'Paginated: pass `after` = pageInfo.endCursor for the next page (`first` defaults to 10).'
@@ -92,6 +100,11 @@ function fieldToTool(
   ]
     .filter(Boolean)
     .join(' ');
+  // The schema's words within the budget of an OpenAPI tool's, less the notes a call needs: a
+  // schema can describe a field in megabytes, and every tools/list would carry them.
+  const budget = Math.max(TOOL_DESCRIPTION_BUDGET - notes.length - 1, PROPERTY_DESCRIPTION_BUDGET);
+  const own = trimText(field.description ?? '', budget) || `The ${field.name} ${kind} field.`;
+  const description = `${own} ${notes}`;
 
   return {
     name: field.name,

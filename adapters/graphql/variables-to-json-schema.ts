@@ -8,7 +8,7 @@ import {
   isNonNullType,
   isScalarType,
 } from 'graphql';
-import { BridgeError, type JsonSchema } from '../../src/index.js';
+import { BridgeError, type JsonSchema, propertyDescription } from '../../src/index.js';
 import type { ScalarMapping } from './options.js';
 
 /** One argument or variable to describe: a name, a GraphQL input type, and what the schema says of it. */
@@ -61,12 +61,12 @@ export class InputSchemaBuilder {
   #slot(slot: InputSlot): JsonSchema {
     const schema = this.#type(slot.type);
     const annotated: JsonSchema = { ...schema };
-    const description = [
-      slot.description?.trim(),
-      slot.deprecationReason ? `Deprecated: ${slot.deprecationReason}` : '',
-    ]
-      .filter(Boolean)
-      .join(' ');
+    // Within a property's budget, as an OpenAPI parameter's: a schema's words can be of any length.
+    const description = propertyDescription(
+      [slot.description, slot.deprecationReason ? `Deprecated: ${slot.deprecationReason}` : '']
+        .filter(Boolean)
+        .join(' '),
+    );
     if (description)
       annotated.description = annotated.description ? `${description} ${annotated.description}` : description;
     const value = jsonDefault(slot.defaultValue);
@@ -109,7 +109,8 @@ export class InputSchemaBuilder {
     const schema: JsonSchema = { type: 'object', properties };
     // Registered before the fields are walked, so a recursive input refers to itself.
     this.#defs.set(type.name, schema);
-    if (type.description) schema.description = type.description.trim();
+    const description = propertyDescription(type.description);
+    if (description) schema.description = description;
     const required: string[] = [];
     for (const field of Object.values(type.getFields())) {
       properties[field.name] = this.#slot(field);

@@ -1,4 +1,5 @@
 import { writeFile } from 'node:fs/promises';
+import { buildSchema, introspectionFromSchema } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../config/helpers.js';
 import { modernRequest } from '../helpers/modern-request.js';
@@ -191,5 +192,28 @@ describe('hostile answers to introspection at start-up', () => {
     expect(code).toBe(1);
     expect(stderr).toContain('answered HTTP 200 with an HTML page, not a GraphQL response');
     expect(ms).toBeLessThan(10_000);
+  });
+});
+
+describe('a hostile schema', () => {
+  it('keeps descriptions of megabytes out of tools/list, within the budgets of OpenAPI tools', async () => {
+    const words = 'word '.repeat(200_000);
+    const sdl = `type Query {
+      """${words}"""
+      long("""${words}""" arg: String, filter: Filter): String @deprecated(reason: "${words}")
+    }
+    """${words}"""
+    input Filter { """${words}""" name: String }`;
+    const data = introspectionFromSchema(buildSchema(sdl));
+    await using endpoint = await startRawUpstream((_query, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data }));
+    });
+    await using listing = await startHttpBridge({ script: BRIDGE_BIN, args: ['graphql', endpoint.url] });
+    const list = await modernRequest(listing.url, 'tools/list', {});
+    // Five texts of 1 MB each (descriptions, a deprecation reason) made a list of megabytes.
+    expect(list.text.length, list.text.slice(0, 500)).toBeLessThan(4 * 1024);
+    const [tool] = (list.json?.result?.tools ?? []) as Array<{ description: string; inputSchema: unknown }>;
+    expect(tool?.description).toMatch(/^word word .*\.\.\. Deprecated: word .*\.\.\.\. Returns String\.$/);
+    expect(tool?.description.length).toBeLessThanOrEqual(600);
   });
 });
