@@ -118,12 +118,18 @@ export async function responseToResult(
   return isRecord(data) ? { content, structuredContent: data } : { content };
 }
 
-async function paged(text: string, context: ToolContext, label: string): Promise<ContentBlock[]> {
+/** `text` as its first page of `PAGE_SIZE` characters and links to the rest, kept for `context`'s caller. */
+export async function paged(
+  text: string,
+  context: ToolContext,
+  label: string,
+  mimeType = 'application/json',
+): Promise<ContentBlock[]> {
   const output = await pageOutput(text, {
     store: context.resources,
     caller: context.caller,
     pageSize: PAGE_SIZE,
-    mimeType: 'application/json',
+    mimeType,
     label: `${label} result`,
   });
   return [{ type: 'text', text: output.firstPage }, ...output.links];

@@ -1,5 +1,6 @@
 import { type GraphQLSchema, isInputObjectType, isInterfaceType, isObjectType, printType } from 'graphql';
 import { READ_ONLY_LOCAL, type ToolDefinition, textResult } from '../../src/index.js';
+import { paged } from './response-to-result.js';
 
 const MAX_MATCHES = 60;
 
@@ -26,7 +27,7 @@ export function schemaTool(schema: GraphQLSchema): ToolDefinition {
       additionalProperties: false,
     },
     annotations: READ_ONLY_LOCAL,
-    async invoke(args) {
+    async invoke(args, context) {
       if (typeof args.type === 'string' && args.type !== '') {
         const type = schema.getType(args.type);
         if (!type)
@@ -34,10 +35,11 @@ export function schemaTool(schema: GraphQLSchema): ToolDefinition {
             `graphql_schema: no type named "${args.type}"${suggest(schema, args.type)}`,
             true,
           );
-        return textResult(printType(type));
+        // Paged as a call's result is: GitHub's Mutation type alone is 58 kB of SDL.
+        return { content: await paged(printType(type), context, 'graphql_schema', 'text/plain') };
       }
       if (typeof args.search === 'string' && args.search.trim() !== '')
-        return textResult(search(schema, args.search));
+        return { content: await paged(search(schema, args.search), context, 'graphql_schema', 'text/plain') };
       return textResult('graphql_schema: pass `type` or `search`.', true);
     },
   };

@@ -196,8 +196,10 @@ describe('hostile answers to introspection at start-up', () => {
 });
 
 describe('a hostile schema', () => {
-  it('keeps descriptions of megabytes out of tools/list, within the budgets of OpenAPI tools', async () => {
-    const words = 'word '.repeat(200_000);
+  const words = 'word '.repeat(200_000);
+  let endpoint: RawUpstream;
+  let listing: HttpBridge;
+  beforeAll(async () => {
     const sdl = `type Query {
       """${words}"""
       long("""${words}""" arg: String, filter: Filter): String @deprecated(reason: "${words}")
@@ -205,15 +207,35 @@ describe('a hostile schema', () => {
     """${words}"""
     input Filter { """${words}""" name: String }`;
     const data = introspectionFromSchema(buildSchema(sdl));
-    await using endpoint = await startRawUpstream((_query, res) => {
+    endpoint = await startRawUpstream((_query, res) => {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data }));
     });
-    await using listing = await startHttpBridge({ script: BRIDGE_BIN, args: ['graphql', endpoint.url] });
+    listing = await startHttpBridge({ script: BRIDGE_BIN, args: ['graphql', endpoint.url, '--generic'] });
+  });
+  afterAll(async () => {
+    await listing?.[Symbol.asyncDispose]();
+    await endpoint?.[Symbol.asyncDispose]();
+  });
+
+  it('keeps descriptions of megabytes out of tools/list, within the budgets of OpenAPI tools', async () => {
     const list = await modernRequest(listing.url, 'tools/list', {});
     // Five texts of 1 MB each (descriptions, a deprecation reason) made a list of megabytes.
-    expect(list.text.length, list.text.slice(0, 500)).toBeLessThan(4 * 1024);
-    const [tool] = (list.json?.result?.tools ?? []) as Array<{ description: string; inputSchema: unknown }>;
+    expect(list.text.length, list.text.slice(0, 500)).toBeLessThan(8 * 1024);
+    const tools = (list.json?.result?.tools ?? []) as Array<{ name: string; description: string }>;
+    const tool = tools.find((candidate) => candidate.name === 'long');
     expect(tool?.description).toMatch(/^word word .*\.\.\. Deprecated: word .*\.\.\.\. Returns String\.$/);
     expect(tool?.description.length).toBeLessThanOrEqual(600);
+  });
+
+  it('pages the SDL graphql_schema gives of a type described in megabytes', async () => {
+    const reply = await modernRequest(listing.url, 'tools/call', {
+      name: 'graphql_schema',
+      arguments: { type: 'Query' },
+    });
+    expect(reply.text.length, reply.text.slice(0, 500)).toBeLessThan(64 * 1024);
+    const content = (reply.json?.result?.content ?? []) as Block[];
+    expect(content[0]?.text).toMatch(/^type Query \{\n {2}"""\n {2}word word/);
+    expect(content[1]?.text).toMatch(/\[graphql_schema result continues: page 1 of \d+ shown/);
+    expect(content.some((block) => block.type === 'resource_link')).toBe(true);
   });
 });
