@@ -1,6 +1,8 @@
 import {
   type ContentBlock,
   clipText,
+  excessiveDepth,
+  MAX_JSON_DEPTH,
   pageOutput,
   type ToolContext,
   type ToolResult,
@@ -66,8 +68,21 @@ export async function responseToResult(
     try {
       value = JSON.parse(text);
     } catch (error) {
-      if (options.checkOutput) return notJsonResult(text, mediaType, options, (error as Error).message);
+      if (options.checkOutput) {
+        const problem = `is not valid JSON although its Content-Type is ${mediaType || 'absent'} (${(error as Error).message})`;
+        return notJsonResult(text, options, problem);
+      }
       return pagedText(text, mediaType || 'text/plain', options, context);
+    }
+    // JSON.parse does not recurse, but what follows does (serializing it, checking it against the
+    // output schema, a client's parser: Python's stops at ~1,000 levels): deeper JSON is passed on
+    // as the text it came as, never as structuredContent.
+    if (excessiveDepth(text) !== undefined) {
+      if (options.checkOutput) {
+        const problem = `nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels, more than the bridge passes on as structured content`;
+        return notJsonResult(text, options, problem);
+      }
+      return pagedText(text, mediaType || 'application/json', options, context);
     }
     const compact = JSON.stringify(value);
     const result = await pagedText(compact, 'application/json', options, context);
@@ -90,22 +105,20 @@ export async function responseToResult(
     }
     return result;
   }
-  if (options.checkOutput) return notJsonResult(text, mediaType, options);
+  if (options.checkOutput) {
+    return notJsonResult(
+      text,
+      options,
+      `is ${mediaType || 'of no declared type'}, not the JSON its schema declares`,
+    );
+  }
   return pagedText(text, mediaType || 'text/plain', options, context);
 }
 
 // A tool with an outputSchema must return structuredContent, or clients reject the result: a body
 // that is not JSON is the upstream's error, said as such with the start of what it sent.
-function notJsonResult(
-  text: string,
-  mediaType: string,
-  options: ResultOptions,
-  parseError?: string,
-): ToolResult {
+function notJsonResult(text: string, options: ResultOptions, problem: string): ToolResult {
   const start = clipText(text, 500);
-  const problem = parseError
-    ? `is not valid JSON although its Content-Type is ${mediaType || 'absent'} (${parseError})`
-    : `is ${mediaType || 'of no declared type'}, not the JSON its schema declares`;
   return {
     content: [
       {

@@ -20,6 +20,15 @@ const BODIES: Record<string, { type: string; body: string }> = {
   '/truncated': { type: 'application/json; charset=utf-8', body: '{"count": 3, "items": [' },
   '/plain': { type: 'text/plain', body: 'maintenance until 10:00' },
   '/good': { type: 'application/json', body: '{"count": 3}' },
+  // 5,000 levels: JSON.parse reads it; serializing or validating it recursed past the stack.
+  '/deep': {
+    type: 'application/json',
+    body: `{"count": 3, "nested": ${'['.repeat(5000)}${']'.repeat(5000)}}`,
+  },
+  '/deep-free': {
+    type: 'application/json',
+    body: `{"count": 3, "nested": ${'['.repeat(5000)}${']'.repeat(5000)}}`,
+  },
 };
 
 beforeAll(async () => {
@@ -38,7 +47,16 @@ beforeAll(async () => {
           description: 'ok',
           content: {
             'application/json': {
-              schema: { type: 'object', properties: { count: { type: 'integer' } }, required: ['count'] },
+              // `/deep-free` declares no schema: its tool has no outputSchema.
+              ...(id === 'getdeep-free'
+                ? {}
+                : {
+                    schema: {
+                      type: 'object',
+                      properties: { count: { type: 'integer' } },
+                      required: ['count'],
+                    },
+                  }),
             },
           },
         },
@@ -78,12 +96,36 @@ describe.each(['v1', 'v2'] as const)('with the %s client', (kind) => {
       '{"count": 3, "items": [',
     ],
     ['text/plain', 'getplain', /is text\/plain, not the JSON its schema declares/, 'maintenance until 10:00'],
+    [
+      'JSON nested 5,000 levels deep',
+      'getdeep',
+      /nests arrays and objects deeper than 128 levels/,
+      '{"count": 3, "nested": [[[',
+    ],
   ])('%s → isError naming the type and quoting the body', async (_label, tool, problem, start) => {
     await using client = await connectWithHeaders(kind, bridge.url);
     const result = (await client.callTool(tool)) as { isError?: boolean; content: Array<{ text?: string }> };
     expect(result.isError).toBe(true);
     expect(result.content[0]?.text).toMatch(problem);
     expect(result.content[0]?.text).toContain(start);
+  });
+
+  it('JSON nested 5,000 levels deep, from a tool without an outputSchema, comes back as its text only', async () => {
+    await using client = await connectWithHeaders(kind, bridge.url);
+    const result = (await client.callTool('getdeep-free')) as {
+      isError?: boolean;
+      structuredContent?: unknown;
+      content: Array<{ text?: string }>;
+    };
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toBeUndefined();
+    expect(result.content[0]?.text).toBe(BODIES['/deep-free']?.body);
+    // And the server still answers.
+    expect(((await client.callTool('getgood')) as { structuredContent?: unknown }).structuredContent).toEqual(
+      {
+        count: 3,
+      },
+    );
   });
 
   it('a JSON body still comes back as structuredContent', async () => {
