@@ -54,7 +54,12 @@ export {
   protectedPathOf,
   protectPaths,
 } from './protected-paths.js';
-export { MAX_RESPONSE_BYTES, readResponseBody } from './read-response-body.js';
+export {
+  MAX_AUTH_RESPONSE_BYTES,
+  MAX_RESPONSE_BYTES,
+  readResponseBody,
+  readResponseText,
+} from './read-response-body.js';
 export { inside, realOrSelf } from './real-path.js';
 export { invokeTool, type RegisteredTool, type SourceTools, ToolRegistry } from './registry.js';
 export {

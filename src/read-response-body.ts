@@ -42,3 +42,29 @@ export function readResponseBody(body: Readable, maxBytes: number, tooLarge: () 
     });
   });
 }
+
+/**
+ * The most the bridge reads of an authorization server's answer (a token, a discovery document):
+ * 1 MiB, hundreds of times what one holds.
+ */
+export const MAX_AUTH_RESPONSE_BYTES = 1024 * 1024;
+
+/**
+ * `readResponseBody` for a fetch `Response`: its body as UTF-8 text, failing with `tooLarge()`
+ * past `maxBytes` (the body is cancelled, so the rest is never downloaded).
+ */
+export async function readResponseText(response: Response, maxBytes: number, tooLarge: () => Error): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    size += read.value.byteLength;
+    if (size > maxBytes) {
+      reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(read.value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}

@@ -4,6 +4,9 @@ import {
   credentialVariable,
   describeError,
   isLoopback,
+  MAX_AUTH_RESPONSE_BYTES,
+  mebibytes,
+  readResponseBody,
   type ToolContext,
   UpstreamSignIn,
 } from '../../src/index.js';
@@ -293,7 +296,12 @@ export class Authenticator {
         body: form.toString(),
         signal: AbortSignal.any([signal, AbortSignal.timeout(this.#timeoutMs)]),
       });
-      const text = await response.body.text();
+      const bytes = await readResponseBody(
+        response.body,
+        MAX_AUTH_RESPONSE_BYTES,
+        () => new Error(`the answer is larger than ${mebibytes(MAX_AUTH_RESPONSE_BYTES)}`),
+      );
+      const text = bytes.toString('utf8');
       if (response.statusCode >= 400) throw new Error(`HTTP ${response.statusCode}: ${text.slice(0, 500)}`);
       const json = JSON.parse(text) as { access_token?: unknown; expires_in?: unknown };
       if (typeof json.access_token !== 'string') throw new Error('the answer has no access_token');

@@ -1,4 +1,6 @@
+import { mebibytes } from '../count-of.js';
 import { BridgeError, describeError } from '../errors.js';
+import { MAX_AUTH_RESPONSE_BYTES, readResponseText } from '../read-response-body.js';
 
 /**
  * Finds the JWKS URL of an authorization server from its metadata: RFC 8414
@@ -28,7 +30,12 @@ export async function discoverJwksUrl(issuer: string, signal?: AbortSignal): Pro
         failures.push(`${candidate}: HTTP ${response.status}`);
         continue;
       }
-      document = (await response.json()) as typeof document;
+      const text = await readResponseText(
+        response,
+        MAX_AUTH_RESPONSE_BYTES,
+        () => new Error(`more than ${mebibytes(MAX_AUTH_RESPONSE_BYTES)}`),
+      );
+      document = JSON.parse(text) as typeof document;
     } catch (error) {
       failures.push(`${candidate}: ${describeError(error)}`);
       continue;

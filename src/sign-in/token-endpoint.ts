@@ -1,4 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { mebibytes } from '../count-of.js';
+import { MAX_AUTH_RESPONSE_BYTES, readResponseText } from '../read-response-body.js';
 
 /** Tokens of one signed-in caller. */
 export interface TokenSet {
@@ -76,7 +78,11 @@ async function tokenRequest(
     redirect: 'error',
     signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
   });
-  const text = await response.text();
+  const text = await readResponseText(
+    response,
+    MAX_AUTH_RESPONSE_BYTES,
+    () => new Error(`the token endpoint ${client.tokenUrl} answered with more than ${mebibytes(MAX_AUTH_RESPONSE_BYTES)}`),
+  );
   let json: Record<string, unknown> = {};
   try {
     json = JSON.parse(text) as Record<string, unknown>;

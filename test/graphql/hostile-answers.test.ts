@@ -2,9 +2,10 @@ import { writeFile } from 'node:fs/promises';
 import { buildSchema, introspectionFromSchema } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../config/helpers.js';
+import { pump } from '../helpers/flood.js';
 import { modernRequest } from '../helpers/modern-request.js';
 import { BRIDGE_BIN, type HttpBridge, startHttpBridge } from '../helpers/start-bridge.js';
-import { pump, type RawUpstream, startRawUpstream } from './helpers/raw-upstream.js';
+import { type RawUpstream, startRawUpstream } from './helpers/raw-upstream.js';
 import { runBridge } from './helpers/run-bridge.js';
 
 // What an endpoint can send to make a `bridge graphql` process hold, print or compute too much:

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startFlood } from '../helpers/flood.js';
 import { echoOf, firstText, loadTools } from './helpers/in-process.js';
 import { startUpstream, type Upstream } from './helpers/upstream.js';
 
@@ -74,6 +75,30 @@ const clientCredentials = (tokenUrl: string) => ({
 });
 
 describe("a spec's OAuth2 token endpoint", () => {
+  it('that answers without end is read up to 1 MiB, and the call says so', async () => {
+    await using flood = await startFlood();
+    Object.assign(process.env, {
+      BRIDGE_CC_CLIENT_ID: 'id',
+      BRIDGE_CC_CLIENT_SECRET: 'secret',
+      BRIDGE_CC_TOKEN_URL: `${flood.url}/token`,
+    });
+    const api = await loadTools({
+      spec: specWith(clientCredentials('https://tokens.invalid/token')),
+      baseUrl: upstream.url,
+      tools: 'all',
+    });
+    try {
+      const result = await api.call('secured');
+      expect(result.isError).toBe(true);
+      expect(firstText(result)).toContain('larger than 1 MiB');
+      // The rest was never downloaded (socket buffers aside), and the API got no call.
+      expect(await flood.written()).toBeLessThan(16 * 1024 * 1024);
+      expect(upstream.requests).toHaveLength(0);
+    } finally {
+      await api.close();
+    }
+  });
+
   it('gets no client secret in clear text on another machine, and the call says what to set', async () => {
     Object.assign(process.env, { BRIDGE_CC_CLIENT_ID: 'id', BRIDGE_CC_CLIENT_SECRET: 'secret' });
     const api = await loadTools({

@@ -31,28 +31,3 @@ export async function startRawUpstream(
     },
   };
 }
-
-/**
- * Writes `head`, then `chunk` as fast as it is read until `total` bytes or a hang-up, then `tail`.
- * Resolves, once the response is closed, with the bytes of `chunk` it managed to write.
- */
-export function pump(
-  res: ServerResponse,
-  head: string,
-  chunk: Buffer,
-  total: number,
-  tail: string,
-): Promise<number> {
-  let sent = 0;
-  const closed = once(res, 'close').then(() => sent);
-  res.write(head);
-  const more = () => {
-    while (sent < total && !res.destroyed) {
-      sent += chunk.length;
-      if (!res.write(chunk)) return void res.once('drain', more);
-    }
-    if (!res.destroyed) res.end(tail);
-  };
-  more();
-  return closed;
-}

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { discoverJwksUrl } from '../../src/auth/discover-jwks.js';
+import { exchangeCode, refreshTokens } from '../../src/sign-in/token-endpoint.js';
+import { startFlood } from '../helpers/flood.js';
+
+// What the bridge reads of an authorization server's answers: tokens and discovery documents are
+// small, and one that never ends is read up to 1 MiB, not held whole.
+describe("an authorization server's answer without end", () => {
+  it.each([
+    [
+      'a sign-in code exchange',
+      (url: string) => exchangeCode(client(url), 'code', 'http://127.0.0.1/cb', 'v'),
+    ],
+    ['a refresh', (url: string) => refreshTokens(client(url), 'refresh')],
+  ])('to %s is read up to 1 MiB', async (_label, request) => {
+    await using flood = await startFlood();
+    await expect(request(`${flood.url}/token`)).rejects.toThrow(/answered with more than 1 MiB/);
+    expect(await flood.written()).toBeLessThan(16 * 1024 * 1024);
+  });
+
+  it('to a discovery request is read up to 1 MiB, for every document asked for', async () => {
+    await using flood = await startFlood();
+    await expect(discoverJwksUrl(`${flood.url}/tenant`)).rejects.toThrow(/more than 1 MiB/);
+    expect(await flood.written()).toBeLessThan(3 * 16 * 1024 * 1024);
+  });
+});
+
+function client(tokenUrl: string) {
+  return { tokenUrl, clientId: 'bridge', timeoutMs: 30_000 };
+}
