@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { quote } from '../quote-input.js';
 import type { ToolRegistry } from '../registry.js';
 
 // A cursor is opaque to clients: the offset of the next page and the version of the list it was
@@ -131,10 +132,9 @@ function cursorRefused(key: string, cursor: string, fault: CursorFault): Protoco
       `The cursor is from an earlier ${key} list: the ${key} have changed since it was issued. List again from the start, without a cursor.`,
     );
   }
-  const shown = cursor.length > 40 ? `${cursor.slice(0, 40)}…` : cursor;
   return new ProtocolError(
     ProtocolErrorCode.InvalidParams,
-    `Invalid cursor ${JSON.stringify(shown)}: not one this server issued for ${key}/list. Send back a nextCursor exactly as received, or list from the start without a cursor.`,
+    `Invalid cursor ${quote(cursor)}: not one this server issued for ${key}/list. Send back a nextCursor exactly as received, or list from the start without a cursor.`,
   );
 }
 

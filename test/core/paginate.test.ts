@@ -80,7 +80,7 @@ describe('list cursors', () => {
       const error = refusal(() => pageOf(list, bad));
       expect(error.code, bad).toBe(-32602);
       expect(error.message, bad).toMatch(
-        /^Invalid cursor ".{0,41}": not one this server issued for resources\/list\. Send back a nextCursor exactly as received, or list from the start without a cursor\.$/,
+        /^Invalid cursor ".{0,101}": not one this server issued for resources\/list\. Send back a nextCursor exactly as received, or list from the start without a cursor\.$/,
       );
     }
   });

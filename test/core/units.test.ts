@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { clipText } from '../../src/clip-text.js';
 import { silentLogger } from '../../src/logger.js';
 import { pageOutput } from '../../src/page-output.js';
+import { clip, QUOTED_CHARS, quote } from '../../src/quote-input.js';
 import { invokeTool, ToolRegistry } from '../../src/registry.js';
 import { MemoryResourceStore } from '../../src/resource-store.js';
 import type { ToolDefinition } from '../../src/tool.js';
@@ -226,5 +227,30 @@ describe('longStreamsOf', () => {
       endless: false,
       listenIds: [],
     });
+  });
+});
+
+describe('quoting a value from a request', () => {
+  it('keeps a short value whole and cuts a long one, with a marker', () => {
+    expect(clip('get_user')).toBe('get_user');
+    expect(clip('x'.repeat(QUOTED_CHARS))).toBe('x'.repeat(QUOTED_CHARS));
+    expect(clip('x'.repeat(4_000_000))).toBe(`${'x'.repeat(QUOTED_CHARS)}…`);
+    expect(clip('abcdef', 3)).toBe('abc…');
+  });
+
+  it('never splits a surrogate pair', () => {
+    const cut = clip(`${'x'.repeat(QUOTED_CHARS - 1)}😀😀`);
+    expect(cut).toBe(`${'x'.repeat(QUOTED_CHARS - 1)}…`);
+    // A lone surrogate would go out as U+FFFD, or be refused by a strict UTF-8 reader.
+    expect(Buffer.from(cut).toString()).toBe(cut);
+  });
+
+  it('quotes a string as JSON after cutting it, and other values as JSON, cut', () => {
+    expect(quote('get_user')).toBe('"get_user"');
+    expect(quote('a"b\\c\n')).toBe('"a\\"b\\\\c\\n"');
+    expect(quote('x'.repeat(1_000))).toBe(`"${'x'.repeat(QUOTED_CHARS)}…"`);
+    expect(quote(60_000)).toBe('60000');
+    expect(quote({ ttl: 'x'.repeat(1_000) })).toHaveLength(QUOTED_CHARS + 1);
+    expect(quote(10n)).toBe('10');
   });
 });
