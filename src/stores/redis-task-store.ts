@@ -4,7 +4,8 @@ import { describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { MAX_RESULT_BYTES_PER_CALLER, resultBytes, resultNotKept } from '../tasks/bound-result.js';
 import {
-  InvalidCursorError,
+  decodeTaskCursor,
+  encodeTaskCursor,
   type NewTask,
   type TaskEvent,
   type TaskPage,
@@ -156,7 +157,7 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async list(caller: string, cursor?: string): Promise<TaskPage> {
-    const after = cursor === undefined ? 0 : decodeCursor(cursor);
+    const after = cursor === undefined ? 0 : decodeTaskCursor(cursor);
     const { pageSize } = this.#options;
     const reply = (await readTolerant(this.#redis, this.#log, this.#index(caller), (client) =>
       client.sendCommand([
@@ -184,7 +185,7 @@ export class RedisTaskStore implements TaskStore {
     const tasks = records.filter((record): record is Readonly<TaskRecord> => record !== undefined);
     if (entries.length <= pageSize) return { tasks };
     const last = page[page.length - 1];
-    return { tasks, nextCursor: encodeCursor(last ? Number(last[1]) : after) };
+    return { tasks, nextCursor: encodeTaskCursor(last ? Number(last[1]) : after) };
   }
 
   async transition(
@@ -352,14 +353,4 @@ export class RedisTaskStore implements TaskStore {
   #emit(event: TaskEvent): void {
     for (const listener of this.#listeners) listener(event);
   }
-}
-
-function encodeCursor(seq: number): string {
-  return Buffer.from(`t${seq}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): number {
-  const match = /^t(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString());
-  if (!match?.[1]) throw new InvalidCursorError(`Invalid cursor: "${cursor}" was not issued by tasks/list.`);
-  return Number(match[1]);
 }

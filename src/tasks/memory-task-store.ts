@@ -3,7 +3,8 @@ import { mebibytes } from '../count-of.js';
 import type { ToolResult } from '../tool.js';
 import { MAX_RESULT_BYTES_PER_CALLER, resultBytes, resultNotKept } from './bound-result.js';
 import {
-  InvalidCursorError,
+  decodeTaskCursor,
+  encodeTaskCursor,
   isTerminal,
   type NewTask,
   type TaskEvent,
@@ -131,7 +132,7 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   async list(caller: string, cursor?: string): Promise<TaskPage> {
-    const after = cursor === undefined ? 0 : decodeCursor(cursor);
+    const after = cursor === undefined ? 0 : decodeTaskCursor(cursor);
     const tasks: TaskRecord[] = [];
     let last = 0;
     let more = false;
@@ -144,7 +145,7 @@ export class MemoryTaskStore implements TaskStore {
       tasks.push(entry.record);
       last = entry.seq;
     }
-    return more ? { tasks, nextCursor: encodeCursor(last) } : { tasks };
+    return more ? { tasks, nextCursor: encodeTaskCursor(last) } : { tasks };
   }
 
   async transition(
@@ -323,14 +324,4 @@ function unindex(by: Map<string, Map<string, Entry>>, key: string, taskId: strin
   const entries = by.get(key);
   entries?.delete(taskId);
   if (entries?.size === 0) by.delete(key);
-}
-
-function encodeCursor(seq: number): string {
-  return Buffer.from(`t${seq}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): number {
-  const match = /^t(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString());
-  if (!match?.[1]) throw new InvalidCursorError(`Invalid cursor: "${cursor}" was not issued by tasks/list.`);
-  return Number(match[1]);
 }

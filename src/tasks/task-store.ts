@@ -1,4 +1,5 @@
 import { BridgeError } from '../errors.js';
+import { quote } from '../quote-input.js';
 import type { ToolResult } from '../tool.js';
 
 /**
@@ -144,6 +145,31 @@ export class InvalidCursorError extends BridgeError {
     super('invalid_params', message);
   }
 }
+
+/**
+ * A `tasks/list` cursor: the creation sequence number of the last task of the page, opaque to
+ * clients. Both stores number their tasks so, and write and read cursors alike.
+ */
+export function encodeTaskCursor(seq: number): string {
+  return Buffer.from(`t${seq}`).toString('base64url');
+}
+
+/** The sequence number a cursor of `encodeTaskCursor` carries; throws `InvalidCursorError` for any other. */
+export function decodeTaskCursor(cursor: string): number {
+  const match =
+    cursor.length <= MAX_TASK_CURSOR_CHARS
+      ? /^t(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString())
+      : undefined;
+  if (!match?.[1]) {
+    throw new InvalidCursorError(
+      `Invalid cursor: ${quote(cursor)} was not issued by tasks/list. Send back a nextCursor exactly as received, or list from the start without a cursor.`,
+    );
+  }
+  return Number(match[1]);
+}
+
+/** Longer than any cursor `encodeTaskCursor` writes (22 characters for 15 digits). */
+const MAX_TASK_CURSOR_CHARS = 32;
 
 /** Whether no further transition can happen. */
 export function isTerminal(status: TaskStatus): boolean {

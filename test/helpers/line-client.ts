@@ -10,9 +10,12 @@ export class LineClient {
   #buffer = '';
   readonly #waiting = new Map<string | number, (line: string) => void>();
 
-  /** Starts `bridge ...args`, with `env` added to this process's environment; stderr is dropped. */
-  constructor(args: string[], env: Record<string, string> = {}) {
-    this.child = spawn(process.execPath, [BRIDGE_BIN, ...args], {
+  /**
+   * Starts `bridge ...args` (or another compiled `script`, a test server), with `env` added to
+   * this process's environment; stderr is dropped.
+   */
+  constructor(args: string[], env: Record<string, string> = {}, script = BRIDGE_BIN) {
+    this.child = spawn(process.execPath, [script, ...args], {
       stdio: ['pipe', 'pipe', 'ignore'],
       env: { ...process.env, ...env },
     });

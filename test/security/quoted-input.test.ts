@@ -1,0 +1,163 @@
+// A request may carry megabytes (4 MiB over HTTP, 10 MiB a line over stdio). What the bridge
+// answers about a value it cannot use (an unknown tool, prompt, resource or task, a cursor it did
+// not issue, an argument the schema refuses) quotes at most its start: the answer stays small
+// whatever came in. Real bridge processes, on stdio and Streamable HTTP in both eras, asserting on
+// the bytes of each answer as received.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REDIS_SERVER, startRedis, type TestRedis } from '../helpers/deployment.js';
+import { LineClient } from '../helpers/line-client.js';
+import { envelope, modernRequest } from '../helpers/modern-request.js';
+import { RawSession, SESSION_VERSION } from '../helpers/raw-session.js';
+import { distPath, type HttpBridge, startHttpBridge } from '../helpers/start-bridge.js';
+
+const SERVER = distPath('test/servers/conformance-server.js');
+const MIB = 1024 * 1024;
+// The start of every value sent, as an answer quotes it: 100 characters and a marker.
+const QUOTED = `"${'A'.repeat(100)}…"`;
+// What an answer about one value may take, all told (the JSON-RPC frame, an SSE event around it).
+const SMALL = 1_000;
+const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
+
+/** One answer as it arrived: its size in bytes, and the JSON-RPC message in it. */
+interface Answer {
+  bytes: number;
+  error?: { code: number; message: string; data?: unknown };
+  result?: Record<string, unknown>;
+}
+
+/** A way to reach the server under test, in one era. */
+interface Wire {
+  name: string;
+  era: 'legacy' | 'modern';
+  /**
+   * A value of about `bytes` to send. Over 2026-07-28 HTTP a tool or prompt name, a URI and a task
+   * id travel twice, in the body and in the `Mcp-Name` header, which Node caps at 16 KiB with the
+   * other headers: there the value is 8,000 characters.
+   */
+  value(bytes: number, inHeader?: boolean): string;
+  send(method: string, params: Record<string, unknown>, capabilities?: object): Promise<Answer>;
+  close(): Promise<void>;
+}
+
+function parsed(text: string): Answer {
+  const data = text.startsWith('{') ? text : [...text.matchAll(/^data: (.+)$/gm)].at(-1)?.[1];
+  return { bytes: Buffer.byteLength(text), ...(data ? JSON.parse(data) : {}) };
+}
+
+const huge = (bytes: number) => 'A'.repeat(bytes);
+
+async function stdioWire(era: Wire['era']): Promise<Wire> {
+  const client = new LineClient([], {}, SERVER);
+  let id = 0;
+  if (era === 'legacy') {
+    await client.line(++id, 'initialize', {
+      protocolVersion: SESSION_VERSION,
+      capabilities: {},
+      clientInfo: { name: 'quoted-input', version: '1' },
+    });
+    client.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  }
+  return {
+    name: `stdio, ${era}`,
+    era,
+    value: huge,
+    async send(method, params, capabilities = {}) {
+      const meta = era === 'modern' ? { _meta: envelope(capabilities) } : {};
+      return parsed(await client.line(++id, method, { ...params, ...meta }));
+    },
+    close: () => client.close().then(() => {}),
+  };
+}
+
+async function httpWire(bridge: HttpBridge, era: Wire['era']): Promise<Wire> {
+  let id = 0;
+  if (era === 'legacy') {
+    const session = new RawSession(bridge.url);
+    await session.open({});
+    return {
+      name: 'http, legacy',
+      era,
+      value: huge,
+      async send(method, params) {
+        const response = await session.post({ jsonrpc: '2.0', id: ++id, method, params });
+        return parsed(await response.text());
+      },
+      close: () => session.close(),
+    };
+  }
+  return {
+    name: 'http, modern',
+    era,
+    value: (bytes, inHeader) => huge(inHeader ? Math.min(bytes, 8_000) : bytes),
+    async send(method, params, capabilities = {}) {
+      // The header the body's name, URI or task id must match (SEP-2243).
+      const named = params.name ?? params.uri ?? params.taskId;
+      const headers = typeof named === 'string' ? { 'mcp-name': named } : undefined;
+      const reply = await modernRequest(bridge.url, method, params, {
+        id: ++id,
+        capabilities,
+        ...(headers ? { headers } : {}),
+      });
+      return parsed(reply.text);
+    },
+    close: async () => {},
+  };
+}
+
+/** Expects a refusal of `code` quoting the value's start, and no more of it. */
+function expectQuoted(answer: Answer, code = -32602): void {
+  expect(answer.bytes).toBeLessThan(SMALL);
+  expect(answer.error?.code).toBe(code);
+  expect(answer.error?.message).toContain(QUOTED);
+}
+
+let http: HttpBridge;
+const wires: Wire[] = [];
+beforeAll(async () => {
+  http = await startHttpBridge({ script: SERVER, args: [] });
+  wires.push(
+    await stdioWire('legacy'),
+    await stdioWire('modern'),
+    await httpWire(http, 'legacy'),
+    await httpWire(http, 'modern'),
+  );
+});
+afterAll(async () => {
+  await Promise.allSettled(wires.map((wire) => wire.close()));
+  await http?.[Symbol.asyncDispose]();
+});
+
+// Resolved at run time: describe.each needs the list when the file is collected.
+const WIRES = ['stdio, legacy', 'stdio, modern', 'http, legacy', 'http, modern'];
+const wire = (name: string) => wires.find((candidate) => candidate.name === name) as Wire;
+
+describe.each(WIRES)('%s', (name) => {
+  const modern = name.endsWith('modern');
+
+  it.skipIf(modern)('tasks/list: a cursor it did not issue', async () => {
+    const { value, send } = wire(name);
+    expectQuoted(await send('tasks/list', { cursor: value(MIB) }));
+  });
+});
+
+describe.skipIf(!REDIS_SERVER)('tasks in Redis (--store)', () => {
+  let redis: TestRedis;
+  let shared: HttpBridge;
+  beforeAll(async () => {
+    redis = await startRedis();
+    shared = await startHttpBridge({ script: SERVER, args: ['--store', redis.url] });
+  });
+  afterAll(async () => {
+    await shared?.[Symbol.asyncDispose]();
+    await redis?.[Symbol.asyncDispose]();
+  });
+
+  it('tasks/list: a cursor it did not issue', async () => {
+    const legacy = await httpWire(shared, 'legacy');
+    try {
+      expectQuoted(await legacy.send('tasks/list', { cursor: huge(MIB) }));
+    } finally {
+      await legacy.close();
+    }
+  });
+});
