@@ -8,6 +8,7 @@ import {
 import { z } from 'zod';
 import { callerOf } from '../caller.js';
 import { trackClientRoots } from '../client-roots.js';
+import { quote } from '../quote-input.js';
 import type { ToolRegistry } from '../registry.js';
 import { callOrigin } from '../tool-context.js';
 import { interceptToolsCall } from './intercept-tools-call.js';
@@ -156,6 +157,6 @@ async function found(runner: TaskRunner, taskId: string, ctx: ServerContext) {
 function notFound(taskId: string): ProtocolError {
   return new ProtocolError(
     ProtocolErrorCode.InvalidParams,
-    `Task not found: ${JSON.stringify(taskId)} does not exist, has expired, or belongs to another client.`,
+    `Task not found: ${quote(taskId)} does not exist, has expired, or belongs to another client.`,
   );
 }

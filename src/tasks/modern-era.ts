@@ -13,6 +13,7 @@ import { type AskSettings, prepareAsking } from '../ask/call-asking.js';
 import { InvalidAnswerError } from '../ask/check-answer.js';
 import { callerOf } from '../caller.js';
 import type { Logger } from '../logger.js';
+import { quote } from '../quote-input.js';
 import type { ToolRegistry } from '../registry.js';
 import { textResult } from '../tool.js';
 import { callOrigin } from '../tool-context.js';
@@ -214,6 +215,6 @@ function missingExtension(why: string): ProtocolError {
 function notFound(taskId: string): ProtocolError {
   return new ProtocolError(
     ProtocolErrorCode.InvalidParams,
-    `Failed to retrieve task: ${JSON.stringify(taskId)} does not exist, has expired, or belongs to another client.`,
+    `Failed to retrieve task: ${quote(taskId)} does not exist, has expired, or belongs to another client.`,
   );
 }

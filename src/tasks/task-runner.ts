@@ -5,6 +5,7 @@ import { TaskQuestions } from '../ask/task-questions.js';
 import { mebibytes } from '../count-of.js';
 import { BridgeError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { quote } from '../quote-input.js';
 import type { RegisteredTool, ToolRegistry } from '../registry.js';
 import type { ResourceStore } from '../resource-store.js';
 import type { SignInCallbacks } from '../sign-in/sign-in-callbacks.js';
@@ -199,7 +200,7 @@ export class TaskRunner {
       requested > maxTtlMs
     ) {
       throw new TaskTtlError(
-        `Invalid task ttl ${JSON.stringify(requested)}: it must be a whole number of milliseconds from ${minTtlMs} to ${maxTtlMs}, or left out for the default (${this.#options.defaultTtlMs}).`,
+        `Invalid task ttl ${quote(requested)}: it must be a whole number of milliseconds from ${minTtlMs} to ${maxTtlMs}, or left out for the default (${this.#options.defaultTtlMs}).`,
       );
     }
     return requested;

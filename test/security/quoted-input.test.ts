@@ -134,6 +134,24 @@ const wire = (name: string) => wires.find((candidate) => candidate.name === name
 describe.each(WIRES)('%s', (name) => {
   const modern = name.endsWith('modern');
 
+  it('tasks/get and tasks/cancel: an unknown task id', async () => {
+    const { value, send } = wire(name);
+    const taskId = value(MIB, true);
+    expectQuoted(await send('tasks/get', { taskId }, TASKS));
+    expectQuoted(await send('tasks/cancel', { taskId }, TASKS));
+  });
+
+  it.skipIf(modern)('tasks/result: an unknown task id', async () => {
+    const { value, send } = wire(name);
+    expectQuoted(await send('tasks/result', { taskId: value(MIB) }));
+  });
+
+  it.skipIf(modern)('tools/call as a task: a ttl that is no number', async () => {
+    const { value, send } = wire(name);
+    const task = { ttl: value(MIB) };
+    expectQuoted(await send('tools/call', { name: 'slow_compute', arguments: { seconds: 0 }, task }));
+  });
+
   it.skipIf(modern)('tasks/list: a cursor it did not issue', async () => {
     const { value, send } = wire(name);
     expectQuoted(await send('tasks/list', { cursor: value(MIB) }));
