@@ -9,6 +9,7 @@ import type { AskCapabilities } from '../ask/ask-params.js';
 import { type AskSettings, prepareAsking } from '../ask/call-asking.js';
 import { callerOf } from '../caller.js';
 import { isPlainObject } from '../plain-object.js';
+import { quote } from '../quote-input.js';
 import { type ToolResult, textResult } from '../tool.js';
 import { createCallContext } from './call-context.js';
 import type { ServerSetup } from './create-server.js';
@@ -103,7 +104,7 @@ export async function answerToolsCall(
     // A tool refused by policy is the model's to hear about, with what it may use instead.
     const reason = registry.explainMissing(params.name);
     if (reason) return textResult(reason, true) as CallToolResult;
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: "${params.name}"`);
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${quote(params.name)}`);
   }
   const args = params.arguments ?? {};
   const asking = prepareAsking(ctx, {

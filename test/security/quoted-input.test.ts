@@ -134,6 +134,11 @@ const wire = (name: string) => wires.find((candidate) => candidate.name === name
 describe.each(WIRES)('%s', (name) => {
   const modern = name.endsWith('modern');
 
+  it('tools/call: an unknown tool', async () => {
+    const { value, send } = wire(name);
+    expectQuoted(await send('tools/call', { name: value(MIB, true), arguments: {} }));
+  });
+
   it('tasks/get and tasks/cancel: an unknown task id', async () => {
     const { value, send } = wire(name);
     const taskId = value(MIB, true);
