@@ -9,6 +9,7 @@ import {
 import { type AskSettings, prepareAsking } from '../ask/call-asking.js';
 import type { PromptDefinition, ResourceTemplateDefinition } from '../catalog.js';
 import { PAGE_URI_TEMPLATE } from '../page-output.js';
+import { quote } from '../quote-input.js';
 import { catalogContext } from './handle-resources.js';
 import { listPage, listVersion } from './paginate.js';
 
@@ -39,7 +40,7 @@ export function promptHandlers(
     server.setRequestHandler('prompts/get', async (request, ctx): Promise<GetPromptResult> => {
       const { name } = request.params;
       const prompt = byName.get(name);
-      if (!prompt) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: "${name}"`);
+      if (!prompt) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${quote(name)}`);
       const args = request.params.arguments ?? {};
       // Own members only: a required argument named `constructor` is not given by Object.prototype.
       const missing = (prompt.arguments ?? []).filter(
@@ -97,13 +98,17 @@ export function registerCompletionHandler(
     let values: string[] = [];
     if (ref.type === 'ref/prompt') {
       const prompt = catalog.prompts.find((candidate) => candidate.name === ref.name);
-      if (!prompt) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: "${ref.name}"`);
+      if (!prompt)
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${quote(ref.name)}`);
       values = (await prompt.complete?.(argument.name, argument.value, context)) ?? [];
     } else {
       const template = catalog.resourceTemplates.find((candidate) => candidate.uriTemplate === ref.uri);
       // The output-page template is always listed; its ids are unguessable, so nothing to suggest.
       if (!template && ref.uri !== PAGE_URI_TEMPLATE) {
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource template: "${ref.uri}"`);
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `Unknown resource template: ${quote(ref.uri)}`,
+        );
       }
       values = (await template?.complete?.(argument.name, argument.value, context)) ?? [];
     }

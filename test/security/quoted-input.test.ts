@@ -139,6 +139,22 @@ describe.each(WIRES)('%s', (name) => {
     expectQuoted(await send('tools/call', { name: value(MIB, true), arguments: {} }));
   });
 
+  it('prompts/get: an unknown prompt', async () => {
+    const { value, send } = wire(name);
+    expectQuoted(await send('prompts/get', { name: value(MIB, true) }));
+  });
+
+  it('completion/complete: an unknown prompt or resource template', async () => {
+    const { value, send } = wire(name);
+    const argument = { name: 'id', value: '' };
+    expectQuoted(
+      await send('completion/complete', { ref: { type: 'ref/prompt', name: value(MIB) }, argument }),
+    );
+    expectQuoted(
+      await send('completion/complete', { ref: { type: 'ref/resource', uri: value(MIB) }, argument }),
+    );
+  });
+
   it('tasks/get and tasks/cancel: an unknown task id', async () => {
     const { value, send } = wire(name);
     const taskId = value(MIB, true);
