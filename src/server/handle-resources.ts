@@ -10,6 +10,7 @@ import {
 import { callerOf, mayList } from '../caller.js';
 import type { CatalogContext, ResourceDefinition, ResourceTemplateDefinition } from '../catalog.js';
 import { PAGE_URI_TEMPLATE } from '../page-output.js';
+import { clip } from '../quote-input.js';
 import { RESOURCE_URI_PREFIX, type ResourceStore } from '../resource-store.js';
 import { listPage, listVersion } from './paginate.js';
 
@@ -105,15 +106,31 @@ export function resourceHandlers(sources: ResourceSources): ResourceHandlers {
   return { register, exists };
 }
 
+/**
+ * The -32602 for a URI that names no resource the caller can read (see `resourceHandlers`), with
+ * `detail` after its first sentence. The message quotes the URI's start, as every message quotes
+ * a value from a request (see quote-input.ts); `data.uri` names it whole up to `MAX_URI_CHARS`.
+ */
+export function resourceNotFound(uri: string, detail = ''): ResourceNotFoundError {
+  return new ResourceNotFoundError(clip(uri, MAX_URI_CHARS), `Resource not found: ${clip(uri)}${detail}`);
+}
+
 // A page another session made (or one that expired) looks like any unknown URI to the store; say
 // why pages go missing, so a model or user retries the call instead of retrying the read.
 function notFound(uri: string, ttlMs: number | undefined): ResourceNotFoundError {
-  if (!uri.startsWith(RESOURCE_URI_PREFIX)) return new ResourceNotFoundError(uri);
-  return new ResourceNotFoundError(
+  if (!uri.startsWith(RESOURCE_URI_PREFIX)) return resourceNotFound(uri);
+  return resourceNotFound(
     uri,
-    `Resource not found: ${uri}. Pages of a long output belong to the session that created them (with authentication, to its user) and expire ${ttlMs === undefined ? 'some time' : duration(ttlMs)} after they were written (or earlier when memory runs short); call the tool again in this session for fresh pages.`,
+    `. Pages of a long output belong to the session that created them (with authentication, to its user) and expire ${ttlMs === undefined ? 'some time' : duration(ttlMs)} after they were written (or earlier when memory runs short); call the tool again in this session for fresh pages.`,
   );
 }
+
+/**
+ * The longest URI `data.uri` of a not-found error names whole (the SDK's clients read it back as
+ * the error's `uri`): the long-standing practical limit of URLs, room for any URI a listing or a
+ * template names, and far below what a request can carry.
+ */
+const MAX_URI_CHARS = 2_048;
 
 // "30 minutes", "90 seconds", "2 hours": the store's lifetime as a person would say it.
 function duration(ms: number): string {

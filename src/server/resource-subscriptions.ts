@@ -1,9 +1,5 @@
-import {
-  type McpRequestContext,
-  ResourceNotFoundError,
-  type Server,
-  type ServerContext,
-} from '@modelcontextprotocol/server';
+import type { McpRequestContext, Server, ServerContext } from '@modelcontextprotocol/server';
+import { resourceNotFound } from './handle-resources.js';
 
 /**
  * Who is subscribed to which resource, for `notifications/resources/updated`. Only the catalog's
@@ -32,7 +28,7 @@ export class ResourceSubscriptions {
     if (context.era === 'modern') return;
     server.setRequestHandler('resources/subscribe', async (request, ctx) => {
       const { uri } = request.params;
-      if (!(await exists(uri, ctx))) throw new ResourceNotFoundError(uri);
+      if (!(await exists(uri, ctx))) throw resourceNotFound(uri);
       this.#prune();
       const uris = this.#byServer.get(server) ?? new Set<string>();
       uris.add(uri);

@@ -155,6 +155,23 @@ describe.each(WIRES)('%s', (name) => {
     );
   });
 
+  it('resources/read: an unknown URI', async () => {
+    const { value, send } = wire(name);
+    const answer = await send('resources/read', { uri: value(MIB / 2, true) });
+    // `data.uri` names the URI, up to 2,048 characters.
+    expect(answer.bytes).toBeLessThan(SMALL + 2_048);
+    expect(answer.error?.code).toBe(-32602);
+    expect(answer.error?.message).toBe(`Resource not found: ${'A'.repeat(100)}…`);
+    expect(answer.error?.data).toEqual({ uri: `${'A'.repeat(2_048)}…` });
+  });
+
+  it.skipIf(modern)('resources/subscribe: an unknown URI', async () => {
+    const { value, send } = wire(name);
+    const answer = await send('resources/subscribe', { uri: value(MIB / 2) });
+    expect(answer.bytes).toBeLessThan(SMALL + 2_048);
+    expect(answer.error?.message).toBe(`Resource not found: ${'A'.repeat(100)}…`);
+  });
+
   it('tasks/get and tasks/cancel: an unknown task id', async () => {
     const { value, send } = wire(name);
     const taskId = value(MIB, true);
