@@ -66,7 +66,7 @@ export function resourceHandlers(sources: ResourceSources): ResourceHandlers {
 
   const exists = async (uri: string, ctx: ServerContext) =>
     fixed.has(uri) ||
-    templates.some(({ matcher }) => matcher.match(uri) !== null) ||
+    templates.some(({ matcher }) => match(matcher, uri) !== null) ||
     (await sources.store.has(uri, callerOf(ctx)));
 
   const register = (server: Server) => {
@@ -90,7 +90,7 @@ export function resourceHandlers(sources: ResourceSources): ResourceHandlers {
       const stored = await sources.store.read(uri, callerOf(ctx));
       if (stored) return { contents: [stored] };
       for (const { template, matcher } of templates) {
-        const variables = matcher.match(uri);
+        const variables = match(matcher, uri);
         if (!variables) continue;
         const flat = Object.fromEntries(
           Object.entries(variables).map(([name, value]) => [
@@ -105,6 +105,14 @@ export function resourceHandlers(sources: ResourceSources): ResourceHandlers {
   };
   return { register, exists };
 }
+
+// The SDK's matcher throws for a URI over a million characters, which became an internal error
+// (-32603): no template names a URI that long, so it matches none.
+function match(matcher: UriTemplate, uri: string): ReturnType<UriTemplate['match']> {
+  return uri.length <= MAX_MATCHED_URI_CHARS ? matcher.match(uri) : null;
+}
+
+const MAX_MATCHED_URI_CHARS = 1_000_000;
 
 /**
  * The -32602 for a URI that names no resource the caller can read (see `resourceHandlers`), with

@@ -157,8 +157,9 @@ describe.each(WIRES)('%s', (name) => {
 
   it('resources/read: an unknown URI', async () => {
     const { value, send } = wire(name);
-    const answer = await send('resources/read', { uri: value(MIB / 2, true) });
-    // `data.uri` names the URI, up to 2,048 characters.
+    const answer = await send('resources/read', { uri: value(MIB, true) });
+    // `data.uri` names the URI, up to 2,048 characters. A megabyte is more than the SDK's template
+    // matcher takes: it matches no template (rather than failing the read as an internal error).
     expect(answer.bytes).toBeLessThan(SMALL + 2_048);
     expect(answer.error?.code).toBe(-32602);
     expect(answer.error?.message).toBe(`Resource not found: ${'A'.repeat(100)}…`);
@@ -167,7 +168,7 @@ describe.each(WIRES)('%s', (name) => {
 
   it.skipIf(modern)('resources/subscribe: an unknown URI', async () => {
     const { value, send } = wire(name);
-    const answer = await send('resources/subscribe', { uri: value(MIB / 2) });
+    const answer = await send('resources/subscribe', { uri: value(MIB) });
     expect(answer.bytes).toBeLessThan(SMALL + 2_048);
     expect(answer.error?.message).toBe(`Resource not found: ${'A'.repeat(100)}…`);
   });
