@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { namesProto, PROTO_STAND_IN, pointerToKey, renameKeys, spellProtoKeys } from './proto-key.js';
+import { clip } from './quote-input.js';
 import type { JsonSchema } from './tool.js';
 
 // Ajv and its formats are CommonJS and take ~50 ms to load: required on the first compile, not at
@@ -154,11 +155,32 @@ function unescapePointer(segment: string): string {
   return segment.replace(/~1/g, '/').replace(/~0/g, '~');
 }
 
-/** Formats violations as lines a model can act on. */
+/**
+ * Formats violations as lines a model can act on: at most `MAX_LISTED_VIOLATIONS` of them, and
+ * how many more there are (see `listedViolations`).
+ */
 export function formatViolations(toolName: string, violations: readonly Violation[]): string {
-  const lines = violations.map((violation) => `- ${violation.path || '(arguments)'}: ${violation.message}`);
+  const { listed, more } = listedViolations(violations);
+  const lines = listed.map((violation) => `- ${violation.path || '(arguments)'}: ${violation.message}`);
+  if (more > 0) lines.push(`- and ${more} more, not listed`);
   return `Invalid arguments for tool "${toolName}":\n${lines.join('\n')}\nFix these and call the tool again.`;
 }
+
+/**
+ * The violations a message lists, and how many more it leaves out. A path is made of the
+ * caller's property names, as long as it likes, and every property a schema refuses is a
+ * violation of its own: a message listing them all would carry as many bytes as the arguments.
+ * So at most `MAX_LISTED_VIOLATIONS` are listed, each path cut (see quote-input.ts).
+ */
+export function listedViolations(violations: readonly Violation[]): { listed: Violation[]; more: number } {
+  const listed = violations
+    .slice(0, MAX_LISTED_VIOLATIONS)
+    .map((violation) => ({ ...violation, path: clip(violation.path) }));
+  return { listed, more: violations.length - listed.length };
+}
+
+/** Violations one message lists; a model fixes them and hears of the rest on its next call. */
+export const MAX_LISTED_VIOLATIONS = 20;
 
 function toViolation(error: ErrorObject): Violation {
   const params = error.params as Record<string, unknown>;

@@ -1,4 +1,5 @@
-import { compileValidator, type Violation } from '../validate-arguments.js';
+import { quote } from '../quote-input.js';
+import { compileValidator, listedViolations, type Violation } from '../validate-arguments.js';
 import type {
   AskKind,
   ClientRoot,
@@ -26,7 +27,7 @@ export function checkFormAnswer(key: string, question: FormQuestion, raw: unknow
     throw invalid(
       key,
       'elicitation',
-      `"action" must be accept, decline or cancel (got ${JSON.stringify(answer.action)})`,
+      `"action" must be accept, decline or cancel (got ${quote(answer.action)})`,
     );
   }
   if (answer.action !== 'accept') return { action: answer.action as 'decline' | 'cancel' };
@@ -40,7 +41,9 @@ export function checkFormAnswer(key: string, question: FormQuestion, raw: unknow
   }
   const violations = validate(content);
   if (violations.length > 0) {
-    const lines = violations.map((violation) => `${violation.path || '(content)'} ${violation.message}`);
+    const { listed, more } = listedViolations(violations);
+    const lines = listed.map((violation) => `${violation.path || '(content)'} ${violation.message}`);
+    if (more > 0) lines.push(`and ${more} more`);
     throw invalid(
       key,
       'elicitation',
@@ -56,7 +59,7 @@ export function checkUrlAnswer(key: string, raw: unknown): UrlAnswer {
     throw invalid(
       key,
       'elicitation',
-      `"action" must be accept, decline or cancel (got ${JSON.stringify(answer.action)})`,
+      `"action" must be accept, decline or cancel (got ${quote(answer.action)})`,
     );
   }
   return { action: answer.action as UrlAnswer['action'] };

@@ -173,6 +173,43 @@ describe.each(WIRES)('%s', (name) => {
     expect(answer.error?.message).toBe(`Resource not found: ${'A'.repeat(100)}…`);
   });
 
+  it('tools/call: arguments the schema refuses, by a long name or by the thousand', async () => {
+    const { value, send } = wire(name);
+    const call = (args: Record<string, unknown>) =>
+      send('tools/call', { name: 'json_schema_2020_12_tool', arguments: { email: 'a@b.c', ...args } });
+    const named = await call({ [value(MIB)]: 1 });
+    expect(named.bytes).toBeLessThan(SMALL);
+    expect(named.result?.isError).toBe(true);
+    expect(JSON.stringify(named.result?.content)).toContain(
+      `/${'A'.repeat(99)}…: is not an allowed property`,
+    );
+
+    const many = await call(Object.fromEntries(Array.from({ length: 50_000 }, (_, at) => [`k${at}`, at])));
+    expect(many.bytes).toBeLessThan(2 * SMALL);
+    const text = JSON.stringify(many.result?.content);
+    expect(text).toContain('- /k19: is not an allowed property');
+    expect(text).not.toContain('/k20:');
+    expect(text).toContain('- and 49980 more, not listed');
+  });
+
+  it.skipIf(!modern)('tools/call: an answer to a question that is no answer', async () => {
+    const { value, send } = wire(name);
+    const ELICITATION = { elicitation: { form: {} } };
+    const params = { name: 'test_input_required_result_elicitation', arguments: {} };
+    const round = await send('tools/call', params, ELICITATION);
+    expect(round.result?.resultType).toBe('input_required');
+    const answer = await send(
+      'tools/call',
+      {
+        ...params,
+        inputResponses: { user_name: { action: value(MIB) } },
+        requestState: round.result?.requestState,
+      },
+      ELICITATION,
+    );
+    expectQuoted(answer);
+  });
+
   it('tasks/get and tasks/cancel: an unknown task id', async () => {
     const { value, send } = wire(name);
     const taskId = value(MIB, true);
