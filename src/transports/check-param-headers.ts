@@ -1,3 +1,5 @@
+import { quote } from '../quote-input.js';
+
 /**
  * SEP-2243 custom headers (protocol 2026-07-28, Streamable HTTP): a tool may mark primitive
  * arguments with `x-mcp-header: "Name"` in its input schema; clients then repeat the argument's
@@ -73,7 +75,7 @@ function checkParamHeaders(declarations: ParamHeader[], args: unknown, headers: 
       typeof value === 'number' &&
       DECIMAL.test(decoded);
     if (numeric ? Number(decoded) !== value : decoded !== String(value)) {
-      return `the ${name} header (${JSON.stringify(decoded)}) does not match ${declaration.path.join('.')} in the body (${JSON.stringify(value)})`;
+      return `the ${name} header (${quote(decoded)}) does not match ${declaration.path.join('.')} in the body (${quote(value)})`;
     }
   }
   return undefined;

@@ -234,6 +234,22 @@ describe.each(WIRES)('%s', (name) => {
   });
 });
 
+describe('http, modern: Mcp-Param-* headers (SEP-2243)', () => {
+  it('a header that disagrees with an argument of a megabyte', async () => {
+    const reply = await modernRequest(
+      http.url,
+      'tools/call',
+      { name: 'test_custom_header', arguments: { region: huge(MIB) } },
+      { headers: { 'mcp-param-region': huge(8_000) } },
+    );
+    expect(reply.status).toBe(400);
+    expectQuoted(parsed(reply.text), -32020);
+    expect(reply.json?.error?.message).toMatch(
+      /\(".{101}"\) does not match region in the body \(".{101}"\)$/,
+    );
+  });
+});
+
 describe.skipIf(!REDIS_SERVER)('tasks in Redis (--store)', () => {
   let redis: TestRedis;
   let shared: HttpBridge;
