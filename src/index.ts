@@ -54,6 +54,7 @@ export {
   protectedPathOf,
   protectPaths,
 } from './protected-paths.js';
+export { clip, QUOTED_CHARS, quote } from './quote-input.js';
 export {
   MAX_AUTH_RESPONSE_BYTES,
   MAX_RESPONSE_BYTES,

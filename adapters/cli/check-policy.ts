@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { BridgeError, inside, realOrSelf } from '../../src/index.js';
+import { BridgeError, inside, quote, realOrSelf } from '../../src/index.js';
 import type { CommandSpec, OptionSpec } from './cli-spec.js';
 import { percentDecoded } from './percent-decoded.js';
 
@@ -75,7 +75,7 @@ export function refuseValue(
 ): string | undefined {
   if (value.includes('\0')) return `${where} contains a NUL byte`;
   if (kind === 'operand' && value.startsWith('-')) {
-    return `${where} is "${clip(value)}", which starts with "-" and would be read as an option; pass options through their own typed arguments`;
+    return `${where} is ${quote(value)}, which starts with "-" and would be read as an option; pass options through their own typed arguments`;
   }
   const trimmed = value.trimStart();
   if (trimmed.startsWith('-')) {
@@ -94,7 +94,7 @@ export function refuseValue(
   const pattern = policy.dangerousValues.find(
     (regex) => regex.test(value) || (decoded !== value && regex.test(decoded)),
   );
-  if (pattern) return `${where} is "${clip(value)}", which matches the refused pattern /${pattern.source}/`;
+  if (pattern) return `${where} is ${quote(value)}, which matches the refused pattern /${pattern.source}/`;
   return undefined;
 }
 
@@ -121,18 +121,21 @@ export function resolveCwd(cwd: string | undefined, policy: Policy, clientRoots?
   try {
     real = realpathSync(wanted);
   } catch {
-    throw new BridgeError('invalid_arguments', `cwd "${cwd}" does not exist (resolved to ${wanted})`);
+    throw new BridgeError(
+      'invalid_arguments',
+      `cwd ${quote(cwd)} does not exist (resolved to ${quote(wanted)})`,
+    );
   }
   if (!policy.roots.some((root) => inside(real, root))) {
     throw new BridgeError(
       'invalid_arguments',
-      `cwd "${cwd}" is outside the allowed roots; allowed: ${policy.roots.join(', ')} (set with --root)`,
+      `cwd ${quote(cwd)} is outside the allowed roots; allowed: ${policy.roots.join(', ')} (set with --root)`,
     );
   }
   if (client && !client.some((root) => inside(real, root))) {
     throw new BridgeError(
       'invalid_arguments',
-      `cwd "${cwd}" is outside the client's roots; allowed: ${client.join(', ')}`,
+      `cwd ${quote(cwd)} is outside the client's roots; allowed: ${client.join(', ')}`,
     );
   }
   return real;
@@ -150,9 +153,4 @@ export function safeOptions(
     else options.push(option);
   }
   return { options, removed };
-}
-
-function clip(value: string): string {
-  const oneLine = JSON.stringify(value).slice(1, -1);
-  return oneLine.length > 80 ? `${oneLine.slice(0, 77)}...` : oneLine;
 }

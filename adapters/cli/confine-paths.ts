@@ -1,7 +1,7 @@
 import { lstatSync, readlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, sep } from 'node:path';
-import { BridgeError, inside, protectedPathOf, realOrSelf } from '../../src/index.js';
+import { BridgeError, inside, protectedPathOf, quote, realOrSelf } from '../../src/index.js';
 import { propertyOf } from './build-input-schema.js';
 import type { Policy } from './check-policy.js';
 import type { CommandSpec, OptionSpec, PathKind } from './cli-spec.js';
@@ -66,7 +66,7 @@ export function confinePaths(
           : 'use a shorter path';
         throw new BridgeError(
           'invalid_arguments',
-          `refused: ${where} "${clip(value)}" holds a path (or what may be one) of ${bytes} bytes, longer than the ${PATH_MAX} checked; ${instead}`,
+          `refused: ${where} ${quote(value)} holds a path (or what may be one) of ${bytes} bytes, longer than the ${PATH_MAX} checked; ${instead}`,
         );
       }
       // Not `join`: it would fold `link/..` away as text before the link is followed.
@@ -79,7 +79,7 @@ export function confinePaths(
         if (!within) continue;
         throw new BridgeError(
           'invalid_arguments',
-          `refused: ${where} "${clip(value)}" resolves to ${real}, inside ${within}, where a file written could make the program run commands (hooks, configuration)`,
+          `refused: ${where} ${quote(value)} resolves to ${real}, inside ${within}, where a file written could make the program run commands (hooks, configuration)`,
         );
       }
       const [scope, roots] = allowed
@@ -87,7 +87,7 @@ export function confinePaths(
         : ['the allowed roots', policy.roots];
       throw new BridgeError(
         'invalid_arguments',
-        `refused: ${where} "${clip(value)}" resolves to ${real}, which is outside ${scope}: ${roots.join(', ')}${allowed ? '' : ' (set with --root)'}`,
+        `refused: ${where} ${quote(value)} resolves to ${real}, which is outside ${scope}: ${roots.join(', ')}${allowed ? '' : ' (set with --root)'}`,
       );
     }
   };
@@ -109,7 +109,7 @@ function ownFilesRefusal(where: string, value: string, real: string, guarded: st
   const what = real === guarded ? guarded : `${real}, inside ${guarded},`;
   return new BridgeError(
     'invalid_arguments',
-    `refused: ${where} "${clip(value)}" resolves to ${what} which the bridge reads to decide what it serves and runs (its config, a source's spec or schema, its caches)`,
+    `refused: ${where} ${quote(value)} resolves to ${what} which the bridge reads to decide what it serves and runs (its config, a source's spec or schema, its caches)`,
   );
 }
 
@@ -242,9 +242,4 @@ export function realPathOf(path: string, depth = 0): string {
 
 function underProc(path: string): boolean {
   return path.startsWith(`${sep}proc${sep}`);
-}
-
-function clip(value: string): string {
-  const oneLine = JSON.stringify(value).slice(1, -1);
-  return oneLine.length > 120 ? `${oneLine.slice(0, 117)}...` : oneLine;
 }

@@ -1,7 +1,14 @@
 import { setMaxListeners } from 'node:events';
 import { realpathSync, statSync } from 'node:fs';
 import { basename, delimiter, dirname, resolve } from 'node:path';
-import { BridgeError, inside, type LoadContext, type Source, type ToolDefinition } from '../../src/index.js';
+import {
+  BridgeError,
+  inside,
+  type LoadContext,
+  quote,
+  type Source,
+  type ToolDefinition,
+} from '../../src/index.js';
 import { applyOverlay } from './apply-overlay.js';
 import { cacheFile, readCachedSpec, writeCachedSpec } from './cache-discovery.js';
 import { isCommandOffered, isDangerousOption, type Policy } from './check-policy.js';
@@ -259,5 +266,5 @@ function explainMissing(
     : `its default set of subcommands (name another with --allow to offer it)`;
   const deny = options.deny?.length ? ` and --deny ${options.deny.join(',')}` : '';
   const program = basename(options.program);
-  return `"${name}" is not offered: this server limits ${program} to ${limit}${deny}. Offered tools: ${offered.names.join(', ')}.`;
+  return `${quote(name)} is not offered: this server limits ${program} to ${limit}${deny}. Offered tools: ${offered.names.join(', ')}.`;
 }

@@ -4,6 +4,7 @@
 // whatever came in. Real bridge processes, on stdio and Streamable HTTP in both eras, asserting on
 // the bytes of each answer as received.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeRepo, tempDir } from '../cli/helpers.js';
 import { REDIS_SERVER, startRedis, type TestRedis } from '../helpers/deployment.js';
 import { LineClient } from '../helpers/line-client.js';
 import { envelope, modernRequest } from '../helpers/modern-request.js';
@@ -246,6 +247,48 @@ describe('http, modern: Mcp-Param-* headers (SEP-2243)', () => {
     expectQuoted(parsed(reply.text), -32020);
     expect(reply.json?.error?.message).toMatch(
       /\(".{101}"\) does not match region in the body \(".{101}"\)$/,
+    );
+  });
+});
+
+describe('bridge cli git, over stdio', () => {
+  const work = tempDir();
+  const cache = tempDir('bridge-cli-cache-');
+  makeRepo(work.path, 1);
+  let client: LineClient;
+  beforeAll(async () => {
+    client = new LineClient(['cli', 'git', '--allow', 'status', '--root', work.path, '--no-watch'], {
+      BRIDGE_CACHE_DIR: cache.path,
+    });
+    await client.line(0, 'initialize', {
+      protocolVersion: SESSION_VERSION,
+      capabilities: {},
+      clientInfo: { name: 'quoted-input', version: '1' },
+    });
+    client.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  });
+  afterAll(async () => {
+    await client?.close();
+    work[Symbol.dispose]();
+    cache[Symbol.dispose]();
+  });
+
+  const text = (answer: Answer) => JSON.stringify(answer.result?.content);
+
+  it('a subcommand the policy does not offer', async () => {
+    const answer = parsed(await client.line(1, 'tools/call', { name: `git_${huge(MIB)}`, arguments: {} }));
+    expect(answer.bytes).toBeLessThan(SMALL);
+    expect(text(answer)).toContain(`\\"git_${'A'.repeat(96)}…\\" is not offered`);
+  });
+
+  it('a working directory that does not exist', async () => {
+    const answer = parsed(
+      await client.line(2, 'tools/call', { name: 'git_status', arguments: { cwd: huge(MIB) } }),
+    );
+    expect(answer.bytes).toBeLessThan(SMALL);
+    expect(answer.result?.isError).toBe(true);
+    expect(text(answer)).toContain(
+      `cwd \\"${'A'.repeat(100)}…\\" does not exist (resolved to \\"${work.path}/`,
     );
   });
 });
