@@ -17,6 +17,7 @@ import { asTaskListen, serveTaskListen, type TaskFeed } from '../tasks/task-list
 import { rejectParamHeaders } from './check-param-headers.js';
 import { jsonRpcErrorResponse } from './json-rpc-response.js';
 import { LegacySessions, type SessionLaneFactory } from './legacy-sessions.js';
+import { logSdkErrors } from './log-sdk-errors.js';
 import { type Peer, peerQuotaKey } from './peer-quota-key.js';
 import type { EraDelivery } from './transport.js';
 
@@ -121,7 +122,7 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
     bus,
     legacy: 'reject',
     maxRequestBodySize,
-    onerror: (error) => options.log.debug(`http: ${error.message}`),
+    onerror: logSdkErrors(options.log, 'http'),
   });
   const legacy = new LegacySessions(factory, {
     maxRequestBodySize,

@@ -1,5 +1,6 @@
 import { createHttpHandler } from './http-handler.js';
 import { isLoopback } from './listen-address.js';
+import { logSdkErrors } from './log-sdk-errors.js';
 import { serveHttp } from './serve-http.js';
 import type { HttpTransportOptions, StartTransport } from './transport.js';
 
@@ -33,7 +34,7 @@ export const startHttp: StartTransport<HttpTransportOptions> = async (options, s
     ...(options.maxRequestBodySize === undefined ? {} : { maxRequestBodySize: options.maxRequestBodySize }),
     log,
     ...(options.proxies ? { proxies: options.proxies } : {}),
-    onerror: (error) => log.debug(`http: ${error.message}`),
+    onerror: logSdkErrors(log, 'http'),
   });
   return {
     url: running.url,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { McpRequestContext, Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { logSdkErrors } from './log-sdk-errors.js';
 import { StdioLineTransport } from './stdio-line-transport.js';
 import type { Era, StartTransport, StdioTransportOptions } from './transport.js';
 
@@ -79,7 +80,7 @@ export const startStdio: StartTransport<StdioTransportOptions> = async (_options
     };
   }
   const handle = serveStdio(pin, {
-    onerror: (error) => setup.log.debug(`stdio: ${error.message}`),
+    onerror: logSdkErrors(setup.log, 'stdio'),
     transport,
   });
   const closed = new Promise<void>((resolve) => {

@@ -3,13 +3,16 @@
 // not issue, an argument the schema refuses) quotes at most its start: the answer stays small
 // whatever came in. Real bridge processes, on stdio and Streamable HTTP in both eras, asserting on
 // the bytes of each answer as received.
+import { spawn } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRepo, tempDir } from '../cli/helpers.js';
 import { REDIS_SERVER, startRedis, type TestRedis } from '../helpers/deployment.js';
 import { LineClient } from '../helpers/line-client.js';
 import { envelope, modernRequest } from '../helpers/modern-request.js';
 import { RawSession, SESSION_VERSION } from '../helpers/raw-session.js';
-import { distPath, type HttpBridge, startHttpBridge } from '../helpers/start-bridge.js';
+import { BRIDGE_BIN, distPath, type HttpBridge, startHttpBridge } from '../helpers/start-bridge.js';
 
 const SERVER = distPath('test/servers/conformance-server.js');
 const MIB = 1024 * 1024;
@@ -290,6 +293,64 @@ describe('bridge cli git, over stdio', () => {
     expect(text(answer)).toContain(
       `cwd \\"${'A'.repeat(100)}…\\" does not exist (resolved to \\"${work.path}/`,
     );
+  });
+});
+
+describe('what the SDK reports about a request, in the debug log', () => {
+  const spec = fileURLToPath(new URL('../../fixtures/openapi/api-3.0.yaml', import.meta.url));
+  const args = ['openapi', spec, '--base-url', 'http://127.0.0.1:9', '--no-cache', '--log-level', 'debug'];
+  // A newline in what a client sends must not start a line either (the logger escapes it).
+  const forged = `\nbridge info: forged${huge(MIB)}`;
+  const LOG_LINE = /^bridge (debug|info|warning|error): /;
+
+  /** Every line is one of the bridge's own, and none keeps more than a thousand characters of a report. */
+  function expectBoundedLog(stderr: string, report: string): void {
+    const lines = stderr.split('\n').filter((line) => line !== '');
+    const reported = lines.filter((line) => line.includes(report));
+    expect(reported).toHaveLength(1);
+    for (const line of lines) {
+      expect(line).toMatch(LOG_LINE);
+      expect(line.length).toBeLessThan(1_100);
+    }
+    expect(reported[0]).toContain('\\nbridge info: forged');
+    expect(Buffer.byteLength(stderr)).toBeLessThan(4 * SMALL);
+  }
+
+  it('http: a 2026-07-28 call whose Mcp-Name header does not repeat its params.name', async () => {
+    await using bridge = await startHttpBridge({ script: BRIDGE_BIN, args });
+    const reply = await modernRequest(
+      bridge.url,
+      'tools/call',
+      { name: forged, arguments: {} },
+      {
+        headers: { 'mcp-name': 'x' },
+      },
+    );
+    // The SDK's answer quotes the name whole, twice: the SDK's to bound, not asserted here.
+    expect(reply.status).toBe(400);
+    await sleep(100);
+    expectBoundedLog(bridge.stderr(), 'Rejected inbound request');
+  });
+
+  it('stdio: an opening notification claiming a protocol revision nobody supports', async () => {
+    const child = spawn(process.execPath, [BRIDGE_BIN, ...args], { stdio: ['pipe', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    try {
+      const meta = { ...envelope(), 'io.modelcontextprotocol/protocolVersion': forged };
+      child.stdin.write(
+        `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized', params: { _meta: meta } })}\n`,
+      );
+      for (let waited = 0; !stderr.includes('Discarded a notification') && waited < 10_000; waited += 50) {
+        await sleep(50);
+      }
+      await sleep(100);
+      expectBoundedLog(stderr, 'Discarded a notification');
+    } finally {
+      child.kill();
+    }
   });
 });
 
