@@ -10,6 +10,7 @@ import {
   stripIgnoredCharacters,
   validate,
 } from 'graphql';
+import { clip, quote } from '../../src/index.js';
 
 /** A document that parsed and validated, with the operation that will run. */
 export interface CheckedOperation {
@@ -17,10 +18,27 @@ export interface CheckedOperation {
   operation: OperationDefinitionNode;
 }
 
-/** Why a document or its variables were refused: GraphQL's own messages. */
+/** Why a document or its variables were refused: GraphQL's own messages (see `listedProblems`). */
 export interface OperationProblems {
   problems: string[];
 }
+
+/**
+ * GraphQL's messages as a refusal lists them: at most `MAX_LISTED_PROBLEMS`, each cut to
+ * `MAX_PROBLEM_CHARS`, then how many more there were. The messages quote the document and the
+ * variables whole ("Cannot query field \"…\"", "Variable \"$n\" got invalid value \"…\""), and
+ * graphql-js stops only after 100 of them: a request's megabytes would come back as they came.
+ */
+export function listedProblems(messages: readonly string[]): string[] {
+  const listed = messages.slice(0, MAX_LISTED_PROBLEMS).map((message) => clip(message, MAX_PROBLEM_CHARS));
+  const more = messages.length - listed.length;
+  return more > 0 ? [...listed, `and ${more} more`] : listed;
+}
+
+/** Problems one refusal lists; the caller fixes them and hears of the rest on its next call. */
+const MAX_LISTED_PROBLEMS = 20;
+/** Room for GraphQL's longest messages (a type, a field and an argument named, five suggestions). */
+const MAX_PROBLEM_CHARS = 300;
 
 /**
  * Parses `source` (unless it is already a syntax tree) and validates it against the schema
@@ -39,16 +57,16 @@ export function checkOperation(
   try {
     document = typeof source === 'string' ? parse(source) : source;
   } catch (error) {
-    return { problems: [(error as Error).message] };
+    return { problems: listedProblems([(error as Error).message]) };
   }
   const errors = validate(schema, document);
-  if (errors.length > 0) return { problems: errors.map((error) => error.message) };
+  if (errors.length > 0) return { problems: listedProblems(errors.map((error) => error.message)) };
   const operation = getOperationAST(document, operationName);
   if (!operation) {
     return {
       problems: [
         operationName
-          ? `the document has no operation named "${operationName}"`
+          ? `the document has no operation named ${quote(operationName)}`
           : 'the document has several operations: name the one to run with operationName',
       ],
     };
@@ -59,14 +77,17 @@ export function checkOperation(
   return checked.length > 0 ? { problems: checked } : { document, operation };
 }
 
-/** GraphQL's coercion of `variables` against the operation's definitions: `[]` when they fit. */
+/**
+ * GraphQL's coercion of `variables` against the operation's definitions: `[]` when they fit, else
+ * its messages as a refusal lists them (see `listedProblems`).
+ */
 export function checkVariables(
   schema: GraphQLSchema,
   operation: OperationDefinitionNode,
   variables: Record<string, unknown>,
 ): string[] {
   const result = getVariableValues(schema, operation.variableDefinitions ?? [], variables, { maxErrors: 20 });
-  return result.errors ? result.errors.map((error) => error.message) : [];
+  return result.errors ? listedProblems(result.errors.map((error) => error.message)) : [];
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   type JsonSchema,
   type Logger,
   PROPERTY_DESCRIPTION_BUDGET,
+  quote,
   TOOL_DESCRIPTION_BUDGET,
   type ToolDefinition,
   trimText,
@@ -27,6 +28,7 @@ import {
   checkOperation,
   documentText,
   isProblems,
+  listedProblems,
   type OperationProblems,
 } from './check-operation.js';
 import { fieldDocument, parseSelectionSet, refuseOtherRootFields } from './field-document.js';
@@ -124,7 +126,7 @@ function fieldToTool(
         try {
           selection = parseSelectionSet(given);
         } catch (error) {
-          checked = { problems: [(error as Error).message] };
+          checked = { problems: listedProblems([(error as Error).message]) };
         }
       } else if (!leaf) {
         defaultSelection ??= buildBoundedSelection(context.schema, returned, context.budget);
@@ -142,7 +144,8 @@ function fieldToTool(
         (operation) => refuseOtherRootFields(operation, field.name),
       );
       if (isProblems(checked)) {
-        const what = given !== undefined ? `the ${selectName} "${given}" or the arguments` : 'the arguments';
+        const what =
+          given !== undefined ? `the ${selectName} ${quote(given)} or the arguments` : 'the arguments';
         return {
           content: [
             {

@@ -296,6 +296,70 @@ describe('bridge cli git, over stdio', () => {
   });
 });
 
+describe('bridge graphql, over stdio', () => {
+  const schema = fileURLToPath(new URL('../../fixtures/graphql/shop.graphql', import.meta.url));
+  let client: LineClient;
+  let id = 0;
+  beforeAll(async () => {
+    client = new LineClient(['graphql', 'http://127.0.0.1:9/graphql', '--schema', schema, '--generic']);
+    await client.line(++id, 'initialize', {
+      protocolVersion: SESSION_VERSION,
+      capabilities: {},
+      clientInfo: { name: 'quoted-input', version: '1' },
+    });
+    client.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  /** The refusal of a call, which sends nothing upstream (none listens there). */
+  async function refused(name: string, args: Record<string, unknown>): Promise<string> {
+    const answer = parsed(await client.line(++id, 'tools/call', { name, arguments: args }));
+    expect(answer.bytes).toBeLessThan(2 * SMALL);
+    expect(answer.result?.isError).toBe(true);
+    return JSON.stringify(answer.result?.content);
+  }
+
+  it('a document naming a field, an argument or a variable of a megabyte', async () => {
+    for (const query of [
+      `{ ${huge(MIB)} }`,
+      `{ serverTime(${huge(MIB)}: 1) }`,
+      `query ($${huge(MIB)}: Int) { serverTime }`,
+    ]) {
+      expect(await refused('graphql_query', { query })).toContain(`AAAA…`);
+    }
+  });
+
+  it('an operationName that names no operation', async () => {
+    const text = await refused('graphql_query', {
+      query: 'query a { serverTime }',
+      operationName: huge(MIB),
+    });
+    expect(text).toContain(`the document has no operation named \\${QUOTED.slice(0, -1)}\\"`);
+  });
+
+  it('a variable whose value GraphQL refuses, quoted twice in its message', async () => {
+    const query = 'query ($n: Int!) { catalogue(size: $n) }';
+    expect(await refused('graphql_query', { query, variables: { n: huge(MIB) } })).toContain(
+      'got invalid value',
+    );
+  });
+
+  it('a selection that selects what the type does not have', async () => {
+    const text = await refused('product', { id: 'p1', select: `{ ${huge(MIB)} }` });
+    expect(text).toContain(`the select \\"{ ${'A'.repeat(98)}…\\" or the arguments`);
+  });
+
+  it('a document that fails validation a thousand times over', async () => {
+    const query = `{ ${Array.from({ length: 1_000 }, (_, at) => `f${at}`).join(' ')} }`;
+    const text = await refused('graphql_query', { query });
+    expect(text).toContain('Cannot query field \\"f19\\"');
+    expect(text).not.toContain('\\"f20\\"');
+    expect(text).toContain('- and 81 more');
+  });
+});
+
 describe('what the SDK reports about a request, in the debug log', () => {
   const spec = fileURLToPath(new URL('../../fixtures/openapi/api-3.0.yaml', import.meta.url));
   const args = ['openapi', spec, '--base-url', 'http://127.0.0.1:9', '--no-cache', '--log-level', 'debug'];
