@@ -1,8 +1,9 @@
 // A request may carry megabytes (4 MiB over HTTP, 10 MiB a line over stdio). What the bridge
 // answers about a value it cannot use (an unknown tool, prompt, resource or task, a cursor it did
-// not issue, an argument the schema refuses) quotes at most its start: the answer stays small
-// whatever came in. Real bridge processes, on stdio and Streamable HTTP in both eras, asserting on
-// the bytes of each answer as received.
+// not issue, an argument the schema refuses, a CLI cwd, a GraphQL document) quotes at most its
+// start, and what it logs of the SDK's reports keeps at most a thousand characters: the answer and
+// the log stay small whatever came in. Real bridge processes, on stdio and Streamable HTTP in both
+// eras, asserting on the bytes of each answer as received and on the lines of stderr.
 import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
