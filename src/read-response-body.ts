@@ -53,7 +53,11 @@ export const MAX_AUTH_RESPONSE_BYTES = 1024 * 1024;
  * `readResponseBody` for a fetch `Response`: its body as UTF-8 text, failing with `tooLarge()`
  * past `maxBytes` (the body is cancelled, so the rest is never downloaded).
  */
-export async function readResponseText(response: Response, maxBytes: number, tooLarge: () => Error): Promise<string> {
+export async function readResponseText(
+  response: Response,
+  maxBytes: number,
+  tooLarge: () => Error,
+): Promise<string> {
   if (!response.body) return '';
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -81,7 +81,10 @@ async function tokenRequest(
   const text = await readResponseText(
     response,
     MAX_AUTH_RESPONSE_BYTES,
-    () => new Error(`the token endpoint ${client.tokenUrl} answered with more than ${mebibytes(MAX_AUTH_RESPONSE_BYTES)}`),
+    () =>
+      new Error(
+        `the token endpoint ${client.tokenUrl} answered with more than ${mebibytes(MAX_AUTH_RESPONSE_BYTES)}`,
+      ),
   );
   let json: Record<string, unknown> = {};
   try {
