@@ -7,10 +7,11 @@
  */
 export function clipText(text: string, max: number): string {
   if (text.length <= max) return text;
-  const end = isHighSurrogate(text.charCodeAt(max - 1)) ? max - 1 : max;
-  return `${text.slice(0, end)}… [${text.length} characters in all]`;
+  return `${text.slice(0, cutEnd(text, max))}… [${text.length} characters in all]`;
 }
 
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
+/** Where `text` is cut to keep at most `max` characters: one earlier where that splits a surrogate pair. */
+export function cutEnd(text: string, max: number): number {
+  const code = text.charCodeAt(max - 1);
+  return code >= 0xd800 && code <= 0xdbff ? max - 1 : max;
 }

@@ -1,3 +1,5 @@
+import { cutEnd } from './clip-text.js';
+
 /**
  * Characters of a value from a request (a tool or prompt name, a URI, a task id, a cursor, an
  * argument's name) that a message quotes; the rest is cut. A request may carry megabytes (4 MiB
@@ -14,9 +16,7 @@ export const QUOTED_CHARS = 100;
  */
 export function clip(text: string, max: number = QUOTED_CHARS): string {
   if (text.length <= max) return text;
-  const code = text.charCodeAt(max - 1);
-  const end = code >= 0xd800 && code <= 0xdbff ? max - 1 : max;
-  return `${text.slice(0, end)}…`;
+  return `${text.slice(0, cutEnd(text, max))}…`;
 }
 
 /**
