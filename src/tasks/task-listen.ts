@@ -7,6 +7,13 @@ import {
 
 const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 const KEEP_ALIVE_MS = 15_000;
+/**
+ * Distinct task ids, and distinct resource URIs, one listen may ask for: as many tasks as one
+ * caller may hold. Each id is looked up when the stream opens (in Redis, with a shared store), and
+ * the acknowledgement names what is honored: a 4 MiB body of ids made hundreds of thousands of
+ * lookups at once and an acknowledgement as large.
+ */
+export const MAX_LISTEN_ENTRIES = 1_000;
 
 /** Task changes, for `notifications/tasks` on 2026-07-28 `subscriptions/listen` streams. */
 export interface TaskFeed {
@@ -75,18 +82,24 @@ export async function serveTaskListen(
     return Response.json({ jsonrpc: '2.0', id: message.id, error }, { status: 400 });
   }
   const requested = message.params.notifications;
-  const wanted = (requested.taskIds as unknown[]).filter((id): id is string => typeof id === 'string');
-  const current = (await Promise.all(wanted.map((id) => options.feed.current(id, options.caller)))).filter(
-    (task) => task !== undefined,
-  );
+  const wanted = distinctStrings(requested.taskIds);
+  const uris = distinctStrings(requested.resourceSubscriptions);
+  if (wanted.size > MAX_LISTEN_ENTRIES || uris.size > MAX_LISTEN_ENTRIES) {
+    const error = {
+      code: -32602,
+      message: `A subscriptions/listen may ask for at most ${MAX_LISTEN_ENTRIES} task ids and ${MAX_LISTEN_ENTRIES} resource URIs; this one asks for ${wanted.size} and ${uris.size}. Listen to fewer on each stream.`,
+    };
+    // In band, as the SDK's listen router answers a listen whose filter it refuses.
+    return Response.json({ jsonrpc: '2.0', id: message.id, error }, { status: 200 });
+  }
+  const current = (
+    await Promise.all([...wanted].map((id) => options.feed.current(id, options.caller)))
+  ).filter((task) => task !== undefined);
   const taskIds = new Set(current.map((task) => task.taskId));
   const honored: Record<string, unknown> = {};
   if (taskIds.size > 0) honored.taskIds = [...taskIds];
   if (requested.toolsListChanged === true) honored.toolsListChanged = true;
-  const uris = Array.isArray(requested.resourceSubscriptions)
-    ? requested.resourceSubscriptions.filter((uri): uri is string => typeof uri === 'string')
-    : [];
-  if (options.resourceSubscriptions && uris.length > 0) honored.resourceSubscriptions = uris;
+  if (options.resourceSubscriptions && uris.size > 0) honored.resourceSubscriptions = [...uris];
 
   const subscriptionId = message.id;
   const encoder = new TextEncoder();
@@ -134,7 +147,7 @@ export async function serveTaskListen(
             notify('notifications/tools/list_changed');
           } else if (
             event.kind === 'resource_updated' &&
-            uris.includes(event.uri) &&
+            uris.has(event.uri) &&
             honored.resourceSubscriptions
           ) {
             notify('notifications/resources/updated', { ...event.params, uri: event.uri });
@@ -162,4 +175,11 @@ export async function serveTaskListen(
       'x-accel-buffering': 'no',
     },
   });
+}
+
+/** The distinct strings of `value` when it is an array (other entries ignored), else none. */
+function distinctStrings(value: unknown): Set<string> {
+  return new Set(
+    Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === 'string') : [],
+  );
 }

@@ -68,6 +68,21 @@ describe('notifications/tasks through subscriptions/listen', () => {
     });
   });
 
+  it('refuses a listen for more than 1,000 task ids or resource URIs, and takes 1,000', async () => {
+    const ids = (count: number) => Array.from({ length: count }, (_, index) => `task-${index}`);
+    const refused = await listen({ taskIds: ids(1_001) });
+    const body = (await refused.json()) as { id: unknown; error: { code: number; message: string } };
+    expect(body.id).toBe('sub-1');
+    expect(body.error.code).toBe(-32602);
+    expect(body.error.message).toContain('at most 1000 task ids');
+    const uris = await listen({ taskIds: ['x'], resourceSubscriptions: ids(1_001) });
+    expect(((await uris.json()) as { error: { code: number } }).error.code).toBe(-32602);
+    // Repeats count once; none of these ids is the caller's, so the stream completes at once.
+    const taken = await listen({ taskIds: [...ids(1_000), ...ids(1_000)] });
+    expect(taken.headers.get('content-type')).toContain('text/event-stream');
+    expect(await taken.text()).toContain('"result"');
+  });
+
   it('refuses task notifications to a client without the tasks extension', async () => {
     const refused = await listen({ taskIds: ['x'] }, { elicitation: {} });
     expect(refused.status).toBe(400);
