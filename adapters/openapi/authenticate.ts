@@ -206,7 +206,42 @@ export class Authenticator {
    * a spec cannot have them sent in clear text. Throws a `BridgeError` saying so.
    */
   #tokenEndpoint(name: string, specUrl: string, origin: string): string {
-    const variable = credentialVariable(name, 'TOKEN_URL');
+    return this.#endpoint(
+      name,
+      'TOKEN_URL',
+      specUrl,
+      origin,
+      'token URL',
+      "the client's credentials are sent",
+    );
+  }
+
+  /**
+   * Where scheme `name`'s sign-in sends the user's browser: `BRIDGE_<SCHEME>_AUTHORIZATION_URL`
+   * as the user set it, else the spec's authorization URL, held to the token URL's rule: the user
+   * signs in there, with a password perhaps, and a spec must not have that page served in clear text.
+   */
+  #authorizationEndpoint(name: string, specUrl: string, origin: string): string {
+    return this.#endpoint(
+      name,
+      'AUTHORIZATION_URL',
+      specUrl,
+      origin,
+      'authorization URL',
+      'the user signs in',
+    );
+  }
+
+  // A spec's endpoint URL (relative to the API's base URL), or the variable `suffix` names when set.
+  #endpoint(
+    name: string,
+    suffix: 'TOKEN_URL' | 'AUTHORIZATION_URL',
+    specUrl: string,
+    origin: string,
+    what: string,
+    sent: string,
+  ): string {
+    const variable = credentialVariable(name, suffix);
     const configured = this.#env[variable];
     if (configured) return configured;
     const url = new URL(specUrl, `${origin}/`);
@@ -215,7 +250,7 @@ export class Authenticator {
     if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url.hostname))) return url.href;
     throw new BridgeError(
       'invalid_input',
-      `security scheme "${name}": the spec's token URL ${url.href} is not https, and the client's credentials are sent only over TLS or to this machine; set ${variable} to the token endpoint to use`,
+      `security scheme "${name}": the spec's ${what} ${url.href} is not https, and ${sent} only over TLS or to this machine; set ${variable} to the endpoint to use`,
     );
   }
 
@@ -233,7 +268,7 @@ export class Authenticator {
         label: `security scheme "${name}"`,
         audience: origin,
         // Relative URLs are relative to the API's own base URL.
-        authorizationUrl: new URL(flow.authorizationUrl, `${origin}/`).href,
+        authorizationUrl: this.#authorizationEndpoint(name, flow.authorizationUrl, origin),
         tokenUrl: this.#tokenEndpoint(name, flow.tokenUrl, origin),
         ...(this.#dispatcher ? { fetch: fetchThrough(this.#dispatcher) } : {}),
         clientId: this.#env[credentialVariable(name, 'CLIENT_ID')] ?? '',

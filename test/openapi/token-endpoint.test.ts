@@ -19,7 +19,12 @@ const OTHER_HOST =
     .flat()
     .find((entry) => entry?.family === 'IPv4' && !entry.internal)?.address ?? '0.0.0.0';
 
-const VARIABLES = ['BRIDGE_CC_CLIENT_ID', 'BRIDGE_CC_CLIENT_SECRET', 'BRIDGE_CC_TOKEN_URL'];
+const VARIABLES = [
+  'BRIDGE_CC_CLIENT_ID',
+  'BRIDGE_CC_CLIENT_SECRET',
+  'BRIDGE_CC_TOKEN_URL',
+  'BRIDGE_CC_AUTHORIZATION_URL',
+];
 
 let upstream: Upstream;
 let tokens: { server: Server; url: string; seen: IncomingHttpHeaders[] };
@@ -133,6 +138,39 @@ describe("a spec's OAuth2 token endpoint", () => {
       expect(tokens.seen).toHaveLength(1);
       expect(tokens.seen[0]?.authorization).toBe(`Basic ${Buffer.from('id:secret').toString('base64')}`);
       expect(echoOf(result).headers.authorization).toBe('Bearer from-token-server');
+    } finally {
+      await api.close();
+    }
+  });
+
+  it("a sign-in's authorization URL in clear text on another machine is refused before a sign-in starts", async () => {
+    process.env.BRIDGE_CC_CLIENT_ID = 'id';
+    const scheme = {
+      type: 'oauth2',
+      flows: {
+        authorizationCode: {
+          authorizationUrl: `http://${OTHER_HOST}:9/authorize`,
+          tokenUrl: 'https://id.invalid/token',
+          scopes: {},
+        },
+      },
+    };
+    const api = await loadTools({ spec: specWith(scheme), baseUrl: upstream.url, tools: 'all' });
+    try {
+      const result = await api.call('secured');
+      expect(result.isError).toBe(true);
+      expect(firstText(result)).toContain(`authorization URL http://${OTHER_HOST}:9/authorize is not https`);
+      expect(firstText(result)).toContain('BRIDGE_CC_AUTHORIZATION_URL');
+      expect(firstText(result)).not.toContain('/authorize?');
+      expect(upstream.requests).toHaveLength(0);
+      // Replaced by the variable, the sign-in goes on: to asking the client to open a URL.
+      process.env.BRIDGE_CC_AUTHORIZATION_URL = 'https://id.invalid/authorize';
+      const replaced = await loadTools({ spec: specWith(scheme), baseUrl: upstream.url, tools: 'all' });
+      try {
+        expect(firstText(await replaced.call('secured'))).toContain('needs a client that can open a URL');
+      } finally {
+        await replaced.close();
+      }
     } finally {
       await api.close();
     }
