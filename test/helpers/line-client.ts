@@ -60,6 +60,17 @@ export class LineClient {
     }
   }
 
+  /** Opens an initialize-era session: `initialize` as request `id`, then `notifications/initialized`. */
+  async initialize(id: string | number, protocolVersion: string, clientName: string): Promise<string> {
+    const answer = await this.line(id, 'initialize', {
+      protocolVersion,
+      capabilities: {},
+      clientInfo: { name: clientName, version: '1' },
+    });
+    this.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    return answer;
+  }
+
   /** The answer to request `id`, parsed. */
   async request(id: number, method: string, params: Record<string, unknown>): Promise<unknown> {
     return JSON.parse(await this.line(id, method, params));

@@ -55,12 +55,7 @@ async function stdioWire(era: Wire['era']): Promise<Wire> {
   const client = new LineClient([], {}, SERVER);
   let id = 0;
   if (era === 'legacy') {
-    await client.line(++id, 'initialize', {
-      protocolVersion: SESSION_VERSION,
-      capabilities: {},
-      clientInfo: { name: 'quoted-input', version: '1' },
-    });
-    client.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    await client.initialize(++id, SESSION_VERSION, 'quoted-input');
   }
   return {
     name: `stdio, ${era}`,
@@ -264,12 +259,7 @@ describe('bridge cli git, over stdio', () => {
     client = new LineClient(['cli', 'git', '--allow', 'status', '--root', work.path, '--no-watch'], {
       BRIDGE_CACHE_DIR: cache.path,
     });
-    await client.line(0, 'initialize', {
-      protocolVersion: SESSION_VERSION,
-      capabilities: {},
-      clientInfo: { name: 'quoted-input', version: '1' },
-    });
-    client.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    await client.initialize(0, SESSION_VERSION, 'quoted-input');
   });
   afterAll(async () => {
     await client?.close();
@@ -303,12 +293,7 @@ describe('bridge graphql, over stdio', () => {
   let id = 0;
   beforeAll(async () => {
     client = new LineClient(['graphql', 'http://127.0.0.1:9/graphql', '--schema', schema, '--generic']);
-    await client.line(++id, 'initialize', {
-      protocolVersion: SESSION_VERSION,
-      capabilities: {},
-      clientInfo: { name: 'quoted-input', version: '1' },
-    });
-    client.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    await client.initialize(++id, SESSION_VERSION, 'quoted-input');
   });
   afterAll(async () => {
     await client?.close();
