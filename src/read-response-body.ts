@@ -44,8 +44,8 @@ export function readResponseBody(body: Readable, maxBytes: number, tooLarge: () 
 }
 
 /**
- * The most the bridge reads of an authorization server's answer (a token, a discovery document):
- * 1 MiB, hundreds of times what one holds.
+ * The most the bridge reads of an authorization server's answer (a token, a discovery document,
+ * a key set): 1 MiB, hundreds of times what one holds.
  */
 export const MAX_AUTH_RESPONSE_BYTES = 1024 * 1024;
 

@@ -7,7 +7,9 @@ const loadJose = () => {
   return joseModule;
 };
 
+import { mebibytes } from '../count-of.js';
 import { BridgeError, describeError } from '../errors.js';
+import { MAX_AUTH_RESPONSE_BYTES, readResponseText } from '../read-response-body.js';
 import { discoverJwksUrl } from './discover-jwks.js';
 import { FailureBackoff } from './failure-backoff.js';
 import type { TokenVerifier, Verification } from './token-verifier.js';
@@ -66,16 +68,19 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
     if (keySet && (!keySet.failed || discovery.waitMs() > 0)) return keySet.keys;
     const state = {
       keys: (options.jwksUrl ? Promise.resolve(options.jwksUrl) : discoverJwksUrl(options.issuer)).then(
-        async (url) =>
-          guardFetches(
+        async (url) => {
+          const jose = await loadJose();
+          return guardFetches(
             url,
-            (await loadJose()).createRemoteJWKSet(url, {
+            jose.createRemoteJWKSet(url, {
               cacheMaxAge: options.cacheMaxAgeMs ?? 600_000,
               cooldownDuration: options.cooldownMs ?? 30_000,
               timeoutDuration: 5_000,
+              [jose.customFetch]: fetchKeySet,
             }),
             new FailureBackoff(backoffMs),
-          ),
+          );
+        },
       ),
       failed: false,
     };
@@ -172,6 +177,26 @@ function guardFetches(url: URL, remote: RemoteKeys, backoff: FailureBackoff): JW
       throw error;
     }
   };
+}
+
+/**
+ * The fetch jose's remote key set makes, with the body read up to `MAX_AUTH_RESPONSE_BYTES` (as
+ * every answer of an authorization server is, see read-response-body.ts): jose reads it whole
+ * (`response.json()`), and a key set without end was held until its 5 s timeout, hundreds of MiB.
+ */
+async function fetchKeySet(url: string, init: RequestInit): Promise<Response> {
+  const response = await fetch(url, init);
+  // jose refuses any other status without reading the body.
+  if (response.status !== 200) {
+    await response.body?.cancel().catch(() => {});
+    return response;
+  }
+  const text = await readResponseText(
+    response,
+    MAX_AUTH_RESPONSE_BYTES,
+    () => new Error(`the key set at ${url} answered with more than ${mebibytes(MAX_AUTH_RESPONSE_BYTES)}`),
+  );
+  return new Response(text, { status: 200, headers: response.headers });
 }
 
 // What jose throws when the JWKS could not be had (network, timeout, a non-200 answer, not a JWKS)

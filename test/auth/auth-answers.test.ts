@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { discoverJwksUrl } from '../../src/auth/discover-jwks.js';
+import { jwtVerifier } from '../../src/auth/jwt-verifier.js';
 import { exchangeCode, refreshTokens } from '../../src/sign-in/token-endpoint.js';
 import { startFlood } from '../helpers/flood.js';
+import { makeKey, mintToken } from './jwks-server.js';
 
 // What the bridge reads of an authorization server's answers: tokens and discovery documents are
 // small, and one that never ends is read up to 1 MiB, not held whole.
@@ -22,6 +24,18 @@ describe("an authorization server's answer without end", () => {
     await using flood = await startFlood();
     await expect(discoverJwksUrl(`${flood.url}/tenant`)).rejects.toThrow(/more than 1 MiB/);
     expect(await flood.written()).toBeLessThan(3 * 16 * 1024 * 1024);
+  });
+
+  // jose reads the key set it fetches whole (`response.json()`) for as long as its 5 s timeout.
+  it('to a key set request is read up to 1 MiB', async () => {
+    await using flood = await startFlood();
+    const verifier = jwtVerifier({ jwksUrl: new URL(`${flood.url}/jwks.json`), issuer: flood.url });
+    const token = await mintToken(await makeKey('k1'), {
+      iss: flood.url,
+      aud: 'https://mcp.example.com/mcp',
+    });
+    await expect(verifier.verify(token, 'https://mcp.example.com/mcp')).rejects.toThrow(/more than 1 MiB/);
+    expect(await flood.written()).toBeLessThan(16 * 1024 * 1024);
   });
 });
 
