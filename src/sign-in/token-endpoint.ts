@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { clipText } from '../clip-text.js';
 import { mebibytes } from '../count-of.js';
 import { MAX_AUTH_RESPONSE_BYTES, readResponseText } from '../read-response-body.js';
 
@@ -93,11 +94,15 @@ async function tokenRequest(
     // Reported below with the status and the start of the body.
   }
   if (!response.ok || typeof json.access_token !== 'string') {
+    // Its start: the reason goes into a tool's result and the sign-in page, and an OAuth error's
+    // fields are as long as the server made them.
     const reason =
       typeof json.error === 'string'
         ? `${json.error}${typeof json.error_description === 'string' ? `: ${json.error_description}` : ''}`
-        : text.slice(0, 300);
-    throw new Error(`the token endpoint ${client.tokenUrl} answered HTTP ${response.status}: ${reason}`);
+        : text;
+    throw new Error(
+      `the token endpoint ${client.tokenUrl} answered HTTP ${response.status}: ${clipText(reason, REASON_CHARS)}`,
+    );
   }
   const lifetime = typeof json.expires_in === 'number' ? json.expires_in : 3600;
   const refresh = typeof json.refresh_token === 'string' ? json.refresh_token : previousRefresh;
@@ -107,3 +112,6 @@ async function tokenRequest(
     expiresAt: Date.now() + Math.max(0, lifetime - 30) * 1000,
   };
 }
+
+/** Characters of a token endpoint's refusal its error quotes. */
+const REASON_CHARS = 300;

@@ -1,3 +1,6 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { discoverJwksUrl } from '../../src/auth/discover-jwks.js';
 import { jwtVerifier } from '../../src/auth/jwt-verifier.js';
@@ -36,6 +39,35 @@ describe("an authorization server's answer without end", () => {
     });
     await expect(verifier.verify(token, 'https://mcp.example.com/mcp')).rejects.toThrow(/more than 1 MiB/);
     expect(await flood.written()).toBeLessThan(16 * 1024 * 1024);
+  });
+});
+
+// A refusal's reason goes into a tool's result and the sign-in page: the start of it, however long.
+describe("a token endpoint's refusal", () => {
+  const long = 'x'.repeat(500_000);
+  it.each([
+    ['an OAuth error with a long description', { error: 'invalid_grant', error_description: long }],
+    ['a long OAuth error code', { error: long }],
+    ['a body that is not JSON', `<html>${long}</html>`],
+  ])('quotes the start of %s', async (_label, body) => {
+    const server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end(typeof body === 'string' ? body : JSON.stringify(body));
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`;
+      const failure = await refreshTokens(client(url), 'refresh').then(
+        () => undefined,
+        (error: Error) => error.message,
+      );
+      expect(failure).toMatch(/answered HTTP 400: .*x{100}/);
+      expect(failure?.length).toBeLessThan(1_000);
+    } finally {
+      server.close();
+    }
   });
 });
 
