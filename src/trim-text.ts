@@ -1,3 +1,5 @@
+import { cutEnd } from './clip-text.js';
+
 /** Longest tool description: summary, description and notes together (~150 tokens). */
 export const TOOL_DESCRIPTION_BUDGET = 600;
 /** Longest description of a parameter, a request body or a schema property. */
@@ -40,7 +42,7 @@ export function trimText(text: string, budget: number): string {
 
 // Within `budget` with the cut marked `...`: after the last whole sentence that fits, when that
 // keeps at least half the budget (a model reads whole statements, not one broken off mid-way, and
-// the fragment was spending the budget); else at the budget, mid-sentence.
+// the fragment was spending the budget); else at the budget, mid-sentence (never mid-pair).
 function cut(text: string, budget: number): string {
   const room = budget - ' ...'.length;
   for (let end = room - 1; end >= budget / 2; end--) {
@@ -50,7 +52,7 @@ function cut(text: string, budget: number): string {
       return `${text.slice(0, end + 1)} ...`;
     }
   }
-  return `${text.slice(0, budget - 3).trimEnd()}...`;
+  return `${text.slice(0, cutEnd(text, budget - 3)).trimEnd()}...`;
 }
 
 // Typographic punctuation as its ASCII equivalent (and the cut marked `...`, not `…`). The words

@@ -60,6 +60,17 @@ describe('description budgets', () => {
     expect(trimText(`Short. ${'word '.repeat(40)}`, 40)).toBe(`Short. ${'word '.repeat(5)}word...`);
   });
 
+  // Half a pair is listed as `\ud83d`, which strict JSON readers (serde_json: "lone leading
+  // surrogate") refuse, and with it the whole tools/list.
+  it('never cut a surrogate pair in two', () => {
+    const cut = trimText(
+      `${'a'.repeat(TOOL_DESCRIPTION_BUDGET - 4)}\u{1f600}${'b'.repeat(100)}`,
+      TOOL_DESCRIPTION_BUDGET,
+    );
+    expect(cut).toBe(`${'a'.repeat(TOOL_DESCRIPTION_BUDGET - 4)}...`);
+    expect(Buffer.from(cut).toString()).toBe(cut);
+  });
+
   it('write typographic punctuation as ASCII, so a list of ASCII text stays a one-byte string', () => {
     const text = 'It\u2019s \u201cfast\u201d \u2013 really\u2026 and caf\u00e9 stays.';
     expect(trimText(text, 500)).toBe('It\'s "fast" - really... and caf\u00e9 stays.');
