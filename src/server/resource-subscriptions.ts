@@ -1,4 +1,11 @@
-import type { McpRequestContext, Server, ServerContext } from '@modelcontextprotocol/server';
+import {
+  type McpRequestContext,
+  ProtocolError,
+  ProtocolErrorCode,
+  type Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { quote } from '../quote-input.js';
 import { resourceNotFound } from './handle-resources.js';
 
 /**
@@ -31,6 +38,7 @@ export class ResourceSubscriptions {
       if (!(await exists(uri, ctx))) throw resourceNotFound(uri);
       this.#prune();
       const uris = this.#byServer.get(server) ?? new Set<string>();
+      if (!uris.has(uri)) refuseBeyondBounds(uri, uris.size);
       uris.add(uri);
       this.#byServer.set(server, uris);
       return {};
@@ -54,5 +62,27 @@ export class ResourceSubscriptions {
     for (const [server, uris] of this.#byServer) {
       if (!server.transport || uris.size === 0) this.#byServer.delete(server);
     }
+  }
+}
+
+// Every URI a template matches names a resource, so a client could hold as many subscriptions, as
+// long, as it cared to send: a connection's are bounded (the SDK's own bound on a 2026-07-28
+// connection's `subscriptions/listen` streams is 1,024 too).
+const MAX_SUBSCRIPTIONS = 1_024;
+/** The longest URI one may subscribe to: room for any URI a listing or a template names. */
+const MAX_SUBSCRIBED_URI_CHARS = 2_048;
+
+function refuseBeyondBounds(uri: string, held: number): void {
+  if (uri.length > MAX_SUBSCRIBED_URI_CHARS) {
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `Cannot subscribe to ${quote(uri)}: a subscribed URI is at most ${MAX_SUBSCRIBED_URI_CHARS} characters (this one has ${uri.length}).`,
+    );
+  }
+  if (held >= MAX_SUBSCRIPTIONS) {
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `Cannot subscribe to ${quote(uri)}: this connection is subscribed to ${MAX_SUBSCRIPTIONS} resources already, the most it may be; unsubscribe from some first.`,
+    );
   }
 }
