@@ -1,5 +1,6 @@
 import {
   BridgeError,
+  clip,
   describeError,
   displayUrl,
   excessiveDepth,
@@ -140,8 +141,8 @@ export function describeNonGraphql(text: string): string {
     // them), and the whole bridge waited meanwhile.
     const head = trimmed.slice(0, TITLE_SEARCH_CHARS);
     const title = /<title\b[^>]{0,100}>([^<]{0,300})<\/title>/i.exec(head)?.[1]?.replace(/\s+/g, ' ').trim();
-    return `an HTML page${title ? ` ("${title.slice(0, 80)}")` : ''}, not a GraphQL response`;
+    return `an HTML page${title ? ` ("${clip(title, 80)}")` : ''}, not a GraphQL response`;
   }
-  const snippet = trimmed.slice(0, 300).trimEnd();
+  const snippet = clip(trimmed, 300).trimEnd();
   return snippet ? `a body that is not a GraphQL response: ${snippet}` : 'an empty body';
 }

@@ -8,7 +8,7 @@ import {
   isNonNullType,
   isScalarType,
 } from 'graphql';
-import { BridgeError, type JsonSchema, propertyDescription } from '../../src/index.js';
+import { BridgeError, clip, type JsonSchema, propertyDescription } from '../../src/index.js';
 import type { ScalarMapping } from './options.js';
 
 /** One argument or variable to describe: a name, a GraphQL input type, and what the schema says of it. */
@@ -136,8 +136,7 @@ function enumSchema(type: GraphQLEnumType): JsonSchema {
     ...described.map((value) => `${value.name}: ${value.description?.trim()}`),
   ];
   let description = lines.filter(Boolean).join('\n');
-  if (description.length > ENUM_DESCRIPTION_LIMIT)
-    description = `${description.slice(0, ENUM_DESCRIPTION_LIMIT)}…`;
+  description = clip(description, ENUM_DESCRIPTION_LIMIT);
   if (description) schema.description = description;
   return schema;
 }

@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import {
   BridgeError,
+  clip,
   credentialVariable,
   describeError,
   isLoopback,
@@ -337,7 +338,7 @@ export class Authenticator {
         () => new Error(`the answer is larger than ${mebibytes(MAX_AUTH_RESPONSE_BYTES)}`),
       );
       const text = bytes.toString('utf8');
-      if (response.statusCode >= 400) throw new Error(`HTTP ${response.statusCode}: ${text.slice(0, 500)}`);
+      if (response.statusCode >= 400) throw new Error(`HTTP ${response.statusCode}: ${clip(text, 500)}`);
       const json = JSON.parse(text) as { access_token?: unknown; expires_in?: unknown };
       if (typeof json.access_token !== 'string') throw new Error('the answer has no access_token');
       const lifetime = typeof json.expires_in === 'number' ? json.expires_in : 3600;

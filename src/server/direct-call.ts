@@ -241,7 +241,8 @@ function encodeModern(result: Record<string, unknown>, info: { name: string; ver
  * the spec gives its own 400.
  */
 export function errorAnswer(id: string | number, thrown: unknown): MessageAnswer {
-  const error = thrown as { code?: unknown; message?: string; data?: unknown };
+  // Anything may be thrown: `null` and `undefined` too, answered as an internal error.
+  const error = (thrown ?? {}) as { code?: unknown; message?: string; data?: unknown };
   const raw = Number.isSafeInteger(error.code) ? (error.code as number) : -32603;
   const code = raw === -32002 ? -32602 : raw;
   return {

@@ -42,8 +42,9 @@ export interface PageBounds {
 }
 
 /**
- * Why a cursor is refused: `unreadable` when this server did not issue it (garbled, forged, or
- * for another list), `stale` when it was issued for an earlier version of the list.
+ * Why a cursor is refused: `unreadable` when this server did not issue it (garbled, forged, an
+ * offset past the end), `stale` when its version is not the list's: issued for an earlier version
+ * of it, or for another list (a tools cursor sent to resources/list).
  */
 export type CursorFault = 'unreadable' | 'stale';
 

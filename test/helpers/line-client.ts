@@ -77,6 +77,7 @@ export class LineClient {
   }
 
   close(): Promise<unknown> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return Promise.resolve();
     const exited = new Promise((resolve) => this.child.once('exit', resolve));
     this.child.stdin?.end();
     return exited;
