@@ -125,7 +125,7 @@ function operationTool(
 export function operationTitle(name: string): string {
   const words = name
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .replace(/([A-Z])(?=[A-Z][a-z])/g, '$1 ')
     .split(/[\s_]+/)
     .filter(Boolean)
     .map((word, index) => (index > 0 && /^[A-Z][a-z]/.test(word) ? word.toLowerCase() : word));

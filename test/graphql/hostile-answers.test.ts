@@ -240,3 +240,19 @@ describe('a hostile schema', () => {
     expect(content.some((block) => block.type === 'resource_link')).toBe(true);
   });
 });
+
+describe('a hostile schema of long names', () => {
+  it('splits a mutation named in 300,000 capitals into words in linear time', async () => {
+    // `([A-Z]+)([A-Z][a-z])` tried from each capital of a run with no lowercase after it: ~1 min.
+    const sdl = `type Query { small: String } type Mutation { delete_${'A'.repeat(300_000)}: String }`;
+    const data = introspectionFromSchema(buildSchema(sdl));
+    await using endpoint = await startRawUpstream((_query, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data }));
+    });
+    await using served = await startHttpBridge({ script: BRIDGE_BIN, args: ['graphql', endpoint.url] });
+    const list = await modernRequest(served.url, 'tools/list', {}, { signal: AbortSignal.timeout(10_000) });
+    const tools = (list.json?.result?.tools ?? []) as Array<{ name: string; annotations?: object }>;
+    const mutation = tools.find((tool) => tool.name.startsWith('delete_AAA'));
+    expect(mutation?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+  });
+});
