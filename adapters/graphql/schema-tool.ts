@@ -1,5 +1,5 @@
 import { type GraphQLSchema, isInputObjectType, isInterfaceType, isObjectType, printType } from 'graphql';
-import { READ_ONLY_LOCAL, type ToolDefinition, textResult } from '../../src/index.js';
+import { quote, READ_ONLY_LOCAL, type ToolDefinition, textResult } from '../../src/index.js';
 import { paged } from './response-to-result.js';
 
 const MAX_MATCHES = 60;
@@ -32,7 +32,7 @@ export function schemaTool(schema: GraphQLSchema): ToolDefinition {
         const type = schema.getType(args.type);
         if (!type)
           return textResult(
-            `graphql_schema: no type named "${args.type}"${suggest(schema, args.type)}`,
+            `graphql_schema: no type named ${quote(args.type)}${suggest(schema, args.type)}`,
             true,
           );
         // Paged as a call's result is: GitHub's Mutation type alone is 58 kB of SDL.
@@ -58,7 +58,7 @@ function search(schema: GraphQLSchema, word: string): string {
       }
     }
   }
-  if (matches.length === 0) return `No type or field name contains "${word}".`;
+  if (matches.length === 0) return `No type or field name contains ${quote(word)}.`;
   const shown = matches.slice(0, MAX_MATCHES);
   const more =
     matches.length > shown.length ? `\n… and ${matches.length - shown.length} more: narrow the search.` : '';

@@ -337,6 +337,19 @@ describe('bridge graphql, over stdio', () => {
     expect(text).toContain(`the select \\"{ ${'A'.repeat(98)}…\\" or the arguments`);
   });
 
+  it('graphql_schema: a type it does not have, a word no name contains', async () => {
+    expect(await refused('graphql_schema', { type: huge(MIB) })).toContain(
+      `no type named \\${QUOTED.slice(0, -1)}\\"`,
+    );
+    const answer = parsed(
+      await client.line(++id, 'tools/call', { name: 'graphql_schema', arguments: { search: huge(MIB) } }),
+    );
+    expect(answer.bytes).toBeLessThan(SMALL);
+    expect(JSON.stringify(answer.result?.content)).toContain(
+      `No type or field name contains \\${QUOTED.slice(0, -1)}\\".`,
+    );
+  });
+
   it('a document that fails validation a thousand times over', async () => {
     const query = `{ ${Array.from({ length: 1_000 }, (_, at) => `f${at}`).join(' ')} }`;
     const text = await refused('graphql_query', { query });
