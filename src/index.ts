@@ -42,7 +42,7 @@ export {
 } from './errors.js';
 export { emptyCredentialWarnings, normalizeHeaders } from './expand-headers.js';
 export { booleanFlag, headerFlags, integerFlag, listFlag, stringFlag, withFlags } from './flags.js';
-export { excessiveDepth, MAX_JSON_DEPTH } from './json-depth.js';
+export { excessiveDepth, MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 export { keepListedJson, LISTED_JSON_FORMAT } from './listed-json.js';
 export { createStderrLogger, type Logger, type LogLevel, silentLogger } from './logger.js';
 export { PAGE_URI_TEMPLATE, type PagedOutput, type PageOutputOptions, pageOutput } from './page-output.js';

@@ -30,3 +30,17 @@ export function excessiveDepth(text: string, max = MAX_JSON_DEPTH): number | und
   }
   return undefined;
 }
+
+/**
+ * Whether `value` (parsed JSON, or what is built from it: a tool's schema) nests arrays and objects
+ * deeper than `max`. The walk itself goes no deeper than `max` levels, however deep the value.
+ *
+ * @example nestsDeeperThan([[1]], 1) // true
+ */
+export function nestsDeeperThan(value: unknown, max: number = MAX_JSON_DEPTH): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (max <= 0) return true;
+  if (Array.isArray(value)) return value.some((item) => nestsDeeperThan(item, max - 1));
+  for (const key in value) if (nestsDeeperThan((value as Record<string, unknown>)[key], max - 1)) return true;
+  return false;
+}

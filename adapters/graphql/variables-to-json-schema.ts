@@ -8,7 +8,7 @@ import {
   isNonNullType,
   isScalarType,
 } from 'graphql';
-import { BridgeError, clip, type JsonSchema, propertyDescription } from '../../src/index.js';
+import { BridgeError, clip, type JsonSchema, nestsDeeperThan, propertyDescription } from '../../src/index.js';
 import type { ScalarMapping } from './options.js';
 
 /** One argument or variable to describe: a name, a GraphQL input type, and what the schema says of it. */
@@ -153,6 +153,10 @@ function scalarSchema(name: string, mapping: ScalarMapping): JsonSchema {
 function jsonDefault(value: unknown): unknown {
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
+  // A custom scalar's default is any literal, nested as deep as the schema likes: deeper than the
+  // bridge passes JSON on, it would fail a client's parser on the whole tools/list. Left out, the
+  // server still applies it (a call sends only the arguments given).
+  if (nestsDeeperThan(value)) return undefined;
   try {
     return JSON.parse(JSON.stringify(value));
   } catch {

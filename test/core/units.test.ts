@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { clipText } from '../../src/clip-text.js';
+import { excessiveDepth, nestsDeeperThan } from '../../src/json-depth.js';
 import { silentLogger } from '../../src/logger.js';
 import { pageOutput } from '../../src/page-output.js';
 import { clip, QUOTED_CHARS, quote } from '../../src/quote-input.js';
@@ -209,6 +210,18 @@ describe('arguments nested deeper than a check can recurse', () => {
     expect(JSON.stringify(refused.content)).toContain('nested too deeply');
     const served = await invokeTool(definition, { node: { child: {} } }, context);
     expect(served).toEqual({ content: [{ type: 'text', text: 'ran' }] });
+  });
+});
+
+describe('nestsDeeperThan', () => {
+  it('counts levels as excessiveDepth counts them in the text, going no deeper than the limit', () => {
+    for (const levels of [1, 127, 128, 129, 100_000]) {
+      const text = `{"a":${'['.repeat(levels - 1)}0${']'.repeat(levels - 1)}}`;
+      expect(nestsDeeperThan(JSON.parse(text)), String(levels)).toBe(excessiveDepth(text) !== undefined);
+    }
+    expect(nestsDeeperThan([[1]], 1)).toBe(true);
+    expect(nestsDeeperThan([[1]], 2)).toBe(false);
+    expect(nestsDeeperThan('[[[]]]', 0)).toBe(false);
   });
 });
 

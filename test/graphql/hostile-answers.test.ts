@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
-import { buildSchema, introspectionFromSchema } from 'graphql';
+import { buildSchema, type IntrospectionObjectType, introspectionFromSchema } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { excessiveDepth } from '../../src/index.js';
 import { tempDir } from '../config/helpers.js';
 import { pump } from '../helpers/flood.js';
 import { modernRequest } from '../helpers/modern-request.js';
@@ -254,5 +255,28 @@ describe('a hostile schema of long names', () => {
     const tools = (list.json?.result?.tools ?? []) as Array<{ name: string; annotations?: object }>;
     const mutation = tools.find((tool) => tool.name.startsWith('delete_AAA'));
     expect(mutation?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+  });
+});
+
+describe('a hostile schema of deep defaults', () => {
+  it('lists an argument whose default nests 1,200 levels without it, within 128 levels', async () => {
+    // A custom scalar's default is any literal: as deep as this, Python's json fails on the list.
+    const sdl = 'scalar JSON type Query { small: String deep(x: JSON, y: Int = 3): String }';
+    const data = introspectionFromSchema(buildSchema(sdl));
+    const query = data.__schema.types.find((type) => type.name === 'Query') as IntrospectionObjectType;
+    const x = query.fields.find((field) => field.name === 'deep')?.args[0] as { defaultValue: string };
+    x.defaultValue = `${'['.repeat(1_200)}${']'.repeat(1_200)}`;
+    await using endpoint = await startRawUpstream((_query, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data }));
+    });
+    await using served = await startHttpBridge({ script: BRIDGE_BIN, args: ['graphql', endpoint.url] });
+    const list = await modernRequest(served.url, 'tools/list', {});
+    expect(excessiveDepth(list.text)).toBeUndefined();
+    type Listed = { name: string; inputSchema: { properties: Record<string, { default?: unknown }> } };
+    const tools = (list.json?.result?.tools ?? []) as Listed[];
+    const properties = tools.find((tool) => tool.name === 'deep')?.inputSchema.properties;
+    expect(properties?.x).toBeDefined();
+    expect(properties?.x).not.toHaveProperty('default');
+    expect(properties?.y?.default).toBe(3);
   });
 });
