@@ -339,8 +339,10 @@ export class Authenticator {
       );
       const text = bytes.toString('utf8');
       if (response.statusCode >= 400) throw new Error(`HTTP ${response.statusCode}: ${clip(text, 500)}`);
-      const json = JSON.parse(text) as { access_token?: unknown; expires_in?: unknown };
-      if (typeof json.access_token !== 'string') throw new Error('the answer has no access_token');
+      const json = JSON.parse(text) as { access_token?: unknown; expires_in?: unknown } | null;
+      // `null` parses too, and a number or a list: none is a token answer.
+      if (typeof json !== 'object' || json === null || typeof json.access_token !== 'string')
+        throw new Error('the answer has no access_token');
       const lifetime = typeof json.expires_in === 'number' ? json.expires_in : 3600;
       return { value: json.access_token, expiresAt: Date.now() + Math.max(0, lifetime - 30) * 1000 };
     } catch (error) {

@@ -55,6 +55,9 @@ export function refreshTokens(
   return tokenRequest(client, form, refreshToken, signal);
 }
 
+/** Characters quoted of a token endpoint's refusal. */
+const REASON_CHARS = 300;
+
 async function tokenRequest(
   client: OAuthClient,
   form: URLSearchParams,
@@ -89,7 +92,9 @@ async function tokenRequest(
   );
   let json: Record<string, unknown> = {};
   try {
-    json = JSON.parse(text) as Record<string, unknown>;
+    const parsed: unknown = JSON.parse(text);
+    // `null`, a number or a list is no token answer either: reported below as text.
+    if (typeof parsed === 'object' && parsed !== null) json = parsed as Record<string, unknown>;
   } catch {
     // Reported below with the status and the start of the body.
   }
@@ -112,6 +117,3 @@ async function tokenRequest(
     expiresAt: Date.now() + Math.max(0, lifetime - 30) * 1000,
   };
 }
-
-/** Characters of a token endpoint's refusal its error quotes. */
-const REASON_CHARS = 300;

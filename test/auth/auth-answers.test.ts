@@ -44,30 +44,42 @@ describe("an authorization server's answer without end", () => {
 
 // A refusal's reason goes into a tool's result and the sign-in page: the start of it, however long.
 describe("a token endpoint's refusal", () => {
+  /** A token endpoint on 127.0.0.1:0 answering every request with `status` and `body`. */
+  async function tokenEndpoint(status: number, body: string) {
+    const server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(status, { 'content-type': 'application/json' }).end(body);
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`,
+      async [Symbol.asyncDispose]() {
+        server.closeAllConnections();
+        server.close();
+        await once(server, 'close');
+      },
+    };
+  }
+
   const long = 'x'.repeat(500_000);
   it.each([
     ['an OAuth error with a long description', { error: 'invalid_grant', error_description: long }],
     ['a long OAuth error code', { error: long }],
     ['a body that is not JSON', `<html>${long}</html>`],
   ])('quotes the start of %s', async (_label, body) => {
-    const server = createServer((req, res) => {
-      req.resume();
-      res.writeHead(400, { 'content-type': 'application/json' });
-      res.end(typeof body === 'string' ? body : JSON.stringify(body));
-    });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    try {
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`;
-      const failure = await refreshTokens(client(url), 'refresh').then(
-        () => undefined,
-        (error: Error) => error.message,
-      );
-      expect(failure).toMatch(/answered HTTP 400: .*x{100}/);
-      expect(failure?.length).toBeLessThan(1_000);
-    } finally {
-      server.close();
-    }
+    await using endpoint = await tokenEndpoint(400, typeof body === 'string' ? body : JSON.stringify(body));
+    const failure = await refreshTokens(client(endpoint.url), 'refresh').then(
+      () => undefined,
+      (error: Error) => error.message,
+    );
+    expect(failure).toMatch(/answered HTTP 400: .*x{100}.*characters in all\]$/);
+    expect(failure?.length).toBeLessThan(1_000);
+  });
+
+  it('that is JSON but no object is quoted as text', async () => {
+    await using endpoint = await tokenEndpoint(200, 'null');
+    await expect(refreshTokens(client(endpoint.url), 'refresh')).rejects.toThrow(/answered HTTP 200: null$/);
   });
 });
 

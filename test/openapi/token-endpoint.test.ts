@@ -104,6 +104,35 @@ describe("a spec's OAuth2 token endpoint", () => {
     }
   });
 
+  it('that answers JSON but no object says it has no access_token', async () => {
+    const server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json' }).end('null');
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    Object.assign(process.env, {
+      BRIDGE_CC_CLIENT_ID: 'id',
+      BRIDGE_CC_CLIENT_SECRET: 'secret',
+      BRIDGE_CC_TOKEN_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`,
+    });
+    const api = await loadTools({
+      spec: specWith(clientCredentials('https://tokens.invalid/token')),
+      baseUrl: upstream.url,
+      tools: 'all',
+    });
+    try {
+      const result = await api.call('secured');
+      expect(result.isError).toBe(true);
+      expect(firstText(result)).toMatch(/: the answer has no access_token$/);
+      expect(upstream.requests).toHaveLength(0);
+    } finally {
+      await api.close();
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   it('gets no client secret in clear text on another machine, and the call says what to set', async () => {
     Object.assign(process.env, { BRIDGE_CC_CLIENT_ID: 'id', BRIDGE_CC_CLIENT_SECRET: 'secret' });
     const api = await loadTools({
