@@ -41,4 +41,23 @@ describe('inlineSingleUse', () => {
     };
     expect(inlineSingleUse(schema)).toEqual(schema);
   });
+
+  it('takes a reference-shaped value under enum, const, default or examples for data', () => {
+    const data = { $ref: '#/$defs/a' };
+    const schema = {
+      type: 'object',
+      properties: {
+        a: { $ref: '#/$defs/a' },
+        b: { enum: [data], const: data, default: data, examples: [data] },
+      },
+      $defs: { a: { type: 'string' } },
+    };
+    expect(inlineSingleUse(schema)).toEqual({
+      type: 'object',
+      properties: {
+        a: { type: 'string' },
+        b: { enum: [data], const: data, default: data, examples: [data] },
+      },
+    });
+  });
 });
