@@ -78,11 +78,14 @@ export async function responseToResult(
     // output schema, a client's parser: Python's stops at ~1,000 levels): deeper JSON is passed on
     // as the text it came as, never as structuredContent.
     if (excessiveDepth(text) !== undefined) {
-      if (options.checkOutput) {
-        const problem = `nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels, more than the bridge passes on as structured content`;
-        return notJsonResult(text, options, problem);
-      }
-      return pagedText(text, mediaType || 'application/json', options, context);
+      const result = await pagedText(text, mediaType || 'application/json', options, context);
+      if (!options.checkOutput) return result;
+      // A declared outputSchema wants structuredContent, which this cannot be: an error, with the
+      // whole body as for one that does not match its schema (it is the API's data, not its error page).
+      const note =
+        `The response of ${options.toolName} nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels, ` +
+        'more than the bridge passes on as structured content. The body follows.';
+      return { content: [{ type: 'text', text: note }, ...result.content], isError: true };
     }
     const compact = JSON.stringify(value);
     const result = await pagedText(compact, 'application/json', options, context);

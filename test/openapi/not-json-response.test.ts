@@ -96,18 +96,25 @@ describe.each(['v1', 'v2'] as const)('with the %s client', (kind) => {
       '{"count": 3, "items": [',
     ],
     ['text/plain', 'getplain', /is text\/plain, not the JSON its schema declares/, 'maintenance until 10:00'],
-    [
-      'JSON nested 5,000 levels deep',
-      'getdeep',
-      /nests arrays and objects deeper than 128 levels/,
-      '{"count": 3, "nested": [[[',
-    ],
   ])('%s → isError naming the type and quoting the body', async (_label, tool, problem, start) => {
     await using client = await connectWithHeaders(kind, bridge.url);
     const result = (await client.callTool(tool)) as { isError?: boolean; content: Array<{ text?: string }> };
     expect(result.isError).toBe(true);
     expect(result.content[0]?.text).toMatch(problem);
     expect(result.content[0]?.text).toContain(start);
+  });
+
+  it('JSON nested 5,000 levels deep, from a tool with an outputSchema → isError, with the whole body', async () => {
+    await using client = await connectWithHeaders(kind, bridge.url);
+    const result = (await client.callTool('getdeep')) as {
+      isError?: boolean;
+      structuredContent?: unknown;
+      content: Array<{ text?: string }>;
+    };
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toBeUndefined();
+    expect(result.content[0]?.text).toMatch(/nests arrays and objects deeper than 128 levels/);
+    expect(result.content[1]?.text).toBe(BODIES['/deep']?.body);
   });
 
   it('JSON nested 5,000 levels deep, from a tool without an outputSchema, comes back as its text only', async () => {
