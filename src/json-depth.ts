@@ -38,9 +38,23 @@ export function excessiveDepth(text: string, max = MAX_JSON_DEPTH): number | und
  * @example nestsDeeperThan([[1]], 1) // true
  */
 export function nestsDeeperThan(value: unknown, max: number = MAX_JSON_DEPTH): boolean {
-  if (value === null || typeof value !== 'object') return false;
+  return value !== null && typeof value === 'object' && objectDeeperThan(value, max);
+}
+
+// Plain loops, and a call only for members that are objects: it runs over every tool's input
+// schema at a first start (GitHub's 1,223: ~9 → ~5 ms with `some` and a call per member).
+function objectDeeperThan(value: object, max: number): boolean {
   if (max <= 0) return true;
-  if (Array.isArray(value)) return value.some((item) => nestsDeeperThan(item, max - 1));
-  for (const key in value) if (nestsDeeperThan((value as Record<string, unknown>)[key], max - 1)) return true;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) {
+      const item: unknown = value[index];
+      if (item !== null && typeof item === 'object' && objectDeeperThan(item, max - 1)) return true;
+    }
+    return false;
+  }
+  for (const key in value) {
+    const member = (value as Record<string, unknown>)[key];
+    if (member !== null && typeof member === 'object' && objectDeeperThan(member, max - 1)) return true;
+  }
   return false;
 }
