@@ -11,6 +11,7 @@ import {
   validate,
 } from 'graphql';
 import { clip, quote } from '../../src/index.js';
+import { documentBounds } from './document-bounds.js';
 
 /** A document that parsed and validated, with the operation that will run. */
 export interface CheckedOperation {
@@ -41,7 +42,8 @@ const MAX_LISTED_PROBLEMS = 20;
 const MAX_PROBLEM_CHARS = 300;
 
 /**
- * Parses `source` (unless it is already a syntax tree) and validates it against the schema
+ * Parses `source` (unless it is already a syntax tree, or it is too deep or has too many fragments
+ * to check: see `documentBounds`) and validates it against the schema
  * (graphql-js `validate`), picks the operation to run, lets `accept` refuse it (by kind, by root
  * fields), and checks `variables` against its variable definitions. Nothing is sent when this
  * fails, and the messages are graphql-js's, so they match what a GraphQL server would say.
@@ -53,6 +55,9 @@ export function checkOperation(
   operationName?: string,
   accept?: (operation: OperationDefinitionNode) => string | undefined,
 ): CheckedOperation | OperationProblems {
+  // Counted before graphql-js recurses through it: see `documentBounds`.
+  const unbounded = typeof source === 'string' ? documentBounds(source) : undefined;
+  if (unbounded) return { problems: [unbounded] };
   let document: DocumentNode;
   try {
     document = typeof source === 'string' ? parse(source) : source;

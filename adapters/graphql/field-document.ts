@@ -13,6 +13,7 @@ import {
   type VariableDefinitionNode,
   type VariableNode,
 } from 'graphql';
+import { documentBounds } from './document-bounds.js';
 
 type AnyField = GraphQLField<unknown, unknown>;
 
@@ -26,6 +27,8 @@ type AnyField = GraphQLField<unknown, unknown>;
 export function parseSelectionSet(text: string): SelectionSetNode {
   const trimmed = text.trim();
   const braced = trimmed.startsWith('{') ? trimmed : `{ ${trimmed} }`;
+  const unbounded = documentBounds(braced);
+  if (unbounded) throw new Error(unbounded.replace('the document', 'the selection'));
   // Starting with `{`, the first definition can only be a shorthand query: the selection set itself.
   const document = parse(braced, { noLocation: true });
   const [only, ...more] = document.definitions;

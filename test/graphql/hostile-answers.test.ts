@@ -280,3 +280,50 @@ describe('a hostile schema of deep defaults', () => {
     expect(properties?.y?.default).toBe(3);
   });
 });
+
+describe('hostile documents from a client', () => {
+  let served: HttpBridge;
+  beforeAll(async () => {
+    await writeFile(dir.file('chain.graphql'), 'type Query { small: String a: A } type A { a: A b: String }');
+    served = await startHttpBridge({
+      script: BRIDGE_BIN,
+      args: ['graphql', upstream.url, '--schema', dir.file('chain.graphql'), '--generic'],
+    });
+  });
+  afterAll(async () => {
+    await served?.[Symbol.asyncDispose]();
+  });
+
+  async function query(document: string, name = 'graphql_query', key = 'query') {
+    const reply = await modernRequest(served.url, 'tools/call', { name, arguments: { [key]: document } });
+    return reply.json?.result;
+  }
+
+  it('refuses a chain of 20,000 fragments and a selection 5,000 deep before graphql-js recurses', async () => {
+    const fragments = Array.from(
+      { length: 20_000 },
+      (_, i) => `fragment F${i} on A { ${i < 19_999 ? `...F${i + 1}` : 'b'} }`,
+    );
+    const chain = await query(`query { a { ...F0 } } ${fragments.join(' ')}`);
+    expect(chain?.isError).toBe(true);
+    expect(chain?.content?.[0]?.text).toBe(
+      'graphql_query refused the request:\n- the document defines more than 1000 fragments, more than the bridge checks; inline some of them',
+    );
+    const deep = await query(`{ ${'a { '.repeat(5_000)} b ${'} '.repeat(5_000)} }`);
+    expect(deep?.content?.[0]?.text).toBe(
+      'graphql_query refused the request:\n- the document nests selection sets, lists or objects deeper than 128 levels, more than the bridge checks; select fewer nested fields',
+    );
+    const select = await query(`{ ${'... on A { '.repeat(5_000)} b ${'} '.repeat(5_000)} }`, 'a', 'select');
+    expect(select?.isError).toBe(true);
+    expect(select?.content?.[0]?.text).toContain('the selection nests selection sets');
+    // Within the bounds, a chain of fragments as deep as real ones is checked and sent.
+    const fine = Array.from(
+      { length: 50 },
+      (_, i) => `fragment G${i} on Query { ${i < 49 ? `...G${i + 1}` : 'small'} }`,
+    );
+    const ok = await query(`{ ...G0 } ${fine.join(' ')}`);
+    expect(ok?.content?.[0]?.text).toBe('{"small":"ok"}');
+    expect(served.stderr()).not.toContain('Maximum call stack size exceeded');
+    expect(served.stderr()).not.toContain(' error: ');
+  });
+});
