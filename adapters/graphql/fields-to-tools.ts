@@ -8,6 +8,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import {
+  clip,
   type JsonSchema,
   type Logger,
   PROPERTY_DESCRIPTION_BUDGET,
@@ -16,6 +17,7 @@ import {
   type ToolDefinition,
   trimText,
 } from '../../src/index.js';
+import { boundedName, MAX_NAME_LENGTH } from './bounded-name.js';
 import {
   type BoundedSelection,
   buildBoundedSelection,
@@ -56,13 +58,20 @@ type AnyField = GraphQLField<unknown, unknown>;
 export function fieldsToTools(context: ToolFactoryContext, kind: 'query' | 'mutation'): ToolDefinition[] {
   const root = kind === 'query' ? context.schema.getQueryType() : context.schema.getMutationType();
   if (!root) return [];
+  // In every tool's title: said once rather than once per field.
+  if (root.name.length > MAX_NAME_LENGTH) {
+    context.log.warn(
+      `the ${kind} root ${quote(root.name)} is named in ${root.name.length} characters, more than the ${MAX_NAME_LENGTH} the bridge serves: its fields are skipped`,
+    );
+    return [];
+  }
   const tools: ToolDefinition[] = [];
   for (const field of Object.values(root.getFields())) {
     if (field.name.startsWith('__')) continue;
     try {
       tools.push(fieldToTool(context, kind, root, field));
     } catch (error) {
-      context.log.warn(`${kind} field ${field.name} skipped: ${(error as Error).message}`);
+      context.log.warn(`${kind} field ${clip(field.name)} skipped: ${(error as Error).message}`);
     }
   }
   return tools;
@@ -74,7 +83,10 @@ function fieldToTool(
   root: GraphQLObjectType,
   field: AnyField,
 ): ToolDefinition {
+  // Each name the tool's entry carries, checked before any is used: see `boundedName`.
+  boundedName(field.name, 'field');
   const returned = getNamedType(field.type);
+  boundedName(returned.name, 'type');
   const leaf = isLeafType(returned);
   const selectName = field.args.some((arg) => arg.name === 'select') ? '_select' : 'select';
   const extra: Record<string, JsonSchema> = leaf
@@ -176,14 +188,18 @@ function fieldToTool(
 
 // Said with every result built from a cut selection, so the model knows what it did not get.
 function droppedNote(dropped: readonly string[], selectName: string, budget: SelectionBudget): string {
-  const shown = dropped.slice(0, 10).join(', ');
+  const shown = dropped
+    .slice(0, 10)
+    .map((name) => clip(name))
+    .join(', ');
   const more = dropped.length > 10 ? ` and ${dropped.length - 10} more` : '';
   return `Note: the default selection was cut at ${budget.maxBytes ?? MAX_SELECTION_BYTES} bytes; left out: ${shown}${more}. Pass "${selectName}" to read those fields.`;
 }
 
 function exampleField(type: GraphQLNamedType): string {
   if (!('getFields' in type)) return '__typename';
-  const fields = Object.values(type.getFields());
+  // Any field can be the example: one of those too long to show is not.
+  const fields = Object.values(type.getFields()).filter((field) => field.name.length <= MAX_NAME_LENGTH);
   const named = fields.find((field) => ['id', 'name', 'title'].includes(field.name));
   if (named) return named.name;
   const leaf = fields.find((field) => isLeafType(getNamedType(field.type)) && field.args.length === 0);

@@ -13,7 +13,15 @@ import {
   parse,
   validateSchema,
 } from 'graphql';
-import { BridgeError, clipText, describeError, displayUrl, type Logger } from '../../src/index.js';
+import {
+  BridgeError,
+  clip,
+  clipText,
+  describeError,
+  displayUrl,
+  type Logger,
+  quote,
+} from '../../src/index.js';
 import { describeNonGraphql, type Endpoint, sendRequest } from './send-request.js';
 
 /**
@@ -138,18 +146,16 @@ function schemaFromIntrospection(json: unknown, where: string, log: Logger): Gra
       'query',
     );
     if (!guess) throw new BridgeError('invalid_input', `${where} has no query type`);
-    log.warn(`${where} names no query type; using "${guess}"`);
+    log.warn(`${where} names no query type; using ${quote(guess)}`);
     introspection = { __schema: { ...schema, queryType: { name: guess, kind: 'OBJECT' } as never } };
   }
   try {
     return buildClientSchema(introspection, { assumeValid: true });
   } catch (error) {
+    // Not chained as a cause: the log would print its message whole after the cut one.
     throw new BridgeError(
       'invalid_input',
-      `${where} does not describe a usable schema: ${describeError(error)}`,
-      {
-        cause: error,
-      },
+      `${where} does not describe a usable schema: ${schemaError(error)}`,
     );
   }
 }
@@ -163,7 +169,7 @@ function schemaFromSdl(document: DocumentNode, file: string, log: Logger): Graph
     const name = 'name' in definition && definition.name ? definition.name.value : undefined;
     const isType = name !== undefined && !definition.kind.endsWith('_EXTENSION');
     if (isType && seen.has(name)) {
-      log.warn(`${file}: "${name}" is defined more than once; keeping the first definition`);
+      log.warn(`${file}: ${quote(name)} is defined more than once; keeping the first definition`);
       continue;
     }
     if (isType) seen.add(name);
@@ -179,7 +185,7 @@ function schemaFromSdl(document: DocumentNode, file: string, log: Logger): Graph
       throw new BridgeError('invalid_input', `${file} defines no Query type and no schema { query: … }`);
     const mutation = seen.has('Mutation') ? 'Mutation' : guessRoot(names, 'mutation');
     log.warn(
-      `${file} has no Query type; using "${query}" as the query root${mutation ? ` and "${mutation}" as the mutation root` : ''}`,
+      `${file} has no Query type; using ${quote(query)} as the query root${mutation ? ` and ${quote(mutation)} as the mutation root` : ''}`,
     );
     const sdl = `schema { query: ${query}${mutation ? ` mutation: ${mutation}` : ''} }`;
     definitions.push(...parse(sdl, { noLocation: true }).definitions);
@@ -187,12 +193,10 @@ function schemaFromSdl(document: DocumentNode, file: string, log: Logger): Graph
   try {
     return buildASTSchema({ kind: Kind.DOCUMENT, definitions }, { assumeValidSDL: true });
   } catch (error) {
+    // Not chained as a cause: the log would print its message whole after the cut one.
     throw new BridgeError(
       'invalid_input',
-      `the schema file ${file} does not describe a usable schema: ${describeError(error)}`,
-      {
-        cause: error,
-      },
+      `the schema file ${file} does not describe a usable schema: ${schemaError(error)}`,
     );
   }
 }
@@ -205,13 +209,22 @@ function withUniqueFields(definition: DefinitionNode, file: string, log: Logger)
   const fields = (definition.fields as ReadonlyArray<{ name: { value: string } }>).filter((field) => {
     if (!names.has(field.name.value)) return names.add(field.name.value);
     log.warn(
-      `${file}: field ${definition.name?.value}.${field.name.value} is defined more than once; keeping the first`,
+      `${file}: field ${clip(`${definition.name?.value}.${field.name.value}`)} is defined more than once; keeping the first`,
     );
     return false;
   });
   return fields.length === definition.fields.length
     ? definition
     : ({ ...definition, fields } as unknown as DefinitionNode);
+}
+
+/** Characters of graphql-js's message about a schema that the log quotes. */
+const SCHEMA_ERROR_CHARS = 500;
+
+// graphql-js names types and fields whole in its messages ("Unknown type: …"), and the schema's
+// names have no bound: one of megabytes would make a log line of megabytes.
+function schemaError(error: unknown): string {
+  return clip(describeError(error), SCHEMA_ERROR_CHARS);
 }
 
 // Hasura says query_root, some servers QueryRoot or RootQueryType.
@@ -238,7 +251,7 @@ function guessRoot(names: readonly string[], kind: 'query' | 'mutation'): string
 function tolerateInvalid(schema: GraphQLSchema, where: string, log: Logger): GraphQLSchema {
   const errors = validateSchema(schema);
   if (errors.length > 0) {
-    const shown = errors.slice(0, 5).map((error) => error.message);
+    const shown = errors.slice(0, 5).map((error) => clip(error.message, SCHEMA_ERROR_CHARS));
     log.warn(`${where}: the schema has ${errors.length} problem(s); serving it anyway`, shown);
     (schema as unknown as { __validationErrors: readonly GraphQLError[] }).__validationErrors = [];
   }

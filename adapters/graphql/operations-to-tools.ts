@@ -69,7 +69,12 @@ export async function operationsToTools(context: ToolFactoryContext, dir: string
       );
       continue;
     }
-    tools.push(operationTool(context, node, document, description));
+    try {
+      tools.push(operationTool(context, node, document, description));
+    } catch (error) {
+      // A variable's type from the schema may have a name too long to serve (see `boundedName`).
+      context.log.warn(`${where}: operation ${node.name.value} is skipped: ${(error as Error).message}`);
+    }
   }
   return { tools, files };
 }

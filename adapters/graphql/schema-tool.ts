@@ -1,5 +1,5 @@
 import { type GraphQLSchema, isInputObjectType, isInterfaceType, isObjectType, printType } from 'graphql';
-import { quote, READ_ONLY_LOCAL, type ToolDefinition, textResult } from '../../src/index.js';
+import { clip, quote, READ_ONLY_LOCAL, type ToolDefinition, textResult } from '../../src/index.js';
 import { paged } from './response-to-result.js';
 
 const MAX_MATCHES = 60;
@@ -10,7 +10,9 @@ const MAX_MATCHES = 60;
  * field names — instead of receiving a 1 MB SDL up front. Answers from memory, so it is local.
  */
 export function schemaTool(schema: GraphQLSchema): ToolDefinition {
-  const roots = [schema.getQueryType()?.name, schema.getMutationType()?.name].filter(Boolean).join(' and ');
+  const roots = [schema.getQueryType()?.name, schema.getMutationType()?.name]
+    .flatMap((name) => (name ? [clip(name)] : []))
+    .join(' and ');
   return {
     name: 'graphql_schema',
     title: 'GraphQL schema',
@@ -69,6 +71,7 @@ function suggest(schema: GraphQLSchema, name: string): string {
   const lower = name.toLowerCase();
   const close = Object.keys(schema.getTypeMap())
     .filter((candidate) => candidate.toLowerCase() === lower || candidate.toLowerCase().includes(lower))
-    .slice(0, 5);
+    .slice(0, 5)
+    .map((candidate) => clip(candidate));
   return close.length > 0 ? `; did you mean ${close.join(', ')}?` : '';
 }

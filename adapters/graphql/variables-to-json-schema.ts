@@ -9,6 +9,7 @@ import {
   isScalarType,
 } from 'graphql';
 import { BridgeError, clip, type JsonSchema, nestsDeeperThan, propertyDescription } from '../../src/index.js';
+import { boundedName } from './bounded-name.js';
 import type { ScalarMapping } from './options.js';
 
 /** One argument or variable to describe: a name, a GraphQL input type, and what the schema says of it. */
@@ -40,13 +41,17 @@ export class InputSchemaBuilder {
     );
   }
 
-  /** The object schema for `slots`, with `extra` properties (e.g. `select`) appended. */
+  /**
+   * The object schema for `slots`, with `extra` properties (e.g. `select`) appended. Throws when a
+   * name it would carry (of an argument, an input field, an enum value, a type) is too long to
+   * serve: see `boundedName`.
+   */
   objectSchema(slots: readonly InputSlot[], extra: Record<string, JsonSchema> = {}): JsonSchema {
     this.#defs.clear();
     const properties: Record<string, JsonSchema> = {};
     const required: string[] = [];
     for (const slot of slots) {
-      properties[slot.name] = this.#slot(slot);
+      properties[boundedName(slot.name, 'argument')] = this.#slot(slot);
       if (isNonNullType(slot.type) && slot.defaultValue === undefined) required.push(slot.name);
     }
     Object.assign(properties, extra);
@@ -78,6 +83,7 @@ export class InputSchemaBuilder {
   #type(type: GraphQLInputType): JsonSchema {
     const inner = isNonNullType(type) ? type.ofType : type;
     if (isListType(inner)) return { type: 'array', items: this.#type(inner.ofType) };
+    boundedName(inner.name, 'type');
     if (isScalarType(inner)) return this.#scalar(inner.name);
     if (isEnumType(inner)) return enumSchema(inner);
     if (isInputObjectType(inner)) return this.#inputObject(inner);
@@ -113,7 +119,7 @@ export class InputSchemaBuilder {
     if (description) schema.description = description;
     const required: string[] = [];
     for (const field of Object.values(type.getFields())) {
-      properties[field.name] = this.#slot(field);
+      properties[boundedName(field.name, `field of ${type.name}`)] = this.#slot(field);
       if (isNonNullType(field.type) && field.defaultValue === undefined) required.push(field.name);
     }
     if (required.length > 0) schema.required = required;
@@ -129,6 +135,7 @@ function enumSchema(type: GraphQLEnumType): JsonSchema {
   // Deprecated values are left out, unless that would leave none (GitHub has such enums).
   const current = type.getValues().filter((value) => !value.deprecationReason);
   const values = current.length > 0 ? current : type.getValues();
+  for (const value of values) boundedName(value.name, `value of ${type.name}`);
   const schema: JsonSchema = { type: 'string', enum: values.map((value) => value.name) };
   const described = values.filter((value) => value.description);
   const lines = [

@@ -243,18 +243,89 @@ describe('a hostile schema', () => {
 });
 
 describe('a hostile schema of long names', () => {
-  it('splits a mutation named in 300,000 capitals into words in linear time', async () => {
-    // `([A-Z]+)([A-Z][a-z])` tried from each capital of a run with no lowercase after it: ~1 min.
-    const sdl = `type Query { small: String } type Mutation { delete_${'A'.repeat(300_000)}: String }`;
-    const data = introspectionFromSchema(buildSchema(sdl));
-    await using endpoint = await startRawUpstream((_query, res) => {
+  const long = 'x'.repeat(300_000);
+  /** How the log quotes a name that is cut: its first 100 characters, then an ellipsis. */
+  const cut = (name: string) => `${name.slice(0, 100)}…`;
+
+  function serve(data: unknown) {
+    return startRawUpstream((_query, res) => {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data }));
     });
+  }
+
+  it('skips each root field needing a name over 256 characters, with one short warning each', async () => {
+    const sdl = `schema { query: Query mutation: M${long} }
+      type M${long} { doIt: String }
+      type Query {
+        small: String
+        f${long}: String
+        arg(a${long}: String): String
+        input(filter: Filter): String
+        color(c: Color): String
+        typed: T${long}
+        old(c: Old): String
+        obj: Obj
+      }
+      input Filter { n${long}: String }
+      enum Color { RED V${long} }
+      enum Old { RED V${long} @deprecated }
+      type T${long} { id: ID }
+      type Obj { o${long}: String }`;
+    await using endpoint = await serve(introspectionFromSchema(buildSchema(sdl)));
     await using served = await startHttpBridge({ script: BRIDGE_BIN, args: ['graphql', endpoint.url] });
-    const list = await modernRequest(served.url, 'tools/list', {}, { signal: AbortSignal.timeout(10_000) });
-    const tools = (list.json?.result?.tools ?? []) as Array<{ name: string; annotations?: object }>;
-    const mutation = tools.find((tool) => tool.name.startsWith('delete_AAA'));
-    expect(mutation?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    const list = await modernRequest(served.url, 'tools/list', {});
+    // Each of these names made the listing 300 KB longer, or twice that.
+    expect(list.text.length, list.text.slice(0, 500)).toBeLessThan(8 * 1024);
+    type Listed = { name: string; description: string; inputSchema: { properties: Record<string, object> } };
+    const tools = (list.json?.result?.tools ?? []) as Listed[];
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['obj', 'old', 'small']);
+    // A deprecated value is not offered anyway; a field too long to be the example is not shown.
+    expect(tools.find((tool) => tool.name === 'old')?.inputSchema.properties.c).toEqual({
+      type: 'string',
+      enum: ['RED'],
+    });
+    expect(tools.find((tool) => tool.name === 'obj')?.description).toBe('The obj query field. Returns Obj.');
+    const stderr = served.stderr();
+    expect(stderr.length, stderr.slice(0, 500)).toBeLessThan(4 * 1024);
+    const over = (what: string, name: string) =>
+      `the ${what} "${cut(name)}" is named in ${name.length} characters, more than the 256 the bridge serves`;
+    for (const warning of [
+      `the mutation root "${cut(`M${long}`)}" is named in 300001 characters, more than the 256 the bridge serves: its fields are skipped`,
+      `query field ${cut(`f${long}`)} skipped: ${over('field', `f${long}`)}`,
+      `query field arg skipped: ${over('argument', `a${long}`)}`,
+      `query field input skipped: ${over('field of Filter', `n${long}`)}`,
+      `query field color skipped: ${over('value of Color', `V${long}`)}`,
+      `query field typed skipped: ${over('type', `T${long}`)}`,
+    ])
+      expect(stderr).toContain(warning);
+    expect(stderr.match(/skipped/g)).toHaveLength(6);
+  });
+
+  it('cuts long names in the start-up log: a guessed query root, a schema that cannot be built', async () => {
+    const sdl = `schema { query: Query${long} } type Query${long} { small: String }`;
+    const { __schema } = introspectionFromSchema(buildSchema(sdl));
+    const guessed = { __schema: { ...__schema, queryType: null } };
+    await using guessing = await serve(guessed);
+    await using served = await startHttpBridge({ script: BRIDGE_BIN, args: ['graphql', guessing.url] });
+    const stderr = served.stderr();
+    expect(stderr.length, stderr.slice(0, 500)).toBeLessThan(4 * 1024);
+    expect(stderr).toContain(`names no query type; using "${cut(`Query${long}`)}"`);
+    // A field typed by a type the introspection does not define: graphql-js names it in its error.
+    const broken = JSON.parse(
+      JSON.stringify(introspectionFromSchema(buildSchema('type Query { small: String }'))),
+    );
+    broken.__schema.types.find((type: { name: string }) => type.name === 'Query').fields[0].type = {
+      kind: 'OBJECT',
+      name: `U${long}`,
+      ofType: null,
+    };
+    await using refusing = await serve(broken);
+    const { code, stderr: refused } = await runBridge([refusing.url]);
+    expect(code).toBe(2);
+    expect(refused.length, refused.slice(0, 500)).toBeLessThan(4 * 1024);
+    expect(refused).toContain(
+      'does not describe a usable schema: Invalid or incomplete schema, unknown type: Uxxx',
+    );
   });
 });
 
