@@ -4,6 +4,12 @@ import { Lexer, Source, TokenKind } from 'graphql';
 export const MAX_FRAGMENTS = 1_000;
 /** Levels of `{ }` and `[ ]` one document may nest, selection sets and literal values together. */
 export const MAX_NESTING = 128;
+/**
+ * Tokens one document may hold: GitHub's largest real queries hold a few thousand. Parsing and
+ * validating are linear in them but run on the event loop: a 2 MB document of a million fields
+ * held every other call for ~2 s.
+ */
+export const MAX_TOKENS = 50_000;
 
 /**
  * Why a client's document is too large for graphql-js to check, or `undefined`. Its parser and its
@@ -18,8 +24,11 @@ export function documentBounds(text: string): string | undefined {
   let depth = 0;
   let parens = 0;
   let fragments = 0;
+  let tokens = 0;
   try {
     for (let token = lexer.advance(); token.kind !== TokenKind.EOF; token = lexer.advance()) {
+      if (++tokens > MAX_TOKENS)
+        return `the document holds more than ${MAX_TOKENS.toLocaleString('en-US')} tokens, more than the bridge checks; select fewer fields`;
       switch (token.kind) {
         case TokenKind.BRACE_L:
         case TokenKind.BRACKET_L:

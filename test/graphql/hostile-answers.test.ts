@@ -370,7 +370,7 @@ describe('hostile documents from a client', () => {
     return reply.json?.result;
   }
 
-  it('refuses a chain of 20,000 fragments and a selection 5,000 deep before graphql-js recurses', async () => {
+  it('refuses a chain of 20,000 fragments, a selection 5,000 deep and a million fields before graphql-js reads them', async () => {
     const fragments = Array.from(
       { length: 20_000 },
       (_, i) => `fragment F${i} on A { ${i < 19_999 ? `...F${i + 1}` : 'b'} }`,
@@ -387,6 +387,11 @@ describe('hostile documents from a client', () => {
     const select = await query(`{ ${'... on A { '.repeat(5_000)} b ${'} '.repeat(5_000)} }`, 'a', 'select');
     expect(select?.isError).toBe(true);
     expect(select?.content?.[0]?.text).toContain('the selection nests selection sets');
+    // Wide rather than deep: a million fields took graphql-js ~2 s, every other call waiting.
+    const wide = await query(`{ ${'b '.repeat(1_000_000)}}`);
+    expect(wide?.content?.[0]?.text).toBe(
+      'graphql_query refused the request:\n- the document holds more than 50,000 tokens, more than the bridge checks; select fewer fields',
+    );
     // Within the bounds, a chain of fragments as deep as real ones is checked and sent.
     const fine = Array.from(
       { length: 50 },
