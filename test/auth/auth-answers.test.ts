@@ -1,11 +1,8 @@
-import { once } from 'node:events';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { discoverJwksUrl } from '../../src/auth/discover-jwks.js';
 import { jwtVerifier } from '../../src/auth/jwt-verifier.js';
 import { exchangeCode, refreshTokens } from '../../src/sign-in/token-endpoint.js';
-import { startFlood } from '../helpers/flood.js';
+import { startFixedAnswer, startFlood } from '../helpers/flood.js';
 import { makeKey, mintToken } from './jwks-server.js';
 
 // What the bridge reads of an authorization server's answers: tokens and discovery documents are
@@ -44,32 +41,17 @@ describe("an authorization server's answer without end", () => {
 
 // A refusal's reason goes into a tool's result and the sign-in page: the start of it, however long.
 describe("a token endpoint's refusal", () => {
-  /** A token endpoint on 127.0.0.1:0 answering every request with `status` and `body`. */
-  async function tokenEndpoint(status: number, body: string) {
-    const server = createServer((req, res) => {
-      req.resume();
-      res.writeHead(status, { 'content-type': 'application/json' }).end(body);
-    });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    return {
-      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`,
-      async [Symbol.asyncDispose]() {
-        server.closeAllConnections();
-        server.close();
-        await once(server, 'close');
-      },
-    };
-  }
-
   const long = 'x'.repeat(500_000);
   it.each([
     ['an OAuth error with a long description', { error: 'invalid_grant', error_description: long }],
     ['a long OAuth error code', { error: long }],
     ['a body that is not JSON', `<html>${long}</html>`],
   ])('quotes the start of %s', async (_label, body) => {
-    await using endpoint = await tokenEndpoint(400, typeof body === 'string' ? body : JSON.stringify(body));
-    const failure = await refreshTokens(client(endpoint.url), 'refresh').then(
+    await using endpoint = await startFixedAnswer(
+      400,
+      typeof body === 'string' ? body : JSON.stringify(body),
+    );
+    const failure = await refreshTokens(client(`${endpoint.url}/token`), 'refresh').then(
       () => undefined,
       (error: Error) => error.message,
     );
@@ -78,8 +60,10 @@ describe("a token endpoint's refusal", () => {
   });
 
   it('that is JSON but no object is quoted as text', async () => {
-    await using endpoint = await tokenEndpoint(200, 'null');
-    await expect(refreshTokens(client(endpoint.url), 'refresh')).rejects.toThrow(/answered HTTP 200: null$/);
+    await using endpoint = await startFixedAnswer(200, 'null');
+    await expect(refreshTokens(client(`${endpoint.url}/token`), 'refresh')).rejects.toThrow(
+      /answered HTTP 200: null$/,
+    );
   });
 });
 

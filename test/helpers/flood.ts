@@ -58,3 +58,24 @@ export async function startFlood(): Promise<Flood> {
     },
   };
 }
+
+/** A server on 127.0.0.1:0 answering every request with `status` and `body` as JSON. */
+export async function startFixedAnswer(
+  status: number,
+  body: string,
+): Promise<AsyncDisposable & { url: string }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    res.writeHead(status, { 'content-type': 'application/json' }).end(body);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    async [Symbol.asyncDispose]() {
+      server.closeAllConnections();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}

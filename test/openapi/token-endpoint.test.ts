@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startFlood } from '../helpers/flood.js';
+import { startFixedAnswer, startFlood } from '../helpers/flood.js';
 import { echoOf, firstText, loadTools } from './helpers/in-process.js';
 import { startUpstream, type Upstream } from './helpers/upstream.js';
 
@@ -80,12 +80,12 @@ const clientCredentials = (tokenUrl: string) => ({
 });
 
 describe("a spec's OAuth2 token endpoint", () => {
-  it('that answers without end is read up to 1 MiB, and the call says so', async () => {
-    await using flood = await startFlood();
+  /** The result of calling `secured` with client credentials from the token endpoint at `tokenUrl`. */
+  async function callWithTokensFrom(tokenUrl: string) {
     Object.assign(process.env, {
       BRIDGE_CC_CLIENT_ID: 'id',
       BRIDGE_CC_CLIENT_SECRET: 'secret',
-      BRIDGE_CC_TOKEN_URL: `${flood.url}/token`,
+      BRIDGE_CC_TOKEN_URL: tokenUrl,
     });
     const api = await loadTools({
       spec: specWith(clientCredentials('https://tokens.invalid/token')),
@@ -93,44 +93,28 @@ describe("a spec's OAuth2 token endpoint", () => {
       tools: 'all',
     });
     try {
-      const result = await api.call('secured');
-      expect(result.isError).toBe(true);
-      expect(firstText(result)).toContain('larger than 1 MiB');
-      // The rest was never downloaded (socket buffers aside), and the API got no call.
-      expect(await flood.written()).toBeLessThan(16 * 1024 * 1024);
-      expect(upstream.requests).toHaveLength(0);
+      return await api.call('secured');
     } finally {
       await api.close();
     }
+  }
+
+  it('that answers without end is read up to 1 MiB, and the call says so', async () => {
+    await using flood = await startFlood();
+    const result = await callWithTokensFrom(`${flood.url}/token`);
+    expect(result.isError).toBe(true);
+    expect(firstText(result)).toContain('larger than 1 MiB');
+    // The rest was never downloaded (socket buffers aside), and the API got no call.
+    expect(await flood.written()).toBeLessThan(16 * 1024 * 1024);
+    expect(upstream.requests).toHaveLength(0);
   });
 
   it('that answers JSON but no object says it has no access_token', async () => {
-    const server = createServer((req, res) => {
-      req.resume();
-      res.writeHead(200, { 'content-type': 'application/json' }).end('null');
-    });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    Object.assign(process.env, {
-      BRIDGE_CC_CLIENT_ID: 'id',
-      BRIDGE_CC_CLIENT_SECRET: 'secret',
-      BRIDGE_CC_TOKEN_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`,
-    });
-    const api = await loadTools({
-      spec: specWith(clientCredentials('https://tokens.invalid/token')),
-      baseUrl: upstream.url,
-      tools: 'all',
-    });
-    try {
-      const result = await api.call('secured');
-      expect(result.isError).toBe(true);
-      expect(firstText(result)).toMatch(/: the answer has no access_token$/);
-      expect(upstream.requests).toHaveLength(0);
-    } finally {
-      await api.close();
-      server.closeAllConnections();
-      server.close();
-    }
+    await using endpoint = await startFixedAnswer(200, 'null');
+    const result = await callWithTokensFrom(`${endpoint.url}/token`);
+    expect(result.isError).toBe(true);
+    expect(firstText(result)).toMatch(/: the answer has no access_token$/);
+    expect(upstream.requests).toHaveLength(0);
   });
 
   it('gets no client secret in clear text on another machine, and the call says what to set', async () => {
