@@ -157,8 +157,8 @@ export function createServerFactory(setup: ServerSetup): ((context: McpRequestCo
       const version = context.era === 'modern' ? undefined : server.getNegotiatedProtocolVersion();
       const titleIn = version !== undefined && version < '2025-06-18' ? 'annotations' : 'top';
       const registry = setup.registry();
-      return listPage('tools', describeTools(registry, titleIn), request.params?.cursor, () =>
-        toolsVersion(registry),
+      return listPage('tools', describeTools(registry, titleIn), request.params?.cursor, (end) =>
+        toolsVersion(registry, end),
       );
     });
 

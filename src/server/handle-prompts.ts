@@ -11,7 +11,7 @@ import type { PromptDefinition, ResourceTemplateDefinition } from '../catalog.js
 import { PAGE_URI_TEMPLATE } from '../page-output.js';
 import { quote } from '../quote-input.js';
 import { catalogContext } from './handle-resources.js';
-import { listPage, listVersion } from './paginate.js';
+import { listPage, prefixVersions } from './paginate.js';
 
 /** The spec caps one completion answer at 100 values. */
 const MAX_COMPLETIONS = 100;
@@ -28,8 +28,7 @@ export function promptHandlers(
 ): (server: Server, modern: boolean) => void {
   const byName = new Map(prompts.map((prompt) => [prompt.name, prompt]));
   const listed: Prompt[] = prompts.map(({ get: _get, complete: _complete, ...prompt }) => prompt);
-  let version: string | undefined;
-  const listedVersion = () => (version ??= listVersion(listed.map((prompt) => prompt.name)));
+  const listedVersion = prefixVersions(() => listed.map((prompt) => prompt.name));
   return (server, modern) => {
     server.registerCapabilities({ prompts: {} });
 

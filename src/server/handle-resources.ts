@@ -12,7 +12,7 @@ import type { CatalogContext, ResourceDefinition, ResourceTemplateDefinition } f
 import { PAGE_URI_TEMPLATE } from '../page-output.js';
 import { clip } from '../quote-input.js';
 import { RESOURCE_URI_PREFIX, type ResourceStore } from '../resource-store.js';
-import { listPage, listVersion } from './paginate.js';
+import { listPage, prefixVersions } from './paginate.js';
 
 /** What the resource handlers serve: the fixed resources and templates, then the caller's stored outputs. */
 export interface ResourceSources {
@@ -75,9 +75,12 @@ export function resourceHandlers(sources: ResourceSources): ResourceHandlers {
       // Anonymous HTTP requests see no stored outputs: theirs are reachable only by their URI.
       const own = mayList(caller) ? await sources.store.list(caller) : [];
       const all: Resource[] = [...listedFixed, ...own];
-      // The caller's outputs come and go (written by calls, expired): the version is of this list.
-      return listPage('resources', all, request.params?.cursor, () =>
-        listVersion(all.map((resource) => resource.uri)),
+      // The caller's outputs come and go (written by calls, expired): the versions are of this list.
+      return listPage(
+        'resources',
+        all,
+        request.params?.cursor,
+        prefixVersions(() => all.map((resource) => resource.uri)),
       );
     });
 

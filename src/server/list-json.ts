@@ -89,7 +89,7 @@ export function toolsListPage(
 ): ListPage | undefined {
   const entries = entriesFor(registry);
   if (!entries) return undefined;
-  const bounds = pageBounds(entries.length, cursor, PAGE_SIZE, () => toolsVersion(registry));
+  const bounds = pageBounds(entries.length, cursor, PAGE_SIZE, (end) => toolsVersion(registry, end));
   if (typeof bounds === 'string') return undefined;
   const parts: Uint8Array[] = [Buffer.from('{"result":{"tools":[')];
   // Tools without kept text are serialized a run at a time, in one `JSON.stringify` of the run's

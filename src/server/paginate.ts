@@ -3,10 +3,12 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { quote } from '../quote-input.js';
 import type { ToolRegistry } from '../registry.js';
 
-// A cursor is opaque to clients: the offset of the next page and the version of the list it was
-// issued for (see `listVersion`), base64url-encoded. An offset alone would page on through a list
-// that changed in between (a reload adds, removes or renames tools; stored outputs expire), and
-// skip or repeat entries without a word: a cursor from an earlier version is refused instead.
+// A cursor is opaque to clients: the offset of the next page and the version of the entries before
+// it (see `listVersion`), base64url-encoded. An offset alone would page on through a list that
+// changed in between (a reload adds, removes or renames tools; stored outputs expire), and skip or
+// repeat entries without a word. A cursor is taken while the entries its client has seen stand as
+// they were, whatever changed after them (the rest of the list is then exactly what follows), and
+// refused otherwise.
 
 /**
  * The version of a list that its cursors carry: a digest of its entries' keys (tool names, URIs)
@@ -22,16 +24,34 @@ export function listVersion(keys: readonly string[]): string {
 /** Characters of a version: 96 bits of the digest. */
 const VERSION_CHARS = 16;
 
-const toolsVersions = new WeakMap<ToolRegistry, string>();
+/**
+ * The version of the first `end` entries of a list whose keys `keys()` gives (asked once), each
+ * made once: what `pageBounds` takes.
+ */
+export function prefixVersions(keys: () => readonly string[]): (end: number) => string {
+  let all: readonly string[] | undefined;
+  const made = new Map<number, string>();
+  return (end) => {
+    let version = made.get(end);
+    if (version === undefined) {
+      all ??= keys();
+      version = listVersion(all.slice(0, end));
+      made.set(end, version);
+    }
+    return version;
+  };
+}
 
-/** The version of `registry`'s tool list (see `listVersion`), made on its first paged list. */
-export function toolsVersion(registry: ToolRegistry): string {
-  let version = toolsVersions.get(registry);
-  if (version === undefined) {
-    version = listVersion(registry.tools.map((tool) => tool.name));
-    toolsVersions.set(registry, version);
+const toolsVersions = new WeakMap<ToolRegistry, (end: number) => string>();
+
+/** The version of the first `end` tools of `registry`'s list (see `prefixVersions`). */
+export function toolsVersion(registry: ToolRegistry, end: number): string {
+  let versions = toolsVersions.get(registry);
+  if (versions === undefined) {
+    versions = prefixVersions(() => registry.tools.map((tool) => tool.name));
+    toolsVersions.set(registry, versions);
   }
-  return version;
+  return versions(end);
 }
 
 /** Where a page starts and ends in its list, and the next page's cursor (none after the last). */
@@ -42,36 +62,33 @@ export interface PageBounds {
 }
 
 /**
- * Why a cursor is refused: `unreadable` when this server did not issue it (garbled, forged, an
- * offset past the end), `stale` when its version is not the list's: issued for an earlier version
- * of it, or for another list (a tools cursor sent to resources/list).
+ * Why a cursor is refused: `unreadable` when this server did not issue it (garbled, forged),
+ * `stale` when the entries before its offset are no longer what they were (or the list is now
+ * shorter than the offset), or it was issued for another list (a tools cursor sent to resources/list).
  */
 export type CursorFault = 'unreadable' | 'stale';
 
 /**
- * Where the page after the opaque `cursor` starts and ends in a list of `length` entries whose
- * version is `version()` (asked at most once, and only when a cursor is read or made), or why the
- * cursor is refused.
+ * Where the page after the opaque `cursor` starts and ends in a list of `length` entries, whose
+ * first `end` entries have the version `version(end)` (asked only when a cursor is read or made),
+ * or why the cursor is refused.
  */
 export function pageBounds(
   length: number,
   cursor: string | undefined,
   pageSize: number,
-  version: () => string,
+  version: (end: number) => string,
 ): PageBounds | CursorFault {
-  let known: string | undefined;
-  const current = () => (known ??= version());
   let start = 0;
   if (cursor !== undefined) {
     const read = readCursor(cursor);
     if (!read) return 'unreadable';
-    if (read.version !== current()) return 'stale';
-    if (read.offset > length) return 'unreadable';
+    if (read.offset > length || read.version !== version(read.offset)) return 'stale';
     start = read.offset;
   }
   const end = Math.min(length, start + pageSize);
   const nextCursor =
-    end < length ? Buffer.from(`${end}.${current()}`, 'latin1').toString('base64url') : undefined;
+    end < length ? Buffer.from(`${end}.${version(end)}`, 'latin1').toString('base64url') : undefined;
   return { start, end, nextCursor };
 }
 
@@ -103,7 +120,7 @@ export function paginate<T>(
   all: Pageable<T>,
   cursor: string | undefined,
   pageSize: number,
-  version: () => string,
+  version: (end: number) => string,
 ) {
   const bounds = pageBounds(all.length, cursor, pageSize, version);
   if (typeof bounds === 'string') throw cursorRefused(key, cursor as string, bounds);
@@ -111,14 +128,14 @@ export function paginate<T>(
 }
 
 /**
- * One page as a list result: `{[key]: items}`, plus `nextCursor` when more follow. `version`
- * gives the version of `all` (see `listVersion`).
+ * One page as a list result: `{[key]: items}`, plus `nextCursor` when more follow. `version(end)`
+ * gives the version of the first `end` entries of `all` (see `prefixVersions`).
  */
 export function listPage<K extends string, T>(
   key: K,
   all: Pageable<T>,
   cursor: string | undefined,
-  version: () => string,
+  version: (end: number) => string,
 ) {
   const { items, nextCursor } = paginate(key, all, cursor, PAGE_SIZE, version);
   return { [key]: items, ...(nextCursor === undefined ? {} : { nextCursor }) } as { [P in K]: T[] } & {
