@@ -43,6 +43,7 @@ export {
 export { emptyCredentialWarnings, normalizeHeaders } from './expand-headers.js';
 export { booleanFlag, headerFlags, integerFlag, listFlag, stringFlag, withFlags } from './flags.js';
 export { excessiveDepth, MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
+export { type ListSomeOptions, listSome } from './list-some.js';
 export { keepListedJson, LISTED_JSON_FORMAT } from './listed-json.js';
 export { createStderrLogger, type Logger, type LogLevel, silentLogger } from './logger.js';
 export { PAGE_URI_TEMPLATE, type PagedOutput, type PageOutputOptions, pageOutput } from './page-output.js';

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
+import { listSome } from './list-some.js';
 import { namesProto, PROTO_STAND_IN, pointerToKey, renameKeys, spellProtoKeys } from './proto-key.js';
 import { clip } from './quote-input.js';
 import type { JsonSchema } from './tool.js';
@@ -157,26 +158,32 @@ function unescapePointer(segment: string): string {
 
 /**
  * Formats violations as lines a model can act on: at most `MAX_LISTED_VIOLATIONS` of them, and
- * how many more there are (see `listedViolations`).
+ * how many more there are (see `listViolations`).
  */
 export function formatViolations(toolName: string, violations: readonly Violation[]): string {
-  const { listed, more } = listedViolations(violations);
-  const lines = listed.map((violation) => `- ${violation.path || '(arguments)'}: ${violation.message}`);
-  if (more > 0) lines.push(`- and ${more} more, not listed`);
+  const lines = listViolations(violations, {
+    show: (path, message) => `- ${path || '(arguments)'}: ${message}`,
+    more: (count) => `- and ${count} more, not listed`,
+  });
   return `Invalid arguments for tool "${toolName}":\n${lines.join('\n')}\nFix these and call the tool again.`;
 }
 
 /**
- * The violations a message lists, and how many more it leaves out. A path is made of the
- * caller's property names, as long as it likes, and every property a schema refuses is a
- * violation of its own: a message listing them all would carry as many bytes as the arguments.
- * So at most `MAX_LISTED_VIOLATIONS` are listed, each path cut (see quote-input.ts).
+ * The lines of a message listing violations, each shown by `show` from its cut path and its
+ * message, then `more` for the rest. A path is made of the caller's property names, as long as it
+ * likes, and every property a schema refuses is a violation of its own: a message listing them all
+ * would carry as many bytes as the arguments. So at most `MAX_LISTED_VIOLATIONS` are listed, each
+ * path cut (see quote-input.ts).
  */
-export function listedViolations(violations: readonly Violation[]): { listed: Violation[]; more: number } {
-  const listed = violations
-    .slice(0, MAX_LISTED_VIOLATIONS)
-    .map((violation) => ({ ...violation, path: clip(violation.path) }));
-  return { listed, more: violations.length - listed.length };
+export function listViolations(
+  violations: readonly Violation[],
+  { show, more }: { show: (path: string, message: string) => string; more: (count: number) => string },
+): string[] {
+  return listSome(violations, {
+    most: MAX_LISTED_VIOLATIONS,
+    show: (violation) => show(clip(violation.path), violation.message),
+    more,
+  });
 }
 
 /** Violations one message lists; a model fixes them and hears of the rest on its next call. */

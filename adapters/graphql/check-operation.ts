@@ -10,7 +10,7 @@ import {
   stripIgnoredCharacters,
   validate,
 } from 'graphql';
-import { clip, quote } from '../../src/index.js';
+import { clip, listSome, quote } from '../../src/index.js';
 import { documentBounds } from './document-bounds.js';
 
 /** A document that parsed and validated, with the operation that will run. */
@@ -31,9 +31,11 @@ export interface OperationProblems {
  * graphql-js stops only after 100 of them: a request's megabytes would come back as they came.
  */
 export function listedProblems(messages: readonly string[]): string[] {
-  const listed = messages.slice(0, MAX_LISTED_PROBLEMS).map((message) => clip(message, MAX_PROBLEM_CHARS));
-  const more = messages.length - listed.length;
-  return more > 0 ? [...listed, `and ${more} more`] : listed;
+  return listSome(messages, {
+    most: MAX_LISTED_PROBLEMS,
+    show: (message) => clip(message, MAX_PROBLEM_CHARS),
+    more: (count) => `and ${count} more`,
+  });
 }
 
 /** Problems one refusal lists; the caller fixes them and hears of the rest on its next call. */

@@ -20,6 +20,7 @@ import {
   describeError,
   displayUrl,
   type Logger,
+  listSome,
   quote,
 } from '../../src/index.js';
 import { describeNonGraphql, type Endpoint, sendRequest } from './send-request.js';
@@ -125,11 +126,11 @@ const QUOTED_CHARS = 500;
 // The endpoint's reasons, bounded: its errors and their messages can be of any number and length,
 // and they end up in one line of the bridge's output.
 function quoteErrors(errors: Array<{ message?: unknown }>): string {
-  const quoted = errors
-    .slice(0, QUOTED_ERRORS)
-    .map((error) => clipText(String(error?.message), QUOTED_CHARS));
-  if (errors.length > QUOTED_ERRORS) quoted.push(`${errors.length - QUOTED_ERRORS} more`);
-  return quoted.join('; ');
+  return listSome(errors, {
+    most: QUOTED_ERRORS,
+    show: (error) => clipText(String(error?.message), QUOTED_CHARS),
+    more: (count) => `${count} more`,
+  }).join('; ');
 }
 
 /** Accepts `{__schema}` as well as a whole response `{data: {__schema}}`. */

@@ -4,6 +4,7 @@ import {
   clipText,
   describeError,
   displayUrl,
+  listSome,
   pageOutput,
   type ToolContext,
   type ToolResult,
@@ -94,12 +95,14 @@ export async function responseToResult(
   if (errors.length > 0) {
     // The list is bounded, in errors and in characters each: an endpoint can send thousands of
     // errors, or one of megabytes, and they would all be in the answer however it is paged.
-    const lines = errors.slice(0, LISTED_ERRORS).map((error) => {
-      const at = error.path ? ` (at ${clipText(formatPath(error.path), MESSAGE_CHARS)})` : '';
-      return `- ${clipText(error.message, MESSAGE_CHARS)}${at}`;
+    const lines = listSome(errors, {
+      most: LISTED_ERRORS,
+      show: (error) => {
+        const at = error.path ? ` (at ${clipText(formatPath(error.path), MESSAGE_CHARS)})` : '';
+        return `- ${clipText(error.message, MESSAGE_CHARS)}${at}`;
+      },
+      more: (count) => `- and ${count} more: the JSON that follows has all of them`,
     });
-    if (errors.length > LISTED_ERRORS)
-      lines.push(`- and ${errors.length - LISTED_ERRORS} more: the JSON that follows has all of them`);
     const status = response.status >= 400 ? ` (HTTP ${response.status})` : '';
     const partial = data === null ? '' : ' Partial data is included.';
     const summary = `${label}: the GraphQL server reported ${errors.length} error(s)${status}:\n${lines.join('\n')}\n${partial}`;

@@ -1,5 +1,5 @@
 import { quote } from '../quote-input.js';
-import { compileValidator, listedViolations, type Violation } from '../validate-arguments.js';
+import { compileValidator, listViolations, type Violation } from '../validate-arguments.js';
 import type {
   AskKind,
   ClientRoot,
@@ -41,9 +41,10 @@ export function checkFormAnswer(key: string, question: FormQuestion, raw: unknow
   }
   const violations = validate(content);
   if (violations.length > 0) {
-    const { listed, more } = listedViolations(violations);
-    const lines = listed.map((violation) => `${violation.path || '(content)'} ${violation.message}`);
-    if (more > 0) lines.push(`and ${more} more`);
+    const lines = listViolations(violations, {
+      show: (path, message) => `${path || '(content)'} ${message}`,
+      more: (count) => `and ${count} more`,
+    });
     throw invalid(
       key,
       'elicitation',

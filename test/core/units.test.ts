@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { clipText } from '../../src/clip-text.js';
 import { excessiveDepth, nestsDeeperThan } from '../../src/json-depth.js';
+import { listSome } from '../../src/list-some.js';
 import { silentLogger } from '../../src/logger.js';
 import { pageOutput } from '../../src/page-output.js';
 import { clip, QUOTED_CHARS, quote } from '../../src/quote-input.js';
@@ -173,6 +174,23 @@ describe('clipText', () => {
     expect(clipText('abcdef', 3)).toBe('abc… [6 characters in all]');
     // '😀' is two UTF-16 units: a cut between them would leave half a character.
     expect(clipText('ab😀cd', 3)).toBe('ab… [6 characters in all]');
+  });
+});
+
+describe('listSome', () => {
+  const options = {
+    most: 2,
+    show: (text: string) => clip(text, 3),
+    more: (count: number) => `and ${count} more`,
+  };
+
+  it('lists all when they fit, each shown as it says', () => {
+    expect(listSome([], options)).toEqual([]);
+    expect(listSome(['a', 'abcdef'], options)).toEqual(['a', 'abc…']);
+  });
+
+  it('lists the first few and counts the rest on a line of its own', () => {
+    expect(listSome(['a', 'b', 'c', 'd'], options)).toEqual(['a', 'b', 'and 2 more']);
   });
 });
 
