@@ -42,6 +42,7 @@ export {
 } from './errors.js';
 export { emptyCredentialWarnings, normalizeHeaders } from './expand-headers.js';
 export { booleanFlag, headerFlags, integerFlag, listFlag, stringFlag, withFlags } from './flags.js';
+export { htmlPageTitle, isHtmlPage } from './html-page.js';
 export { excessiveDepth, MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 export { type ListSomeOptions, listSome } from './list-some.js';
 export { keepListedJson, LISTED_JSON_FORMAT } from './listed-json.js';

@@ -4,6 +4,8 @@ import {
   describeError,
   displayUrl,
   excessiveDepth,
+  htmlPageTitle,
+  isHtmlPage,
   MAX_JSON_DEPTH,
   MAX_RESPONSE_BYTES,
   mebibytes,
@@ -126,21 +128,14 @@ function networkCause(error: unknown): string {
   return typeof code === 'string' && !message.includes(code) ? `${code} (${message})` : message;
 }
 
-/** How far into an HTML page its `<title>` is looked for: the head comes first. */
-const TITLE_SEARCH_CHARS = 64 * 1024;
-
 /**
  * Says what a body that is not a GraphQL response is, without dumping it: an HTML page (a web
  * page, a login wall or a proxy's error page, named by its title) or the first characters of text.
  */
 export function describeNonGraphql(text: string): string {
   const trimmed = text.replace(/^\uFEFF/, '').trimStart();
-  if (/^<(!doctype html|html|head|body)\b/i.test(trimmed)) {
-    // In the page's start, with each run bounded: `<title[^>]*>` scanned to the end of the text
-    // from every `<title` without its `>`, quadratic in the page's length (minutes for 1 MB of
-    // them), and the whole bridge waited meanwhile.
-    const head = trimmed.slice(0, TITLE_SEARCH_CHARS);
-    const title = /<title\b[^>]{0,100}>([^<]{0,300})<\/title>/i.exec(head)?.[1]?.replace(/\s+/g, ' ').trim();
+  if (isHtmlPage(trimmed)) {
+    const title = htmlPageTitle(trimmed);
     return `an HTML page${title ? ` ("${clip(title, 80)}")` : ''}, not a GraphQL response`;
   }
   const snippet = clip(trimmed, 300).trimEnd();

@@ -1,7 +1,14 @@
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, read } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { BridgeError, type BridgeErrorCode, describeError, displayUrl, mebibytes } from '../../src/index.js';
+import {
+  BridgeError,
+  type BridgeErrorCode,
+  describeError,
+  displayUrl,
+  isHtmlPage,
+  mebibytes,
+} from '../../src/index.js';
 import { recordingConnector } from './checked-lookup.js';
 import type { RemoteRefSettings } from './fetch-remote-ref.js';
 import { jsonText, jsonTextInPlace } from './json-text.js';
@@ -268,7 +275,7 @@ async function fetchText(url: string, connectedTo: string[], signal?: AbortSigna
 /** JSON when it looks like JSON (fast path for the 13 MB specs), YAML otherwise. */
 function parseText(text: string, location: string, code: BridgeErrorCode): Record<string, unknown> {
   const trimmed = text.replace(/^\uFEFF/, '').trimStart();
-  if (/^<(!doctype html|html|head|body)\b/i.test(trimmed)) {
+  if (isHtmlPage(trimmed)) {
     // A documentation page (Swagger UI, Redoc) instead of the document it renders.
     throw new BridgeError(
       code,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { clipText } from '../../src/clip-text.js';
+import { htmlPageTitle, isHtmlPage } from '../../src/html-page.js';
 import { excessiveDepth, nestsDeeperThan } from '../../src/json-depth.js';
 import { listSome } from '../../src/list-some.js';
 import { silentLogger } from '../../src/logger.js';
@@ -191,6 +192,27 @@ describe('listSome', () => {
 
   it('lists the first few and counts the rest on a line of its own', () => {
     expect(listSome(['a', 'b', 'c', 'd'], options)).toEqual(['a', 'b', 'and 2 more']);
+  });
+});
+
+describe('an HTML page where JSON or YAML was expected', () => {
+  it('is known by its first tag, past a byte order mark and white space', () => {
+    expect(isHtmlPage('\uFEFF\n <!DOCTYPE html><html>')).toBe(true);
+    expect(isHtmlPage('<body>')).toBe(true);
+    expect(isHtmlPage('<bodyx>')).toBe(false);
+    expect(isHtmlPage('{"html": 1}')).toBe(false);
+  });
+
+  it('is named by its title, white space collapsed, when it has one', () => {
+    expect(htmlPageTitle('<html><head><title lang="en"> Sign\n  in </title>')).toBe('Sign in');
+    expect(htmlPageTitle('<html><title> </title>')).toBeUndefined();
+    expect(htmlPageTitle('<html><body>no title</body>')).toBeUndefined();
+  });
+
+  it('finds no title in a page of unclosed title tags in linear time', () => {
+    const started = performance.now();
+    expect(htmlPageTitle(`<html>${'<title '.repeat(200_000)}`)).toBeUndefined();
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 });
 
