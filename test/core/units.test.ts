@@ -209,10 +209,9 @@ describe('an HTML page where JSON or YAML was expected', () => {
     expect(htmlPageTitle('<html><body>no title</body>')).toBeUndefined();
   });
 
-  it('finds no title in a page of unclosed title tags in linear time', () => {
-    const started = performance.now();
+  // Quadratic, as the unbounded `<title[^>]*>` was, this page took minutes: the test's timeout.
+  it('finds no title in a page of unclosed title tags', () => {
     expect(htmlPageTitle(`<html>${'<title '.repeat(200_000)}`)).toBeUndefined();
-    expect(performance.now() - started).toBeLessThan(1000);
   });
 });
 
