@@ -131,10 +131,14 @@ describe('hostile answers to calls', () => {
 
   it('gives up after --timeout on an answer that stalls or never starts, serving others meanwhile', async () => {
     const started = Date.now();
-    const stalled = Promise.all([call('stall'), call('hang')]);
-    const served = expectServing().then(() => Date.now() - started);
-    const [replies, servedAfter] = await Promise.all([stalled, served]);
-    expect(servedAfter).toBeLessThan(1_500);
+    let settled = false;
+    const stalled = Promise.all([call('stall'), call('hang')]).finally(() => {
+      settled = true;
+    });
+    // Answered while both still wait for their timeout: in order, not by a clock.
+    const served = expectServing().then(() => settled);
+    const [replies, stalledFirst] = await Promise.all([stalled, served]);
+    expect(stalledFirst).toBe(false);
     for (const [index, reply] of replies.entries()) {
       const name = ['stall', 'hang'][index];
       expect(reply.json?.result?.isError, name).toBe(true);
@@ -164,10 +168,10 @@ describe('hostile answers to introspection at start-up', () => {
 
   it('gives up on introspection that never answers after --timeout', async () => {
     await using endpoint = await startRawUpstream(() => {});
-    const { code, stderr, ms } = await runBridge([endpoint.url, '--timeout', '1000']);
+    // Without the timeout it would be killed after 20 s (code null), not exit 1.
+    const { code, stderr } = await runBridge([endpoint.url, '--timeout', '1000']);
     expect(code).toBe(1);
     expect(stderr).toContain(`the GraphQL endpoint ${endpoint.url} did not answer within 1000 ms`);
-    expect(ms).toBeLessThan(10_000);
   });
 
   it('quotes only the start of an introspection refusal of many long errors', async () => {
@@ -190,10 +194,10 @@ describe('hostile answers to introspection at start-up', () => {
     await using endpoint = await startRawUpstream((_query, res) => {
       res.writeHead(200, { 'content-type': 'text/html' }).end(TITLES);
     });
-    const { code, stderr, ms } = await runBridge([endpoint.url]);
+    // Quadratic, it took minutes: killed after 20 s (code null), not exit 1.
+    const { code, stderr } = await runBridge([endpoint.url]);
     expect(code).toBe(1);
     expect(stderr).toContain('answered HTTP 200 with an HTML page, not a GraphQL response');
-    expect(ms).toBeLessThan(10_000);
   });
 });
 
