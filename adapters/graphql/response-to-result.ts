@@ -101,7 +101,7 @@ export async function responseToResult(
         const at = error.path ? ` (at ${clipText(formatPath(error.path), MESSAGE_CHARS)})` : '';
         return `- ${clipText(error.message, MESSAGE_CHARS)}${at}`;
       },
-      more: (count) => `- and ${count} more: the JSON that follows has all of them`,
+      more: (count) => `- and ${count} more, in the JSON that follows`,
     });
     const status = response.status >= 400 ? ` (HTTP ${response.status})` : '';
     const partial = data === null ? '' : ' Partial data is included.';
