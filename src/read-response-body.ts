@@ -1,4 +1,5 @@
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 
 /**
  * The largest upstream response body an adapter reads by default (64 MiB): past it a call fails
@@ -50,8 +51,9 @@ export function readResponseBody(body: Readable, maxBytes: number, tooLarge: () 
 export const MAX_AUTH_RESPONSE_BYTES = 1024 * 1024;
 
 /**
- * `readResponseBody` for a fetch `Response`: its body as UTF-8 text, failing with `tooLarge()`
- * past `maxBytes` (the body is cancelled, so the rest is never downloaded).
+ * `readResponseBody` for a fetch `Response`: its body as UTF-8 text (a byte order mark dropped, as
+ * `text()` drops it), failing with `tooLarge()` past `maxBytes` (the body is cancelled, so the rest
+ * is never downloaded).
  */
 export async function readResponseText(
   response: Response,
@@ -59,16 +61,6 @@ export async function readResponseText(
   tooLarge: () => Error,
 ): Promise<string> {
   if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (let read = await reader.read(); !read.done; read = await reader.read()) {
-    size += read.value.byteLength;
-    if (size > maxBytes) {
-      reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    chunks.push(read.value);
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks));
+  const body = Readable.fromWeb(response.body as WebReadableStream<Uint8Array>);
+  return new TextDecoder().decode(await readResponseBody(body, maxBytes, tooLarge));
 }

@@ -187,7 +187,7 @@ export function listViolations(
 }
 
 /** Violations one message lists; a model fixes them and hears of the rest on its next call. */
-export const MAX_LISTED_VIOLATIONS = 20;
+const MAX_LISTED_VIOLATIONS = 20;
 
 function toViolation(error: ErrorObject): Violation {
   const params = error.params as Record<string, unknown>;

@@ -1,15 +1,19 @@
 import { Lexer, Source, TokenKind } from 'graphql';
+import { MAX_JSON_DEPTH } from '../../src/index.js';
 
 /** Fragment definitions one document may hold: real queries use a few dozen. */
-export const MAX_FRAGMENTS = 1_000;
-/** Levels of `{ }` and `[ ]` one document may nest, selection sets and literal values together. */
-export const MAX_NESTING = 128;
+const MAX_FRAGMENTS = 1_000;
+/**
+ * Levels of `{ }` and `[ ]` one document may nest, selection sets and literal values together:
+ * the depth the bridge allows any JSON it reads or passes on.
+ */
+const MAX_NESTING = MAX_JSON_DEPTH;
 /**
  * Tokens one document may hold: GitHub's largest real queries hold a few thousand. Parsing and
  * validating are linear in them but run on the event loop: a 2 MB document of a million fields
  * held every other call for ~2 s.
  */
-export const MAX_TOKENS = 50_000;
+const MAX_TOKENS = 50_000;
 
 /**
  * Why a client's document is too large for graphql-js to check, or `undefined`. Its parser and its

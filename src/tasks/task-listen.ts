@@ -13,7 +13,7 @@ const KEEP_ALIVE_MS = 15_000;
  * the acknowledgement names what is honored: a 4 MiB body of ids made hundreds of thousands of
  * lookups at once and an acknowledgement as large.
  */
-export const MAX_LISTEN_ENTRIES = 1_000;
+const MAX_LISTEN_ENTRIES = 1_000;
 
 /** Task changes, for `notifications/tasks` on 2026-07-28 `subscriptions/listen` streams. */
 export interface TaskFeed {
