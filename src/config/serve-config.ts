@@ -183,10 +183,17 @@ function summarizeChange(before: ToolRegistry, after: ToolRegistry): string {
   return `${countOf(after.tools.length, 'tool')}${parts.length > 0 ? ` (${parts.join('; ')})` : ' (no change)'}`;
 }
 
+// What a client is told of a tool, and its settings: the functions (`invoke`, `preview`, `runs`)
+// are made anew by every load, so a definition compared with them was never the same (the log
+// called every OpenAPI tool changed on every reload).
 function sameTool(a: RegisteredDefinition, b: RegisteredDefinition): boolean {
-  const { invoke: _a, ...left } = a;
-  const { invoke: _b, ...right } = b;
-  return isDeepStrictEqual(left, right);
+  return isDeepStrictEqual(dataOf(a), dataOf(b));
+}
+
+function dataOf(definition: RegisteredDefinition): Record<string, unknown> {
+  const data: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(definition)) if (typeof value !== 'function') data[key] = value;
+  return data;
 }
 
 type RegisteredDefinition = ToolRegistry['tools'][number]['definition'];

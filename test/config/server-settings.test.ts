@@ -1,13 +1,17 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
 import { connect } from '../helpers/connect.js';
 import { BRIDGE_BIN, startHttpBridge } from '../helpers/start-bridge.js';
+
 import { CONFIG_BIN, onToolsChanged, tempDir, toolNames, toolNamesSoon, writeYaml } from './helpers.js';
+
+const PETSTORE = resolve('fixtures/config/inspect/petstore.yaml');
 
 describe('the server section and the shorthand path', () => {
   it('serves HTTP as the config says, without flags, and enforces a per-tool timeoutMs', async () => {
@@ -106,5 +110,21 @@ describe('the server section and the shorthand path', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('says a reload that changed nothing changed nothing, for an OpenAPI source too', async () => {
+    await using dir = await tempDir();
+    await writeFile(dir.file('petstore.yaml'), await readFile(PETSTORE));
+    await writeYaml(dir.file('bridge.config.yaml'), {
+      sources: [{ kind: 'openapi', options: { spec: 'petstore.yaml' } }],
+    });
+    await using bridge = await startHttpBridge({
+      script: BRIDGE_BIN,
+      args: ['serve', dir.file('bridge.config.yaml'), '--no-watch'],
+    });
+    bridge.child.kill('SIGHUP');
+    for (let tries = 0; tries < 50 && !bridge.stderr().includes('reloaded:'); tries++) await sleep(100);
+    // Its tools' functions (invoke, preview) are new after a load; what they are is not.
+    expect(bridge.stderr()).toMatch(/reloaded: \d+ tools \(no change\)/);
   });
 });
