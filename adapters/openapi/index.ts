@@ -41,8 +41,12 @@ SCHEME = the scheme name upper-cased, other characters as _:
   apiKey (header, query, cookie)  BRIDGE_<SCHEME>_API_KEY
   http bearer                     BRIDGE_<SCHEME>_TOKEN
   http basic                      BRIDGE_<SCHEME>_USERNAME, BRIDGE_<SCHEME>_PASSWORD
-  oauth2 client credentials       BRIDGE_<SCHEME>_CLIENT_ID, BRIDGE_<SCHEME>_CLIENT_SECRET
-                                  (optional BRIDGE_<SCHEME>_SCOPES), or a ready BRIDGE_<SCHEME>_TOKEN
+  oauth2 client credentials       BRIDGE_<SCHEME>_CLIENT_ID, BRIDGE_<SCHEME>_CLIENT_SECRET (optional
+                                  BRIDGE_<SCHEME>_SCOPES, BRIDGE_<SCHEME>_TOKEN_URL), or a ready
+                                  BRIDGE_<SCHEME>_TOKEN
+  oauth2 authorization code       each caller signs in: BRIDGE_<SCHEME>_CLIENT_ID (optional
+                                  BRIDGE_<SCHEME>_CLIENT_SECRET, _SCOPES, _TOKEN_URL,
+                                  _AUTHORIZATION_URL), or a ready BRIDGE_<SCHEME>_TOKEN
   other oauth2, openIdConnect     BRIDGE_<SCHEME>_TOKEN`,
   options: flagOptions,
   parseFlags,
