@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, openSync, read } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, read } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import {
   BridgeError,
@@ -148,6 +148,7 @@ async function readText(path: string, hashed?: (bytes: Buffer) => void): Promise
     const json = jsonBytes(bytes);
     return json ? { bytes: json, spare } : bytes.toString('utf8');
   } catch (error) {
+    if (error instanceof BridgeError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     const why =
       code === 'ENOENT'
@@ -163,6 +164,12 @@ async function readText(path: string, hashed?: (bytes: Buffer) => void): Promise
   }
 }
 
+const tooLargeSpec = (path: string) =>
+  new BridgeError(
+    'invalid_input',
+    `cannot read the OpenAPI spec ${path}: it is larger than ${mebibytes(MAX_SPEC_BYTES)}`,
+  );
+
 /** Room left after a file's bytes for the escapes of `jsonTextInPlace` (GitHub's spec needs ~500 bytes). */
 const SPARE_BYTES = 64 * 1024;
 
@@ -172,9 +179,20 @@ const SPARE_BYTES = 64 * 1024;
 // read is under way when the caller's first `await` returns: the server's modules are evaluated
 // meanwhile (see serve.ts).
 async function readWithSpare(path: string): Promise<SpecBytes> {
-  const fd = openSync(path, 'r');
+  // Without blocking: opening a FIFO for reading waits for a writer, and a synchronous open held the
+  // whole process (signals included). Regular files only, and no more than a fetched spec may be:
+  // `/dev/zero` as the spec had grown the buffer to gigabytes.
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
-    const { size } = fstatSync(fd);
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) {
+      throw new BridgeError(
+        'invalid_input',
+        `cannot read the OpenAPI spec ${path}: it is not a regular file (a device, a FIFO, a socket or a directory)`,
+      );
+    }
+    const { size } = stat;
+    if (size > MAX_SPEC_BYTES) throw tooLargeSpec(path);
     let buffer = Buffer.allocUnsafeSlow(Math.max(size, SPARE_BYTES) + SPARE_BYTES);
     let length = 0;
     for (;;) {
@@ -185,6 +203,7 @@ async function readWithSpare(path: string): Promise<SpecBytes> {
         const probe = Buffer.allocUnsafe(SPARE_BYTES);
         const more = await readInto(fd, probe, 0, SPARE_BYTES);
         if (more === 0) break;
+        if (length + more > MAX_SPEC_BYTES) throw tooLargeSpec(path);
         const larger = Buffer.allocUnsafeSlow(2 * (length + more) + SPARE_BYTES);
         buffer.copy(larger, 0, 0, length);
         probe.copy(larger, length, 0, more);
