@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, read } from 'node:fs';
+import { closeSync, constants, fstatSync, open as openFd, openSync, read } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import {
   BridgeError,
@@ -179,16 +179,25 @@ const SPARE_BYTES = 64 * 1024;
 // read is under way when the caller's first `await` returns: the server's modules are evaluated
 // meanwhile (see serve.ts).
 async function readWithSpare(path: string): Promise<SpecBytes> {
-  // Without blocking: opening a FIFO for reading waits for a writer, and a synchronous open held the
-  // whole process (signals included). Regular files only, and no more than a fetched spec may be:
-  // `/dev/zero` as the spec had grown the buffer to gigabytes.
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  // Checked without blocking first: opening a FIFO waits for a writer, and a synchronous open held
+  // the whole process (signals included). Regular files, and pipes (`bridge openapi <(curl …)`),
+  // which are then opened off the main thread; a device (`/dev/zero`) or a directory is refused,
+  // and nothing is read past what a fetched spec may be.
+  let fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) {
+    let stat = fstatSync(fd);
+    if (stat.isFIFO()) {
+      closeSync(fd);
+      fd = -1;
+      fd = await new Promise<number>((resolve, reject) =>
+        openFd(path, 'r', (error, opened) => (error ? reject(error) : resolve(opened))),
+      );
+      stat = fstatSync(fd);
+    }
+    if (!stat.isFile() && !stat.isFIFO()) {
       throw new BridgeError(
         'invalid_input',
-        `cannot read the OpenAPI spec ${path}: it is not a regular file (a device, a FIFO, a socket or a directory)`,
+        `cannot read the OpenAPI spec ${path}: it is not a regular file or a pipe (a device, a socket or a directory)`,
       );
     }
     const { size } = stat;
@@ -217,7 +226,7 @@ async function readWithSpare(path: string): Promise<SpecBytes> {
     }
     return { bytes: buffer.subarray(0, length), spare: buffer.length - length };
   } finally {
-    closeSync(fd);
+    if (fd >= 0) closeSync(fd);
   }
 }
 

@@ -1,6 +1,6 @@
 // What a new user meets in the first minutes: the transport flag over a config file, the iproute2
 // name clash, and the exact message and exit code of each mistake the README warns about.
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { resolve } from 'node:path';
@@ -118,18 +118,13 @@ describe('errors of the first run: message and exit code', () => {
     );
   });
 
-  // Opened blocking, a FIFO held the process (signals too) until a writer came; /dev/zero grew the
-  // read to gigabytes. Killed after 20 s, the run would have no exit code 2.
-  it('a FIFO or a device given as a spec: not a regular file, exit 2', async () => {
-    const fifo = dir.file('spec.fifo');
-    execFileSync('mkfifo', [fifo]);
-    for (const spec of [fifo, '/dev/zero']) {
-      const result = await run(['openapi', spec]);
-      expect(result.code, spec).toBe(2);
-      expect(result.stderr, spec).toBe(
-        `bridge openapi: openapi ${spec}: cannot read the OpenAPI spec ${spec}: it is not a regular file (a device, a FIFO, a socket or a directory)\n`,
-      );
-    }
+  // /dev/zero grew the read to gigabytes; a directory or a device is no spec.
+  it('a device given as a spec: not a regular file, exit 2', async () => {
+    const result = await run(['openapi', '/dev/zero']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      'bridge openapi: openapi /dev/zero: cannot read the OpenAPI spec /dev/zero: it is not a regular file or a pipe (a device, a socket or a directory)\n',
+    );
   });
 
   it('an HTML page given as a spec: exit 2 for a file', async () => {

@@ -122,8 +122,10 @@ describe('the server section and the shorthand path', () => {
       script: BRIDGE_BIN,
       args: ['serve', dir.file('bridge.config.yaml'), '--no-watch'],
     });
+    // As in the test above: the SIGHUP handler is set once serving has begun.
+    await sleep(800);
     bridge.child.kill('SIGHUP');
-    for (let tries = 0; tries < 50 && !bridge.stderr().includes('reloaded:'); tries++) await sleep(100);
+    for (let tries = 0; tries < 150 && !bridge.stderr().includes('reloaded:'); tries++) await sleep(100);
     // Its tools' functions (invoke, preview) are new after a load; what they are is not.
     expect(bridge.stderr()).toMatch(/reloaded: \d+ tools \(no change\)/);
   });
