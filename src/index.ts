@@ -58,6 +58,12 @@ export {
 } from './protected-paths.js';
 export { clip, QUOTED_CHARS, quote } from './quote-input.js';
 export {
+  type InputBytes,
+  type ReadInputOptions,
+  readInputFile,
+  readInputFileSync,
+} from './read-input-file.js';
+export {
   MAX_AUTH_RESPONSE_BYTES,
   MAX_RESPONSE_BYTES,
   readResponseBody,

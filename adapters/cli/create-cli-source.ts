@@ -19,7 +19,7 @@ import { type Discovered, discoverGit } from './discover-git.js';
 import { findProgram } from './find-program.js';
 import { inferredDangerousFlags } from './infer-dangerous-flags.js';
 import { inferPaths } from './infer-paths.js';
-import { findBundledOverlay, loadOverlay, type Overlay } from './load-overlay.js';
+import { findBundledOverlay, type Overlay, readOverlay } from './load-overlay.js';
 import { makeTool, programNameOf, toolNameOf } from './make-tool.js';
 import type { CliOptions } from './options.js';
 import { probe } from './probe.js';
@@ -69,7 +69,7 @@ async function loadTools(
   const binary = findProgram(options.program, baseDir);
   const program = basename(binary);
   const overlayPath = options.overlay ? resolve(baseDir, options.overlay) : findBundledOverlay(program);
-  const overlay = overlayPath ? loadOverlay(overlayPath).overlay : undefined;
+  const overlay = overlayPath ? (await readOverlay(overlayPath, context.signal)).overlay : undefined;
   const policy = policyOf(options, overlay, baseDir);
   // Before discovery: a sandbox that was asked for and cannot run stops the start.
   const sandbox = options.sandbox

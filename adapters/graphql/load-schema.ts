@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import {
   buildASTSchema,
   buildClientSchema,
@@ -21,7 +20,9 @@ import {
   displayUrl,
   type Logger,
   listSome,
+  MAX_RESPONSE_BYTES,
   quote,
+  readInputFile,
 } from '../../src/index.js';
 import { describeNonGraphql, type Endpoint, sendRequest } from './send-request.js';
 
@@ -37,25 +38,20 @@ export async function loadSchema(
   signal?: AbortSignal,
 ): Promise<GraphQLSchema> {
   const schema = source.file
-    ? await schemaFromFile(source.file, log)
+    ? await schemaFromFile(source.file, log, signal)
     : await schemaFromEndpoint(source.endpoint, log, signal);
   return tolerateInvalid(schema, source.file ?? displayUrl(source.endpoint.url), log);
 }
 
-async function schemaFromFile(file: string, log: Logger): Promise<GraphQLSchema> {
-  let text: string;
-  try {
-    // Editors on Windows write a byte-order mark, which JSON.parse refuses.
-    text = (await readFile(file, 'utf8')).replace(/^\uFEFF/, '');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : undefined;
-    // The system error would only repeat the path and the reason: it is not chained as a cause.
-    if (why) throw new BridgeError('invalid_input', `cannot read the schema file ${file}: ${why}`);
-    throw new BridgeError('invalid_input', `cannot read the schema file ${file}: ${describeError(error)}`, {
-      cause: error,
-    });
-  }
+async function schemaFromFile(file: string, log: Logger, signal?: AbortSignal): Promise<GraphQLSchema> {
+  // A regular file or a pipe, never a device, within the bound of an introspection answer.
+  const { bytes } = await readInputFile(file, {
+    what: 'the schema file',
+    maxBytes: MAX_RESPONSE_BYTES,
+    ...(signal ? { signal } : {}),
+  });
+  // Editors on Windows write a byte-order mark, which JSON.parse refuses.
+  const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
   const trimmed = text.trimStart();
   if (trimmed.startsWith('{') || file.endsWith('.json')) {
     let json: unknown;

@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import {
   type DefinitionNode,
@@ -13,8 +13,9 @@ import {
   validate,
   visit,
 } from 'graphql';
-import { BridgeError, describeError, type ToolDefinition } from '../../src/index.js';
+import { BridgeError, describeError, readInputFile, type ToolDefinition } from '../../src/index.js';
 import { checkVariables } from './check-operation.js';
+import { documentBounds } from './document-bounds.js';
 import type { ToolFactoryContext } from './fields-to-tools.js';
 import { inferAnnotations } from './infer-annotations.js';
 import { runOperation } from './response-to-result.js';
@@ -162,9 +163,20 @@ async function listGraphqlFiles(dir: string): Promise<string[]> {
   return files.map((entry) => join(dir, entry));
 }
 
+/** The most an operation file may hold: far more than the tokens `documentBounds` lets through. */
+const MAX_OPERATION_FILE_BYTES = 4 * 2 ** 20;
+
 async function parseFile(file: string): Promise<DocumentNode> {
+  // A regular file or a pipe, never a device; counted before graphql-js, which recurses, parses it.
+  const { bytes } = await readInputFile(file, {
+    what: 'the operation file',
+    maxBytes: MAX_OPERATION_FILE_BYTES,
+  });
+  const text = bytes.toString('utf8');
+  const tooLarge = documentBounds(text);
+  if (tooLarge) throw new BridgeError('invalid_input', `the operation file ${file} is refused: ${tooLarge}`);
   try {
-    return parse(await readFile(file, 'utf8'));
+    return parse(text);
   } catch (error) {
     throw new BridgeError(
       'invalid_input',

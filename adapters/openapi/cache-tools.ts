@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -63,13 +63,36 @@ export function cacheFile(specPath: string, options: unknown): string {
   return join(cacheDir(), 'openapi', `${basename(specPath).replace(/[^\w.-]/g, '_')}-${key}.json`);
 }
 
-/** The SHA-256 of a file's bytes with its `statOf` taken just before, or undefined when unreadable. */
+/**
+ * The SHA-256 of a regular file's bytes with its `statOf` taken just before; undefined when it is
+ * unreadable or not a regular file (a FIFO put where a spec was is never waited on: this runs on
+ * the main thread).
+ */
 export function hashFile(path: string): { sha256: string; stat: string } | undefined {
   try {
     const stat = statOf(path);
-    return { sha256: createHash('sha256').update(readFileSync(path)).digest('hex'), stat };
+    const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    try {
+      if (!fstatSync(fd).isFile()) return undefined;
+      return { sha256: createHash('sha256').update(readFileSync(fd)).digest('hex'), stat };
+    } finally {
+      closeSync(fd);
+    }
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * Whether `path` is a regular file now. A spec read from a pipe (`bridge openapi <(curl …)`) is
+ * neither looked up in nor written to the cache: its path names another pipe on every start, and
+ * checking it would read the pipe (the spec's bytes, which are then gone for the load).
+ */
+export function isRegularFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
   }
 }
 

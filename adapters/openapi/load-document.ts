@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, open as openFd, openSync, read } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import {
   BridgeError,
   type BridgeErrorCode,
   describeError,
   displayUrl,
+  type InputBytes,
   isHtmlPage,
   mebibytes,
+  readInputFile,
 } from '../../src/index.js';
 import { recordingConnector } from './checked-lookup.js';
 import type { RemoteRefSettings } from './fetch-remote-ref.js';
@@ -76,7 +77,7 @@ export async function loadDocument(
   const shown = displayUrl(location);
   const fetchedFrom: string[] = [];
   const parsed = await parseSource(
-    remote ? fetchText(location, fetchedFrom, options.signal) : readText(location, hashed),
+    remote ? fetchText(location, fetchedFrom, options.signal) : readText(location, hashed, options.signal),
     shown,
     code,
     options.beforeParse,
@@ -133,108 +134,31 @@ async function parseSource(
 }
 
 /** A local JSON spec's bytes, followed in their memory by `spare` bytes that are the reader's own. */
-interface SpecBytes {
-  bytes: Buffer;
-  spare: number;
-}
+type SpecBytes = InputBytes;
 
-async function readText(path: string, hashed?: (bytes: Buffer) => void): Promise<string | SpecBytes> {
-  try {
-    // Bytes first, decoded once: with an encoding, fs/promises decodes each 512 KiB slice through a
-    // StringDecoder and joins them into a rope that the parse must then flatten, all alive together
-    // (GitHub's 13 MB spec: ~6-13 MB more peak RSS). JSON stays bytes, for `jsonTextInPlace`.
-    const { bytes, spare } = await readWithSpare(path);
-    hashed?.(bytes);
-    const json = jsonBytes(bytes);
-    return json ? { bytes: json, spare } : bytes.toString('utf8');
-  } catch (error) {
-    if (error instanceof BridgeError) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT'
-        ? 'no such file'
-        : code === 'EACCES'
-          ? 'permission denied'
-          : code === 'EISDIR'
-            ? 'it is a directory'
-            : undefined;
-    // The system error only repeats what `why` says (and the path): it is not chained as a cause.
-    if (why) throw new BridgeError('invalid_input', `cannot read the OpenAPI spec ${path}: ${why}`);
-    throw new BridgeError('invalid_input', `cannot read the OpenAPI spec ${path}`, { cause: error });
-  }
+async function readText(
+  path: string,
+  hashed?: (bytes: Buffer) => void,
+  signal?: AbortSignal,
+): Promise<string | SpecBytes> {
+  // Bytes first, decoded once: with an encoding, fs/promises decodes each 512 KiB slice through a
+  // StringDecoder and joins them into a rope that the parse must then flatten, all alive together
+  // (GitHub's 13 MB spec: ~6-13 MB more peak RSS). JSON stays bytes, for `jsonTextInPlace`. Opened
+  // and measured synchronously, so that the read is under way when the caller's first `await`
+  // returns: the server's modules are evaluated meanwhile (see serve.ts).
+  const { bytes, spare } = await readInputFile(path, {
+    what: 'the OpenAPI spec',
+    maxBytes: MAX_SPEC_BYTES,
+    spare: SPARE_BYTES,
+    ...(signal ? { signal } : {}),
+  });
+  hashed?.(bytes);
+  const json = jsonBytes(bytes);
+  return json ? { bytes: json, spare } : bytes.toString('utf8');
 }
-
-const tooLargeSpec = (path: string) =>
-  new BridgeError(
-    'invalid_input',
-    `cannot read the OpenAPI spec ${path}: it is larger than ${mebibytes(MAX_SPEC_BYTES)}`,
-  );
 
 /** Room left after a file's bytes for the escapes of `jsonTextInPlace` (GitHub's spec needs ~500 bytes). */
 const SPARE_BYTES = 64 * 1024;
-
-// The whole file in one buffer with `SPARE_BYTES` or more after it: one read, and one more that
-// finds the end, for a file whose size does not change meanwhile (`readFile` reads 512 KiB at a
-// time, each a round trip through the event loop). Opened and measured synchronously, so that the
-// read is under way when the caller's first `await` returns: the server's modules are evaluated
-// meanwhile (see serve.ts).
-async function readWithSpare(path: string): Promise<SpecBytes> {
-  // Checked without blocking first: opening a FIFO waits for a writer, and a synchronous open held
-  // the whole process (signals included). Regular files, and pipes (`bridge openapi <(curl …)`),
-  // which are then opened off the main thread; a device (`/dev/zero`) or a directory is refused,
-  // and nothing is read past what a fetched spec may be.
-  let fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  try {
-    let stat = fstatSync(fd);
-    if (stat.isFIFO()) {
-      closeSync(fd);
-      fd = -1;
-      fd = await new Promise<number>((resolve, reject) =>
-        openFd(path, 'r', (error, opened) => (error ? reject(error) : resolve(opened))),
-      );
-      stat = fstatSync(fd);
-    }
-    if (!stat.isFile() && !stat.isFIFO()) {
-      throw new BridgeError(
-        'invalid_input',
-        `cannot read the OpenAPI spec ${path}: it is not a regular file or a pipe (a device, a socket or a directory)`,
-      );
-    }
-    const { size } = stat;
-    if (size > MAX_SPEC_BYTES) throw tooLargeSpec(path);
-    let buffer = Buffer.allocUnsafeSlow(Math.max(size, SPARE_BYTES) + SPARE_BYTES);
-    let length = 0;
-    for (;;) {
-      let room = buffer.length - SPARE_BYTES - length;
-      if (room === 0) {
-        // Full: the end of the file, or a file that grew while read (or that states no size, a
-        // pipe), read on into a larger buffer.
-        const probe = Buffer.allocUnsafe(SPARE_BYTES);
-        const more = await readInto(fd, probe, 0, SPARE_BYTES);
-        if (more === 0) break;
-        if (length + more > MAX_SPEC_BYTES) throw tooLargeSpec(path);
-        const larger = Buffer.allocUnsafeSlow(2 * (length + more) + SPARE_BYTES);
-        buffer.copy(larger, 0, 0, length);
-        probe.copy(larger, length, 0, more);
-        buffer = larger;
-        length += more;
-        room = buffer.length - SPARE_BYTES - length;
-      }
-      const bytesRead = await readInto(fd, buffer, length, room);
-      if (bytesRead === 0) break;
-      length += bytesRead;
-    }
-    return { bytes: buffer.subarray(0, length), spare: buffer.length - length };
-  } finally {
-    if (fd >= 0) closeSync(fd);
-  }
-}
-
-function readInto(fd: number, buffer: Buffer, offset: number, length: number): Promise<number> {
-  return new Promise((done, fail) => {
-    read(fd, buffer, offset, length, null, (error, bytesRead) => (error ? fail(error) : done(bytesRead)));
-  });
-}
 
 /** A JSON document's bytes without a byte-order mark; undefined when `bytes` do not start as JSON. */
 function jsonBytes(bytes: Buffer): Buffer | undefined {

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { BridgeError, describeError } from '../errors.js';
+import { readInputFileSync } from '../read-input-file.js';
 import { markSecretVariable } from '../secret-variables.js';
 import type { TokenVerifier } from './token-verifier.js';
 
@@ -56,7 +56,11 @@ export function parseStaticTokens(text: string, origin: string): StaticToken[] {
   return tokens;
 }
 
+/** The most a token file may hold: thousands of tokens. */
+const MAX_TOKEN_FILE_BYTES = 2 ** 20;
+
 /** Reads tokens from an environment variable and/or a file; at least one token must result. */
+
 export function loadStaticTokens(
   from: { env?: string; file?: string },
   environment: NodeJS.ProcessEnv,
@@ -79,7 +83,11 @@ export function loadStaticTokens(
     const path = resolve(baseDir, from.file);
     let text: string;
     try {
-      text = readFileSync(path, 'utf8');
+      // Read before the bridge takes signals (see `readInputFileSync`): a pipe (`<(pass show …)`)
+      // is read to its end, a device refused.
+      text = readInputFileSync(path, { what: 'the token file', maxBytes: MAX_TOKEN_FILE_BYTES }).toString(
+        'utf8',
+      );
     } catch (error) {
       throw new BridgeError('invalid_input', `--auth-tokens-file ${from.file}: ${describeError(error)}`, {
         cause: error,

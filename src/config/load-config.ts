@@ -1,10 +1,10 @@
-import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { parseDocument } from 'yaml';
 import type { z } from 'zod';
 import type { AdapterCommand } from '../command.js';
-import { BridgeError, describeError } from '../errors.js';
+import { BridgeError } from '../errors.js';
 import { isPlainObject } from '../plain-object.js';
+import { readInputFile } from '../read-input-file.js';
 import { markSecretVariable } from '../secret-variables.js';
 import {
   type ConfigShell,
@@ -41,6 +41,9 @@ export interface BridgeConfig {
   sources: ConfiguredSource[];
 }
 
+/** The most a config file may hold: far above any real one. */
+const MAX_CONFIG_BYTES = 16 * 2 ** 20;
+
 /**
  * Reads, parses and validates a config file (YAML or JSON). Throws one `BridgeError`
  * (`invalid_input`) listing every problem as `file:line:column path: what — fix`.
@@ -51,14 +54,9 @@ export async function loadConfigFile(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<BridgeConfig> {
   const path = resolve(file);
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new BridgeError('invalid_input', `cannot read the config file ${file}: ${describeError(error)}`, {
-      cause: error,
-    });
-  }
+  // A regular file or a pipe (`bridge serve <(…)`), never a device, within MAX_CONFIG_BYTES.
+  const { bytes } = await readInputFile(path, { what: 'the config file', maxBytes: MAX_CONFIG_BYTES });
+  const text = bytes.toString('utf8');
   // Loaded here, not at start-up: `bridge openapi spec.json` never reads YAML, and yaml costs ~30 ms.
   const { LineCounter, parseDocument } = await import('yaml');
   const lines = new LineCounter();
