@@ -13,6 +13,7 @@ import type { Logger } from '../logger.js';
 import { isPlainObject } from '../plain-object.js';
 import type { DirectCall, JsonAnswer } from '../server/direct-call.js';
 import type { EventStreamAnswer } from '../server/direct-session-call.js';
+import { type RefusedEcho, refuseEchoes } from '../server/refuse-echoes.js';
 import { asTaskListen, serveTaskListen, type TaskFeed } from '../tasks/task-listen.js';
 import { rejectParamHeaders } from './check-param-headers.js';
 import { jsonRpcErrorResponse } from './json-rpc-response.js';
@@ -201,6 +202,8 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
       // The SDK's session transport reads no request signal: the request goes as it is.
       return legacy.handle(request, given, admission, fetchOptions.holdCalls);
     }
+    const refused = refuseEchoes(given, request.headers);
+    if (refused) return refusedEchoResponse(refused, given);
     if (options.toolInputSchema) {
       const mismatch = await rejectParamHeaders(request, options.toolInputSchema, given);
       if (mismatch) return mismatch;
@@ -261,4 +264,19 @@ function claimsModernEra(request: Request, body: unknown): boolean {
     return false;
   const meta = isPlainObject(body.params) ? body.params._meta : undefined;
   return isPlainObject(meta) && 'io.modelcontextprotocol/protocolVersion' in meta;
+}
+
+/**
+ * The answer to a request `refuseEchoes` refused, with the HTTP status the SDK gives the same error
+ * (400 for an unsupported version, 404 for an unknown method, 200 for invalid params).
+ */
+function refusedEchoResponse(refused: RefusedEcho, body: unknown): Response {
+  const id =
+    isPlainObject(body) && (typeof body.id === 'string' || typeof body.id === 'number') ? body.id : null;
+  const status = refused.code === -32601 ? 404 : refused.code === -32602 ? 200 : 400;
+  const { code, message, data } = refused;
+  return new Response(
+    JSON.stringify({ jsonrpc: '2.0', id, error: { code, message, ...(data === undefined ? {} : { data }) } }),
+    { status, headers: { 'content-type': 'application/json' } },
+  );
 }

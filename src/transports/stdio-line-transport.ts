@@ -7,6 +7,7 @@ import {
   type JSONRPCRequest,
   type Transport,
 } from '@modelcontextprotocol/server';
+import { type RefusedEcho, refuseEchoes } from '../server/refuse-echoes.js';
 
 /** The longest line accepted from the client (10 MiB, as the SDK's own stdio transport). */
 const MAX_LINE_BYTES = 10 * 1024 * 1024;
@@ -178,6 +179,13 @@ export class StdioLineTransport implements Transport {
       this.#reply(null, -32700, `Parse error: ${(error as Error).message}`);
       return;
     }
+    const refused = refuseEchoes(parsed);
+    if (refused) {
+      const id = (parsed as { id?: unknown }).id;
+      // A notification gets no answer.
+      if (typeof id === 'string' || typeof id === 'number') this.#replyWith(id, refused);
+      return;
+    }
     // The lane checks what it takes more strictly than the schemas below, which cost a plain call
     // more than the rest of reading it.
     if (this.interceptor?.take(parsed)) return;
@@ -196,7 +204,11 @@ export class StdioLineTransport implements Transport {
   }
 
   #reply(id: string | number | null, code: number, message: string): void {
-    const line = JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } });
+    this.#replyWith(id, { code, message });
+  }
+
+  #replyWith(id: string | number | null, error: RefusedEcho): void {
+    const line = JSON.stringify({ jsonrpc: '2.0', id, error });
     this.#stdout.write(`${line}\n`);
   }
 

@@ -1,0 +1,147 @@
+// The SDK quotes a malformed 2026-07-28 request's values whole in its answers (the envelope's
+// version, and over HTTP the method, name or URI it compares with the headers, and the headers):
+// a value far longer than any real one is answered by the bridge instead, the same error quoting at
+// most 100 characters of it. Values of ordinary length still get the SDK's own answers.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LineClient } from '../helpers/line-client.js';
+import { envelope } from '../helpers/modern-request.js';
+import { distPath, type HttpBridge, startHttpBridge } from '../helpers/start-bridge.js';
+
+const SERVER = distPath('test/servers/echo-server.js');
+const HUGE = 'A'.repeat(200_000);
+/** What an answer may hold beyond the error's own words: the quoted start of the value. */
+const SMALL = 1_000;
+
+let bridge: HttpBridge;
+let stdio: LineClient;
+beforeAll(async () => {
+  bridge = await startHttpBridge({ script: SERVER, args: [] });
+  stdio = new LineClient([], {}, SERVER);
+});
+afterAll(async () => {
+  stdio?.child.kill();
+  await bridge?.[Symbol.asyncDispose]();
+});
+
+const withVersion = (version: string) => ({
+  ...envelope(),
+  'io.modelcontextprotocol/protocolVersion': version,
+});
+
+/** One raw 2026-07-28 request over HTTP with the headers given (none added). */
+async function post(method: string, params: Record<string, unknown>, headers: Record<string, string>) {
+  const response = await fetch(bridge.url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params }),
+  });
+  const text = await response.text();
+  return {
+    status: response.status,
+    text,
+    error: (JSON.parse(text) as { error: Record<string, unknown> }).error,
+  };
+}
+
+const headersFor = (method: string, name?: string) => ({
+  'mcp-protocol-version': '2026-07-28',
+  'mcp-method': method,
+  ...(name === undefined ? {} : { 'mcp-name': name }),
+});
+
+describe('over HTTP', () => {
+  it('an envelope version of 200,000 characters: -32022 as the SDK says it, quoting 100', async () => {
+    const short = await post(
+      'tools/list',
+      { _meta: withVersion('1999-01-01') },
+      { ...headersFor('tools/list'), 'mcp-protocol-version': '1999-01-01' },
+    );
+    expect(short.status).toBe(400);
+    expect(short.error).toEqual({
+      code: -32022,
+      message: 'Unsupported protocol version: 1999-01-01',
+      data: { supported: ['2026-07-28'], requested: '1999-01-01' },
+    });
+    const long = await post('tools/list', { _meta: withVersion(HUGE) }, headersFor('tools/list'));
+    expect(long.status).toBe(400);
+    expect(long.error.code).toBe(-32022);
+    expect(long.error.message).toBe(`Unsupported protocol version: "${'A'.repeat(100)}…"`);
+    expect(long.error.data).toEqual({ supported: ['2026-07-28'], requested: `${'A'.repeat(100)}…` });
+    expect(long.text.length).toBeLessThan(SMALL);
+  });
+
+  it('a method, a tool name or a URI far longer than any real one: answered without the echo', async () => {
+    const method = await post(HUGE, { _meta: envelope() }, headersFor('tools/list'));
+    expect(method.status).toBe(404);
+    expect(method.error.code).toBe(-32601);
+    const name = await post(
+      'tools/call',
+      { name: HUGE, arguments: {}, _meta: envelope() },
+      headersFor('tools/call', 'echo'),
+    );
+    expect(name.status).toBe(200);
+    expect(name.error.code).toBe(-32602);
+    const uri = await post(
+      'resources/read',
+      { uri: `x://${HUGE}`, _meta: envelope() },
+      headersFor('resources/read', 'x://a'),
+    );
+    expect(uri.error.code).toBe(-32602);
+    for (const answer of [method, name, uri]) expect(answer.text.length).toBeLessThan(SMALL);
+  });
+
+  it('headers far longer than any real value: -32020 quoting 100 characters; a short mismatch is the SDK’s', async () => {
+    const short = await post('tools/list', { _meta: envelope() }, headersFor('tools/lisst'));
+    expect(short.status).toBe(400);
+    expect(short.error.code).toBe(-32020);
+    expect(short.error.message).toContain('tools/lisst');
+    const long = await post('tools/list', { _meta: envelope() }, headersFor('B'.repeat(8_000)));
+    expect(long.status).toBe(400);
+    expect(long.error.code).toBe(-32020);
+    expect(long.text.length).toBeLessThan(SMALL);
+    const name = await post(
+      'tools/call',
+      { name: 'echo', arguments: { text: 'x' }, _meta: envelope() },
+      headersFor('tools/call', 'N'.repeat(8_000)),
+    );
+    expect(name.error.code).toBe(-32020);
+    expect(name.text.length).toBeLessThan(SMALL);
+  });
+
+  it('goes on serving', async () => {
+    const call = await post(
+      'tools/call',
+      { name: 'echo', arguments: { text: 'still here' }, _meta: envelope() },
+      headersFor('tools/call', 'echo'),
+    );
+    expect(call.text).toContain('still here');
+  });
+});
+
+describe('over stdio', () => {
+  it('an envelope version of 200,000 characters: -32022 quoting 100; a short one is the SDK’s', async () => {
+    const short = JSON.parse(await stdio.line(1, 'tools/list', { _meta: withVersion('1999-01-01') }));
+    expect(short.error).toEqual({
+      code: -32022,
+      message: 'Unsupported protocol version: 1999-01-01',
+      data: { supported: ['2026-07-28'], requested: '1999-01-01' },
+    });
+    const line = await stdio.line(2, 'tools/list', { _meta: withVersion(HUGE) });
+    expect(line.length).toBeLessThan(SMALL);
+    expect(JSON.parse(line).error.code).toBe(-32022);
+  });
+
+  it('a method of 200,000 characters: -32601 quoting 100, and the connection goes on', async () => {
+    const line = await stdio.line(3, HUGE, { _meta: envelope() });
+    expect(line.length).toBeLessThan(SMALL);
+    expect(JSON.parse(line).error.code).toBe(-32601);
+    const call = JSON.parse(
+      await stdio.line(4, 'tools/call', { name: 'echo', arguments: { text: 'on' }, _meta: envelope() }),
+    );
+    expect(call.result.content[0].text).toBe('on');
+  });
+});
