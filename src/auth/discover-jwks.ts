@@ -1,5 +1,6 @@
 import { mebibytes } from '../count-of.js';
 import { BridgeError, describeError } from '../errors.js';
+import { quote } from '../quote-input.js';
 import { MAX_AUTH_RESPONSE_BYTES, readResponseText } from '../read-response-body.js';
 
 /**
@@ -43,7 +44,7 @@ export async function discoverJwksUrl(issuer: string, signal?: AbortSignal): Pro
     if (document.issuer !== issuer) {
       throw new BridgeError(
         'upstream_failed',
-        `${candidate} names the issuer ${JSON.stringify(document.issuer)}, not ${issuer}`,
+        `${candidate} names the issuer ${quote(document.issuer)}, not ${issuer}`,
       );
     }
     if (typeof document.jwks_uri !== 'string') {

@@ -61,6 +61,14 @@ describe('JWT verification against a JWKS', () => {
     jwks.metadataIssuer = 'https://look-alike.example.com';
     const fooled = jwtVerifier({ issuer: jwks.issuer });
     await expect(fooled.verify(token, resource)).rejects.toThrow(/names the issuer "https:\/\/look-alike/);
+
+    // The server's own value is quoted, at most 100 characters of it.
+    jwks.metadataIssuer = `https://x.example/${'y'.repeat(100_000)}`;
+    const error = await jwtVerifier({ issuer: jwks.issuer })
+      .verify(token, resource)
+      .catch((failure: Error) => failure);
+    expect((error as Error).message).toContain(`names the issuer "https://x.example/${'y'.repeat(82)}…"`);
+    expect((error as Error).message.length).toBeLessThan(600);
   });
 
   it('answers 503, not 401, when the signing keys cannot be fetched', async () => {
