@@ -39,6 +39,8 @@ export async function readInputFile(path: string, options: ReadInputOptions): Pr
   if (pipe) return readPipe(fd, path, options);
   try {
     return await readRegular(fd, path, options);
+  } catch (error) {
+    throw error instanceof BridgeError ? error : cannotRead(path, options, error);
   } finally {
     closeSync(fd);
   }

@@ -266,17 +266,13 @@ function claimsModernEra(request: Request, body: unknown): boolean {
   return isPlainObject(meta) && 'io.modelcontextprotocol/protocolVersion' in meta;
 }
 
-/**
- * The answer to a request `refuseEchoes` refused, with the HTTP status the SDK gives the same error
- * (400 for an unsupported version, 404 for an unknown method, 200 for invalid params).
- */
+/** The answer to a request `refuseEchoes` refused: 400, as the SDK answers both errors over HTTP. */
 function refusedEchoResponse(refused: RefusedEcho, body: unknown): Response {
   const id =
     isPlainObject(body) && (typeof body.id === 'string' || typeof body.id === 'number') ? body.id : null;
-  const status = refused.code === -32601 ? 404 : refused.code === -32602 ? 200 : 400;
   const { code, message, data } = refused;
   return new Response(
     JSON.stringify({ jsonrpc: '2.0', id, error: { code, message, ...(data === undefined ? {} : { data }) } }),
-    { status, headers: { 'content-type': 'application/json' } },
+    { status: 400, headers: { 'content-type': 'application/json' } },
   );
 }

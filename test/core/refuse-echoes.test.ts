@@ -1,5 +1,5 @@
 // The SDK quotes a malformed 2026-07-28 request's values whole in its answers (the envelope's
-// version, and over HTTP the method, name or URI it compares with the headers, and the headers):
+// version; over HTTP the method, name, URI or task id where the headers disagree, and the headers):
 // a value far longer than any real one is answered by the bridge instead, the same error quoting at
 // most 100 characters of it. Values of ordinary length still get the SDK's own answers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -54,7 +54,7 @@ const headersFor = (method: string, name?: string) => ({
 });
 
 describe('over HTTP', () => {
-  it('an envelope version of 200,000 characters: -32022 as the SDK says it, quoting 100', async () => {
+  it('an envelope version far longer than any real one: -32022 as the SDK says it, quoting 100', async () => {
     const short = await post(
       'tools/list',
       { _meta: withVersion('1999-01-01') },
@@ -66,32 +66,39 @@ describe('over HTTP', () => {
       message: 'Unsupported protocol version: 1999-01-01',
       data: { supported: ['2026-07-28'], requested: '1999-01-01' },
     });
-    const long = await post('tools/list', { _meta: withVersion(HUGE) }, headersFor('tools/list'));
+    // In the header too (which Node caps at 16 KiB with the others), so that the two agree.
+    const version = 'V'.repeat(8_000);
+    const long = await post(
+      'tools/list',
+      { _meta: withVersion(version) },
+      { ...headersFor('tools/list'), 'mcp-protocol-version': version },
+    );
     expect(long.status).toBe(400);
     expect(long.error.code).toBe(-32022);
-    expect(long.error.message).toBe(`Unsupported protocol version: "${'A'.repeat(100)}…"`);
-    expect(long.error.data).toEqual({ supported: ['2026-07-28'], requested: `${'A'.repeat(100)}…` });
+    expect(long.error.message).toBe(`Unsupported protocol version: "${'V'.repeat(100)}…"`);
+    expect(long.error.data).toEqual({ supported: ['2026-07-28'], requested: `${'V'.repeat(100)}…` });
     expect(long.text.length).toBeLessThan(SMALL);
   });
 
-  it('a method, a tool name or a URI far longer than any real one: answered without the echo', async () => {
-    const method = await post(HUGE, { _meta: envelope() }, headersFor('tools/list'));
-    expect(method.status).toBe(404);
-    expect(method.error.code).toBe(-32601);
-    const name = await post(
-      'tools/call',
-      { name: HUGE, arguments: {}, _meta: envelope() },
-      headersFor('tools/call', 'echo'),
-    );
-    expect(name.status).toBe(200);
-    expect(name.error.code).toBe(-32602);
-    const uri = await post(
-      'resources/read',
-      { uri: `x://${HUGE}`, _meta: envelope() },
-      headersFor('resources/read', 'x://a'),
-    );
-    expect(uri.error.code).toBe(-32602);
-    for (const answer of [method, name, uri]) expect(answer.text.length).toBeLessThan(SMALL);
+  it('a version, method, name, URI or task id of 200,000 characters its header does not repeat: -32020, quoting 100 of each', async () => {
+    const answers = [
+      await post('tools/list', { _meta: withVersion(HUGE) }, headersFor('tools/list')),
+      await post(HUGE, { _meta: envelope() }, headersFor('tools/list')),
+      await post(
+        'tools/call',
+        { name: HUGE, arguments: {}, _meta: envelope() },
+        headersFor('tools/call', 'echo'),
+      ),
+      await post('resources/read', { uri: HUGE, _meta: envelope() }, headersFor('resources/read', 'x://a')),
+      await post('tasks/get', { taskId: HUGE, _meta: envelope() }, headersFor('tasks/get')),
+    ];
+    for (const answer of answers) {
+      expect(answer.status).toBe(400);
+      expect(answer.error.code).toBe(-32020);
+      expect(answer.error.message).toContain(`"${'A'.repeat(100)}…"`);
+      expect(answer.text.length).toBeLessThan(SMALL);
+    }
+    expect(answers[4]?.error.message).toContain('the Mcp-Name header is missing');
   });
 
   it('headers far longer than any real value: -32020 quoting 100 characters; a short mismatch is the SDK’s', async () => {
@@ -110,6 +117,16 @@ describe('over HTTP', () => {
     );
     expect(name.error.code).toBe(-32020);
     expect(name.text.length).toBeLessThan(SMALL);
+  });
+
+  it('a long name its header repeats goes on to the tool lookup, which quotes it itself', async () => {
+    const name = 'N'.repeat(8_000);
+    const answer = await post(
+      'tools/call',
+      { name, arguments: {}, _meta: envelope() },
+      headersFor('tools/call', name),
+    );
+    expect(answer.error).toEqual({ code: -32602, message: `Unknown tool: "${'N'.repeat(100)}…"` });
   });
 
   it('goes on serving', async () => {
@@ -135,7 +152,7 @@ describe('over stdio', () => {
     expect(JSON.parse(line).error.code).toBe(-32022);
   });
 
-  it('a method of 200,000 characters: -32601 quoting 100, and the connection goes on', async () => {
+  it('a method of 200,000 characters: the SDK’s -32601, which quotes none of it; the connection goes on', async () => {
     const line = await stdio.line(3, HUGE, { _meta: envelope() });
     expect(line.length).toBeLessThan(SMALL);
     expect(JSON.parse(line).error.code).toBe(-32601);
