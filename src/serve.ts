@@ -141,7 +141,7 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
 
   const hasResources = (options.catalog?.resources?.length ?? 0) > 0;
   const hasTemplates = (options.catalog?.resourceTemplates?.length ?? 0) > 0;
-  const start = TRANSPORTS[options.transport.kind] as StartTransport<TransportOptions>;
+  const start = (await TRANSPORTS[options.transport.kind]()) as StartTransport<TransportOptions>;
   let transport: Awaited<ReturnType<typeof start>>;
   try {
     transport = await start(options.transport, {

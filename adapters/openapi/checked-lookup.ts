@@ -1,4 +1,4 @@
-import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import type { LookupAddress, LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import type { buildConnector } from 'undici';
 
@@ -18,7 +18,8 @@ function checkedLookup(
   refuse: (address: string, name: string) => Error,
 ) {
   return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+    // Node's resolver is loaded with the first connection, not with the bridge.
+    process.getBuiltinModule('node:dns').lookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, []);
       const refused = addresses.find(({ address }) => !allow(address));
       if (refused) return callback(refuse(refused.address, hostname) as NodeJS.ErrnoException, []);

@@ -10,7 +10,6 @@
 //   messages report, and line 443 resumes a half-read body with a `range` header the spec never declared.
 // A custom `retry` callback could fix the first three only by re-implementing this whole decision
 // (methods, statuses, codes, Retry-After, backoff, an abortable wait): undici would only re-dispatch.
-import { STATUS_CODES } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { BridgeError, describeError, MAX_RESPONSE_BYTES, readResponseBody } from '../../src/index.js';
 import type { HttpRequest } from './build-request.js';
@@ -174,7 +173,7 @@ export class HttpSender {
     }
     return {
       status: answer.statusCode,
-      reason: STATUS_CODES[answer.statusCode] ?? '',
+      reason: statusText(answer.statusCode),
       headers,
       body,
       attempts: 1,
@@ -264,4 +263,12 @@ function sleep(ms: number, stop: CallStop): Promise<boolean> {
     };
     stop.once('abort', onAbort);
   });
+}
+
+// Node's table of reason phrases, from its HTTP module, loaded on the first answer: a bridge on
+// stdio otherwise never loads it (~2 ms of a start).
+let reasons: Record<number, string | undefined> | undefined;
+function statusText(status: number): string {
+  reasons ??= process.getBuiltinModule('node:http').STATUS_CODES;
+  return reasons[status] ?? '';
 }

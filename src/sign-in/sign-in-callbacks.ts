@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TokenSet } from './token-endpoint.js';
 
@@ -248,6 +248,8 @@ export class SignInCallbacks {
 
   async #listen(): Promise<{ server: Server; uri: string }> {
     const fixed = this.#configured ? new URL(this.#configured) : undefined;
+    // Loaded here: a bridge on stdio that never signs in never loads Node's HTTP server.
+    const { createServer } = await import('node:http');
     const server = createServer((req, res) => {
       // Joined to the origin as text: a target such as `//evil.example/x` stays a path of this origin.
       const full = `http://127.0.0.1${req.url ?? '/'}`;
