@@ -51,6 +51,12 @@ export interface ServeOptions {
    * listener on 127.0.0.1 over stdio).
    */
   signIn?: { redirectUri?: string };
+  /**
+   * Gives up the start: aborted while the sources load, the waits in the load end (a spec's fetch,
+   * a FIFO's writer, a CLI's discovery) and `serve` rejects with the signal's reason. Not looked at
+   * once the bridge serves (`close` stops it then).
+   */
+  signal?: AbortSignal;
 }
 
 /** How long a source replaced by a reload keeps serving the calls that started before it. */
@@ -103,11 +109,19 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
   const protocol = import('./server/protocol.js');
   // Awaited below; a load that fails first must not leave it unhandled.
   protocol.catch(() => {});
+  const { signal } = options;
+  const giveUp = () => shutdown.abort(signal?.reason);
+  if (signal?.aborted) giveUp();
+  else signal?.addEventListener('abort', giveUp, { once: true });
   try {
     registry = await loading;
+    // A load that finished all the same (nothing in it was waiting) still ends the start.
+    signal?.throwIfAborted();
   } catch (error) {
     await shared?.close();
     throw error;
+  } finally {
+    signal?.removeEventListener('abort', giveUp);
   }
   const { createServerFactory, ResourceSubscriptions, TRANSPORTS } = await protocol;
   log.info(

@@ -73,7 +73,7 @@ export function createGraphqlSource(options: GraphqlOptions, baseDir: string): S
       // Operations first: on a name clash the registry lets the first keep the plain name, and an
       // operation someone wrote by hand matters more than a generated field tool.
       if (operationsDir) {
-        const operations = await operationsToTools(context, operationsDir);
+        const operations = await operationsToTools(context, operationsDir, signal);
         const kept = mutations
           ? operations.tools
           : operations.tools.filter((tool) => tool.annotations.readOnlyHint);

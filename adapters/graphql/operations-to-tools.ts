@@ -33,12 +33,16 @@ export interface OperationTools {
  * Operations that do not validate against the schema, anonymous ones and subscriptions are skipped
  * with a warning.
  */
-export async function operationsToTools(context: ToolFactoryContext, dir: string): Promise<OperationTools> {
+export async function operationsToTools(
+  context: ToolFactoryContext,
+  dir: string,
+  signal?: AbortSignal,
+): Promise<OperationTools> {
   const files = await listGraphqlFiles(dir);
   const operations: Array<{ node: OperationDefinitionNode; file: string; description: string }> = [];
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const file of files) {
-    const document = await parseFile(file);
+    const document = await parseFile(file, signal);
     for (const definition of document.definitions) {
       if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
       if (definition.kind === Kind.OPERATION_DEFINITION) {
@@ -166,11 +170,12 @@ async function listGraphqlFiles(dir: string): Promise<string[]> {
 /** The most an operation file may hold: far more than the tokens `documentBounds` lets through. */
 const MAX_OPERATION_FILE_BYTES = 4 * 2 ** 20;
 
-async function parseFile(file: string): Promise<DocumentNode> {
+async function parseFile(file: string, signal?: AbortSignal): Promise<DocumentNode> {
   // A regular file or a pipe, never a device; counted before graphql-js, which recurses, parses it.
   const { bytes } = await readInputFile(file, {
     what: 'the operation file',
     maxBytes: MAX_OPERATION_FILE_BYTES,
+    ...(signal ? { signal } : {}),
   });
   const text = bytes.toString('utf8');
   const tooLarge = documentBounds(text);

@@ -69,29 +69,39 @@ export async function runConfig(
     server.transport = { ...server.transport, instance };
   }
   const store = values.store ?? config.server.store;
-  // Signals are taken from the start: one that arrives while the sources load, or between the
-  // "listening" line and the bridge being handed back, stops it cleanly once it serves (its caches
-  // written, its processes stopped), and within 2 s whatever the load is doing.
+  // Signals are taken from the start: one that arrives while the sources load gives up what the
+  // load waits for (a fetch, a FIFO's writer, a CLI's discovery) and ends the process, within 2 s
+  // whatever the load is doing; one between the "listening" line and the bridge being handed back
+  // stops it cleanly once it serves (its caches written, its processes stopped).
   let running: Awaited<ReturnType<typeof serveConfig>> | undefined;
   let stopRequested = false;
+  const starting = new AbortController();
   const stop = () => {
     if (running) {
       void running.close();
       return;
     }
     stopRequested = true;
+    starting.abort(new Error('stopped by a signal while starting'));
     setTimeout(() => process.exit(0), 2_000).unref();
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  running = await serveConfig({
-    config,
-    ...(typeof store === 'string' ? { store } : {}),
-    ...(reread ? { reread: () => reread().then(withFlags) } : {}),
-    transport: server.transport,
-    log,
-    watch: values['no-watch'] !== true,
-  });
+  try {
+    running = await serveConfig({
+      config,
+      ...(typeof store === 'string' ? { store } : {}),
+      ...(reread ? { reread: () => reread().then(withFlags) } : {}),
+      transport: server.transport,
+      log,
+      watch: values['no-watch'] !== true,
+      signal: starting.signal,
+    });
+  } catch (error) {
+    // Stopped while starting: not an error of the start.
+    if (starting.signal.aborted) return 0;
+    throw error;
+  }
   server.attach(running.bridge);
   if (stopRequested) void running.close();
   const serving = running;

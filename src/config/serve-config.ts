@@ -23,6 +23,8 @@ export interface ServeConfigOptions {
   store?: string;
   /** Rebuild the tools when the config or a file a source was built from changes. Default true. */
   watch?: boolean;
+  /** Gives up the start while the sources load (see `ServeOptions.signal`). */
+  signal?: AbortSignal;
 }
 
 /** A bridge serving a config, with hot reload. */
@@ -59,6 +61,7 @@ export async function serveConfig(options: ServeConfigOptions): Promise<ConfigBr
     ...(options.store === undefined ? {} : { store: options.store }),
     ...(stateKey === undefined ? {} : { ask: { stateKey } }),
     ...(config.server.instructions === undefined ? {} : { instructions: config.server.instructions }),
+    ...(options.signal ? { signal: options.signal } : {}),
   });
   warnAboutLargeTools(bridge.registry(), log);
   protectPaths(watchedFiles(config, sources));
