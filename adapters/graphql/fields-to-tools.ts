@@ -51,11 +51,23 @@ export interface ToolFactoryContext {
 type AnyField = GraphQLField<unknown, unknown>;
 
 /**
- * One tool per field of the Query or Mutation root. The tool's arguments are the field's arguments
+ * The most root fields (queries and mutations together) made into tools. Real schemas have a few
+ * hundred (GitHub's ~200 queries and ~300 mutations; a generated one over a large database a few
+ * thousand); each tool holds ~5 kB, and a schema from an endpoint can name hundreds of thousands of
+ * fields in its 64 MiB of introspection: the start would run out of memory instead of serving.
+ */
+export const MAX_FIELD_TOOLS = 10_000;
+
+/**
+ * One tool per field of the Query or Mutation root, `limit` at most (see `MAX_FIELD_TOOLS`). The tool's arguments are the field's arguments
  * (JSON Schema), plus `select`: a selection set replacing the generated one. Documents are built
  * per call with variables for the arguments given, so omitted arguments keep their server defaults.
  */
-export function fieldsToTools(context: ToolFactoryContext, kind: 'query' | 'mutation'): ToolDefinition[] {
+export function fieldsToTools(
+  context: ToolFactoryContext,
+  kind: 'query' | 'mutation',
+  limit: number = MAX_FIELD_TOOLS,
+): ToolDefinition[] {
   const root = kind === 'query' ? context.schema.getQueryType() : context.schema.getMutationType();
   if (!root) return [];
   // In every tool's title: said once rather than once per field.
@@ -66,8 +78,13 @@ export function fieldsToTools(context: ToolFactoryContext, kind: 'query' | 'muta
     return [];
   }
   const tools: ToolDefinition[] = [];
-  for (const field of Object.values(root.getFields())) {
-    if (field.name.startsWith('__')) continue;
+  const fields = Object.values(root.getFields()).filter((field) => !field.name.startsWith('__'));
+  if (fields.length > limit) {
+    context.log.warn(
+      `the bridge makes at most ${MAX_FIELD_TOOLS.toLocaleString('en-US')} root fields into tools, queries and mutations together: of the ${kind} root's ${fields.length.toLocaleString('en-US')} ${fields.length === 1 ? 'field' : 'fields'}, the first ${Math.max(0, limit).toLocaleString('en-US')} are served; write the operations you need with --operations DIR, or reach the rest with --generic`,
+    );
+  }
+  for (const field of fields.slice(0, Math.max(0, limit))) {
     try {
       tools.push(fieldToTool(context, kind, root, field));
     } catch (error) {

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { AdapterCommand, LoadContext, Source, ToolDefinition } from '../../src/index.js';
 import { displayUrl, emptyCredentialWarnings, normalizeHeaders } from '../../src/index.js';
-import { fieldsToTools, type ToolFactoryContext } from './fields-to-tools.js';
+import { fieldsToTools, MAX_FIELD_TOOLS, type ToolFactoryContext } from './fields-to-tools.js';
 import { genericTools } from './generic-tools.js';
 import { loadSchema } from './load-schema.js';
 import { operationsToTools } from './operations-to-tools.js';
@@ -80,8 +80,9 @@ export function createGraphqlSource(options: GraphqlOptions, baseDir: string): S
         tools.push(...kept);
         watched.push(...operations.files);
       }
-      tools.push(...fieldsToTools(context, 'query'));
-      if (mutations) tools.push(...fieldsToTools(context, 'mutation'));
+      const queries = fieldsToTools(context, 'query');
+      tools.push(...queries);
+      if (mutations) tools.push(...fieldsToTools(context, 'mutation', MAX_FIELD_TOOLS - queries.length));
       if (options.generic) tools.push(...genericTools(context, mutations));
       if (tools.length === 0) log.warn(`graphql ${displayUrl(options.endpoint)}: the schema yields no tools`);
       return tools;

@@ -407,3 +407,31 @@ describe('hostile documents from a client', () => {
     expect(served.stderr()).not.toContain(' error: ');
   });
 });
+
+describe('a hostile schema of many fields', () => {
+  it('makes 10,000 root fields into tools at most, and says how many it left out', async () => {
+    // ~5 kB a tool: the 300,000 fields 64 MiB of introspection can name would exhaust memory.
+    const fields = Array.from({ length: 10_050 }, (_, at) => `f${at}(a: Int): Int`).join('\n');
+    const data = introspectionFromSchema(buildSchema(`type Query {\n${fields}\n}\ntype Mutation { m: Int }`));
+    await using endpoint = await startRawUpstream((_query, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data }));
+    });
+    await using bridge = await startHttpBridge({ script: BRIDGE_BIN, args: ['graphql', endpoint.url] });
+    const names: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await modernRequest(bridge.url, 'tools/list', cursor ? { cursor } : {});
+      const result = page.json?.result as { tools: Array<{ name: string }>; nextCursor?: string };
+      names.push(...result.tools.map((tool) => tool.name));
+      cursor = result.nextCursor;
+    } while (cursor);
+    expect(names).toHaveLength(10_000);
+    expect(names).toContain('f9999');
+    expect(names).not.toContain('f10000');
+    expect(names).not.toContain('m');
+    expect(bridge.stderr()).toContain(
+      "of the query root's 10,050 fields, the first 10,000 are served; write the operations you need with --operations DIR",
+    );
+    expect(bridge.stderr()).toContain("of the mutation root's 1 field, the first 0 are served");
+  });
+});
