@@ -222,7 +222,11 @@ async function convert(
     },
   };
   const listed = applyOverrides(listOperations(document, version), options.overrides, log);
-  const operations = filterOperations(listed, options.include, options.exclude);
+  const operations = servedOperations(
+    filterOperations(listed, options.include, options.exclude),
+    displayUrl(loaded.location),
+    log,
+  );
   if (operations.length === 0) {
     throw new BridgeError(
       'load_failed',
@@ -336,4 +340,21 @@ function convertInBackground(tools: OperationTool[], save: () => void): void {
     else save();
   };
   setTimeout(slice, AFTER_START_UP_MS).unref();
+}
+
+/**
+ * The most operations one spec serves. The largest real APIs have tens of thousands (Microsoft
+ * Graph's ~17,000); each costs a few kB as a dynamic entry and ~5 kB as a tool, and a spec of
+ * 256 MiB can hold millions of small ones: the start would run out of memory instead of serving.
+ */
+export const MAX_OPERATIONS = 100_000;
+
+// The first `MAX_OPERATIONS` of `operations` (listed by path), with a warning when that leaves some
+// out.
+function servedOperations<T>(operations: T[], location: string, log: Logger): T[] {
+  if (operations.length <= MAX_OPERATIONS) return operations;
+  log.warn(
+    `${location} has ${operations.length.toLocaleString('en-US')} operations, more than the ${MAX_OPERATIONS.toLocaleString('en-US')} the bridge serves from one spec: the first ${MAX_OPERATIONS.toLocaleString('en-US')} by path are served; choose the ones you need with --include`,
+  );
+  return operations.slice(0, MAX_OPERATIONS);
 }
