@@ -2,7 +2,7 @@ import type { CommandSpec } from './cli-spec.js';
 import type { Discovered } from './discover-git.js';
 import { finishCommand } from './finish-command.js';
 import { parseHelpOptions, readCommandSections, summaryOf, usageOf } from './parse-help.js';
-import { mapLimit, probe, sandboxOf } from './probe.js';
+import { MAX_HELP_PAGES, mapLimit, probe, sandboxOf, withinBudget } from './probe.js';
 import type { Sandbox } from './sandbox.js';
 
 /** Subcommands that never make useful tools (shell completion scripts, help, completion internals). */
@@ -61,7 +61,9 @@ export async function discoverCobra(request: {
   // guards against a command tree that lists itself.
   const maxDepth = request.maxDepth ?? 8;
   let level = entries.map((entry) => ({ path: [entry.name], description: entry.description }));
+  const budget = { left: MAX_HELP_PAGES };
   for (let depth = 1; level.length > 0; depth++) {
+    level = withinBudget(level, budget, skipped);
     const children = await mapLimit(level, 4, async (node) => {
       const label = [program, ...node.path].join(' ');
       const help = await probe(request.binary, [...node.path, '--help'], options);

@@ -9,7 +9,7 @@ import {
   summaryOf,
   usageOf,
 } from './parse-help.js';
-import { mapLimit, type ProbeResult, probe, sandboxOf } from './probe.js';
+import { MAX_HELP_PAGES, mapLimit, type ProbeResult, probe, sandboxOf, withinBudget } from './probe.js';
 import type { Sandbox } from './sandbox.js';
 
 /** Commands that never make useful tools. */
@@ -82,7 +82,9 @@ export async function discoverGeneric(request: {
     description: entry.description,
     siblings: names(listed),
   }));
+  const budget = { left: MAX_HELP_PAGES };
   for (let depth = 1; level.length > 0 && depth <= 6; depth++) {
+    level = withinBudget(level, budget, skipped);
     const next = await mapLimit(level, 4, async (node) => {
       const help = await readHelp(node.path);
       if (!help) {

@@ -88,3 +88,36 @@ export async function mapLimit<T, R>(
   await Promise.all(workers);
   return results;
 }
+
+/**
+ * Commands whose help one discovery reads at most. Real programs list a few hundred (kubectl ~120,
+ * docker ~200); a program listing thousands (a cloud CLI's services and their operations), or one
+ * that lists new names at every level, would otherwise run probes for hours. Past it, discovery
+ * stops with one warning (see `withinBudget`), and `--allow` names the commands wanted.
+ */
+export const MAX_HELP_PAGES = 1_000;
+
+/**
+ * The commands of the next level whose help `budget` still has room for, taken from it; when some
+ * do not fit, one `skipped` entry (the first time only) says so and what to do.
+ */
+export function withinBudget<T>(
+  level: T[],
+  budget: { left: number; spent?: boolean },
+  skipped: Array<{ path: string[]; reason: string }>,
+): T[] {
+  if (level.length <= budget.left) {
+    budget.left -= level.length;
+    return level;
+  }
+  if (!budget.spent) {
+    budget.spent = true;
+    skipped.push({
+      path: [],
+      reason: `discovery stopped after ${MAX_HELP_PAGES.toLocaleString('en-US')} help texts with more commands listed; name the ones you need with --allow`,
+    });
+  }
+  const kept = level.slice(0, budget.left);
+  budget.left = 0;
+  return kept;
+}
