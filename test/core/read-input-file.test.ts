@@ -133,6 +133,28 @@ describe('a bridge given a pipe', () => {
   });
 });
 
+describe('a spec file replaced by a FIFO', () => {
+  it('is read from the FIFO, not answered from the cache of the file it replaced', async () => {
+    const cache = join(dir, 'cache-replaced');
+    const path = join(dir, 'replaced.json');
+    const spec = (operationId: string) =>
+      JSON.stringify({
+        openapi: '3.0.3',
+        info: { title: operationId, version: '1' },
+        paths: { '/a': { get: { operationId, responses: { '200': { description: 'ok' } } } } },
+      });
+    writeFileSync(path, spec('fromFile'));
+    const env = { BRIDGE_CACHE_DIR: cache };
+    expect(await listTools(['openapi', path, '--tools', 'all'], env)).toEqual(['fromFile']);
+    // The cache is written after start-up (or at the end of a short session): it is there now.
+    expect(readdirSync(join(cache, 'openapi'))).toHaveLength(1);
+    rmSync(path);
+    execFileSync('mkfifo', [path]);
+    writeLater(path, spec('fromPipe'));
+    expect(await listTools(['openapi', path, '--tools', 'all'], env)).toEqual(['fromPipe']);
+  });
+});
+
 async function waitFor(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20));
 }
