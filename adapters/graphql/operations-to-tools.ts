@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { opendir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import {
   type DefinitionNode,
@@ -148,11 +148,33 @@ function stripDefaults(schema: Record<string, unknown>): void {
   for (const property of Object.values(properties ?? {})) delete property.default;
 }
 
+/** Entries of an operations directory looked at, and `.graphql` files read, at most. */
+const MAX_DIRECTORY_ENTRIES = 100_000;
+const MAX_OPERATION_FILES = 10_000;
+
+// The `.graphql`/`.gql` files under `dir` (symbolic links not followed), sorted. A directory far
+// larger than any set of operations (`--operations ~` by mistake) is refused once its bound is
+// reached, instead of listed whole first.
 async function listGraphqlFiles(dir: string): Promise<string[]> {
-  let entries: string[];
+  const files: string[] = [];
+  const pending = [''];
+  let seen = 0;
   try {
-    entries = (await readdir(dir, { recursive: true })).map(String);
+    for (let relative = pending.pop(); relative !== undefined; relative = pending.pop()) {
+      for await (const entry of await opendir(join(dir, relative))) {
+        if (++seen > MAX_DIRECTORY_ENTRIES) {
+          throw new BridgeError(
+            'invalid_input',
+            `the operations directory ${dir} holds more than ${MAX_DIRECTORY_ENTRIES.toLocaleString('en-US')} entries: point --operations at the directory of your .graphql files`,
+          );
+        }
+        const path = relative ? join(relative, entry.name) : entry.name;
+        if (entry.isDirectory()) pending.push(path);
+        else if (/\.(graphql|gql)$/.test(entry.name)) files.push(path);
+      }
+    }
   } catch (error) {
+    if (error instanceof BridgeError) throw error;
     throw new BridgeError(
       'invalid_input',
       `cannot read the operations directory ${dir}: ${describeError(error)}`,
@@ -161,10 +183,15 @@ async function listGraphqlFiles(dir: string): Promise<string[]> {
       },
     );
   }
-  const files = entries.filter((entry) => /\.(graphql|gql)$/.test(entry)).sort();
   if (files.length === 0)
     throw new BridgeError('invalid_input', `the operations directory ${dir} has no .graphql files`);
-  return files.map((entry) => join(dir, entry));
+  if (files.length > MAX_OPERATION_FILES) {
+    throw new BridgeError(
+      'invalid_input',
+      `the operations directory ${dir} holds ${files.length.toLocaleString('en-US')} .graphql files, more than the ${MAX_OPERATION_FILES.toLocaleString('en-US')} the bridge reads`,
+    );
+  }
+  return files.sort().map((entry) => join(dir, entry));
 }
 
 /** The most an operation file may hold: far more than the tokens `documentBounds` lets through. */

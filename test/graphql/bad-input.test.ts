@@ -1,5 +1,7 @@
 import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createGraphqlSource, graphqlCommand } from '../../adapters/graphql/index.js';
@@ -159,5 +161,27 @@ describe('upstream failures at call time become isError results naming the cause
     const late = await impatient.call('serverTime');
     expect(late.isError).toBe(true);
     expect(firstText(late)).toContain('did not answer within 200 ms (raise --timeout)');
+  });
+});
+
+describe('an operations directory far larger than any set of operations', () => {
+  it('refuses more than 10,000 .graphql files, naming the directory and the count', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bridge-ops-'));
+    try {
+      for (let at = 0; at <= 10_000; at++) writeFileSync(join(dir, `q${at}.graphql`), `query Q${at} { a }\n`);
+      const { code, stderr } = await runBridge([
+        'http://127.0.0.1:9/graphql',
+        '--schema',
+        SHOP_SDL_PATH,
+        '--operations',
+        dir,
+      ]);
+      expect(code).toBe(2);
+      expect(stderr).toContain(
+        `the operations directory ${dir} holds 10,001 .graphql files, more than the 10,000 the bridge reads`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
