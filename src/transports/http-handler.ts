@@ -203,7 +203,11 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
       return legacy.handle(request, given, admission, fetchOptions.holdCalls);
     }
     const refused = refuseEchoes(given, request.headers);
-    if (refused) return refusedEchoResponse(refused, given);
+    if (refused) {
+      // Logged as the SDK logs the requests it rejects: at debug, and quoting no more than the answer.
+      options.log.debug(`http: Rejected inbound request: ${refused.message}`);
+      return refusedEchoResponse(refused, given);
+    }
     if (options.toolInputSchema) {
       const mismatch = await rejectParamHeaders(request, options.toolInputSchema, given);
       if (mismatch) return mismatch;

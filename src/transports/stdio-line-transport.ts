@@ -184,6 +184,8 @@ export class StdioLineTransport implements Transport {
       const id = (parsed as { id?: unknown }).id;
       // A notification gets no answer.
       if (typeof id === 'string' || typeof id === 'number') this.#replyWith(id, refused);
+      // Reported as the SDK reports the requests it rejects (logged at debug by `onerror`).
+      this.onerror?.(new Error(`Rejected inbound request: ${refused.message}`));
       return;
     }
     // The lane checks what it takes more strictly than the schemas below, which cost a plain call
