@@ -35,10 +35,10 @@ export interface InputBytes {
  * socket or a directory, too large; the abort reason when `options.signal` ends the wait.
  */
 export async function readInputFile(path: string, options: ReadInputOptions): Promise<InputBytes> {
-  const { fd, pipe } = openInput(path, options);
+  const { fd, pipe, size } = openInput(path, options);
   if (pipe) return readPipe(fd, path, options);
   try {
-    return await readRegular(fd, path, options);
+    return await readRegular(fd, size, path, options);
   } catch (error) {
     throw error instanceof BridgeError ? error : cannotRead(path, options, error);
   } finally {
@@ -53,7 +53,8 @@ export async function readInputFile(path: string, options: ReadInputOptions): Pr
 export function readInputFileSync(path: string, options: Omit<ReadInputOptions, 'signal' | 'spare'>): Buffer {
   const { fd, pipe } = openInput(path, options);
   if (!pipe) return readAll(fd, path, options);
-  // Opened again without O_NONBLOCK: a non-blocking read of an empty pipe fails with EAGAIN.
+  // Opened again without O_NONBLOCK (a non-blocking read of an empty pipe fails with EAGAIN), and
+  // checked again: what is at the path now must still be a pipe.
   closeSync(fd);
   let blocking: number;
   try {
@@ -61,10 +62,17 @@ export function readInputFileSync(path: string, options: Omit<ReadInputOptions, 
   } catch (error) {
     throw cannotRead(path, options, error);
   }
+  if (!fstatSync(blocking).isFIFO()) {
+    closeSync(blocking);
+    throw notFileOrPipe(path, options);
+  }
   return readAll(blocking, path, options);
 }
 
-function openInput(path: string, options: Pick<ReadInputOptions, 'what'>): { fd: number; pipe: boolean } {
+function openInput(
+  path: string,
+  options: Pick<ReadInputOptions, 'what'>,
+): { fd: number; pipe: boolean; size: number } {
   let fd: number;
   try {
     // O_NONBLOCK: opening a FIFO returns at once instead of waiting for a writer.
@@ -74,20 +82,25 @@ function openInput(path: string, options: Pick<ReadInputOptions, 'what'>): { fd:
   }
   try {
     const stat = fstatSync(fd);
-    if (stat.isFile() || stat.isFIFO()) return { fd, pipe: stat.isFIFO() };
+    if (stat.isFile() || stat.isFIFO()) return { fd, pipe: stat.isFIFO(), size: stat.size };
   } catch (error) {
     closeSync(fd);
     throw cannotRead(path, options, error);
   }
   closeSync(fd);
-  throw new BridgeError(
+  throw notFileOrPipe(path, options);
+}
+
+const notFileOrPipe = (path: string, options: Pick<ReadInputOptions, 'what'>) =>
+  new BridgeError(
     'invalid_input',
     `cannot read ${options.what} ${path}: it is not a regular file or a pipe (a device, a socket or a directory)`,
   );
-}
 
 function cannotRead(path: string, options: Pick<ReadInputOptions, 'what'>, error: unknown): BridgeError {
   const code = (error as NodeJS.ErrnoException).code;
+  // Opening a UNIX socket fails before anything can look at what it is.
+  if (code === 'ENXIO') return notFileOrPipe(path, options);
   const why =
     code === 'ENOENT'
       ? 'no such file'
@@ -112,9 +125,13 @@ const tooLarge = (path: string, options: Pick<ReadInputOptions, 'what' | 'maxByt
 // A regular file in one buffer with `spare` bytes or more after it: one read, and one more that
 // finds the end, for a file whose size does not change meanwhile (`readFile` reads 512 KiB at a
 // time, each a round trip through the event loop). A file that grows while read is read on.
-async function readRegular(fd: number, path: string, options: ReadInputOptions): Promise<InputBytes> {
+async function readRegular(
+  fd: number,
+  size: number,
+  path: string,
+  options: ReadInputOptions,
+): Promise<InputBytes> {
   const spare = options.spare ?? 0;
-  const { size } = fstatSync(fd);
   if (size > options.maxBytes) throw tooLarge(path, options);
   const probeSize = Math.max(spare, 64 * 1024);
   let buffer = Buffer.allocUnsafeSlow(Math.max(size, probeSize) + spare);

@@ -1,5 +1,14 @@
 import { createHash } from 'node:crypto';
-import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
+import {
+  type BigIntStats,
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  openSync,
+  readFileSync,
+  statSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -64,17 +73,19 @@ export function cacheFile(specPath: string, options: unknown): string {
 }
 
 /**
- * The SHA-256 of a regular file's bytes with its `statOf` taken just before; undefined when it is
- * unreadable or not a regular file (a FIFO put where a spec was is never waited on: this runs on
- * the main thread).
+ * The SHA-256 of a regular file's bytes with its `statOf` taken on the open file; undefined when it
+ * is unreadable or not a regular file. This runs on the main thread: a FIFO put where a spec was is
+ * never opened (that would release a writer waiting for a reader, and its bytes would then be lost),
+ * nor waited on if one is swapped in between the two checks.
  */
 export function hashFile(path: string): { sha256: string; stat: string } | undefined {
   try {
-    const stat = statOf(path);
+    if (!statSync(path).isFile()) return undefined;
     const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
     try {
-      if (!fstatSync(fd).isFile()) return undefined;
-      return { sha256: createHash('sha256').update(readFileSync(fd)).digest('hex'), stat };
+      const stat = fstatSync(fd, { bigint: true });
+      if (!stat.isFile()) return undefined;
+      return { sha256: createHash('sha256').update(readFileSync(fd)).digest('hex'), stat: stamp(stat) };
     } finally {
       closeSync(fd);
     }
@@ -84,19 +95,10 @@ export function hashFile(path: string): { sha256: string; stat: string } | undef
 }
 
 /**
- * Whether `path` is a regular file now. A spec read from a pipe (`bridge openapi <(curl …)`) is
- * neither looked up in nor written to the cache: its path names another pipe on every start, and
- * checking it would read the pipe (the spec's bytes, which are then gone for the load).
+ * `statOf`, or undefined when the file cannot be read or is not a regular file. A spec read from a
+ * pipe (`bridge openapi <(curl …)`) therefore never enters the cache, nor is looked up in it: its
+ * path names another pipe on every start.
  */
-export function isRegularFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
-
-/** `statOf`, or undefined when the file cannot be read. */
 export function statFile(path: string): string | undefined {
   try {
     return statOf(path);
@@ -106,14 +108,18 @@ export function statFile(path: string): string | undefined {
 }
 
 /**
- * Size, modification and change times (nanoseconds) and inode: what changes when a file is
- * written. The change time is the one a program cannot set: an edit whose modification time is put
- * back (`touch -r`, an editor or a sync tool keeping times) still moves it.
+ * Size, modification and change times (nanoseconds) and inode of a regular file: what changes when
+ * it is written. The change time is the one a program cannot set: an edit whose modification time
+ * is put back (`touch -r`, an editor or a sync tool keeping times) still moves it. Throws for
+ * anything but a regular file.
  */
 function statOf(path: string): string {
   const stat = statSync(path, { bigint: true });
-  return `${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}:${stat.ino}`;
+  if (!stat.isFile()) throw new Error(`${path} is not a regular file`);
+  return stamp(stat);
 }
+
+const stamp = (stat: BigIntStats) => `${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}:${stat.ino}`;
 
 // Unchanged size, mtime, ctime and inode: the same bytes (a 13 MB spec is not read and hashed again);
 // anything else is decided by the content hash, so a touched but identical spec still hits.

@@ -19,7 +19,6 @@ import {
   type CachedFile,
   cacheFile,
   hashFile,
-  isRegularFile,
   readCache,
   statFile,
   writeCache,
@@ -116,12 +115,11 @@ export function createOpenApiSource(
         relaxOutput: options.relaxOutput ?? false,
         forwardAuth: options.forwardAuth ?? false,
       });
-      const usable = cache && isRegularFile(specPath) ? cache : undefined;
-      const cached = usable ? readCache(usable, specPath, context.log) : undefined;
+      const cached = cache ? readCache(cache, specPath, context.log) : undefined;
       if (cached) steady();
       const converted = cached
         ? fromCache(cached, settings, context.log)
-        : await convert(options, baseDir, specPath, usable, settings, context, steady);
+        : await convert(options, baseDir, specPath, cache, settings, context, steady);
       files = converted.files;
       // A spec from the internet does not choose addresses inside the user's network for its calls.
       if (converted.fetchedFrom && !options.baseUrl) {

@@ -4,9 +4,11 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { hashFile } from '../../adapters/openapi/cache-tools.js';
 import { readInputFile, readInputFileSync } from '../../src/index.js';
 import { BRIDGE_BIN } from '../helpers/start-bridge.js';
 
@@ -66,6 +68,19 @@ describe('readInputFile', () => {
     await expect(readInputFile(join(dir, 'missing'), options)).rejects.toThrow(
       `cannot read the test file ${join(dir, 'missing')}: no such file`,
     );
+  });
+
+  it('refuses a UNIX socket by name too (its open fails before anything can look at it)', async () => {
+    const path = join(dir, 'socket');
+    const server = createServer().listen(path);
+    await once(server, 'listening');
+    try {
+      await expect(readInputFile(path, options)).rejects.toThrow(
+        `cannot read the test file ${path}: it is not a regular file or a pipe`,
+      );
+    } finally {
+      server.close();
+    }
   });
 
   it('stops at its bound, for a file and for a pipe that sends more', async () => {
@@ -134,6 +149,24 @@ describe('a bridge given a pipe', () => {
 });
 
 describe('a spec file replaced by a FIFO', () => {
+  it('is neither hashed nor opened by the cache check (a waiting writer is not released)', async () => {
+    const path = fifo();
+    const writer = spawn('sh', ['-c', 'printf x > "$1" && echo written', 'sh', path], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    let said = '';
+    writer.stdout.on('data', (chunk: Buffer) => {
+      said += chunk.toString();
+    });
+    expect(hashFile(path)).toBeUndefined();
+    // Nothing opened the FIFO to read: the writer still waits for a reader, and gets one here.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(said).toBe('');
+    expect((await readInputFile(path, options)).bytes.toString()).toBe('x');
+    await once(writer, 'exit');
+    expect(said).toBe('written\n');
+  });
+
   it('is read from the FIFO, not answered from the cache of the file it replaced', async () => {
     const cache = join(dir, 'cache-replaced');
     const path = join(dir, 'replaced.json');
