@@ -11,9 +11,9 @@ import {
 import { bindQuotaKey, callerOfAuth } from '../caller.js';
 import type { Logger } from '../logger.js';
 import { isPlainObject } from '../plain-object.js';
+import { clipErrorResponse } from '../server/clip-error-answer.js';
 import type { DirectCall, JsonAnswer } from '../server/direct-call.js';
 import type { EventStreamAnswer } from '../server/direct-session-call.js';
-import { type RefusedEcho, refuseEchoes } from '../server/refuse-echoes.js';
 import { asTaskListen, serveTaskListen, type TaskFeed } from '../tasks/task-listen.js';
 import { rejectParamHeaders } from './check-param-headers.js';
 import { jsonRpcErrorResponse } from './json-rpc-response.js';
@@ -202,12 +202,6 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
       // The SDK's session transport reads no request signal: the request goes as it is.
       return legacy.handle(request, given, admission, fetchOptions.holdCalls);
     }
-    const refused = refuseEchoes(given, request.headers);
-    if (refused) {
-      // Logged as the SDK logs the requests it rejects: at debug, and quoting no more than the answer.
-      options.log.debug(`http: Rejected inbound request: ${refused.message}`);
-      return refusedEchoResponse(refused, given);
-    }
     if (options.toolInputSchema) {
       const mismatch = await rejectParamHeaders(request, options.toolInputSchema, given);
       if (mismatch) return mismatch;
@@ -234,10 +228,13 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
       ...(authInfo ? { authInfo } : {}),
     });
     if (direct) return direct;
-    return modern.fetch(signalled(), {
-      ...(authInfo ? { authInfo } : {}),
-      ...(given === undefined ? {} : { parsedBody: given }),
-    });
+    // Some of the SDK's refusals quote the request whole: bounded on the way out.
+    return clipErrorResponse(
+      await modern.fetch(signalled(), {
+        ...(authInfo ? { authInfo } : {}),
+        ...(given === undefined ? {} : { parsedBody: given }),
+      }),
+    );
   };
 
   return {
@@ -268,15 +265,4 @@ function claimsModernEra(request: Request, body: unknown): boolean {
     return false;
   const meta = isPlainObject(body.params) ? body.params._meta : undefined;
   return isPlainObject(meta) && 'io.modelcontextprotocol/protocolVersion' in meta;
-}
-
-/** The answer to a request `refuseEchoes` refused: 400, as the SDK answers both errors over HTTP. */
-function refusedEchoResponse(refused: RefusedEcho, body: unknown): Response {
-  const id =
-    isPlainObject(body) && (typeof body.id === 'string' || typeof body.id === 'number') ? body.id : null;
-  const { code, message, data } = refused;
-  return new Response(
-    JSON.stringify({ jsonrpc: '2.0', id, error: { code, message, ...(data === undefined ? {} : { data }) } }),
-    { status: 400, headers: { 'content-type': 'application/json' } },
-  );
 }

@@ -7,7 +7,7 @@ import {
   type JSONRPCRequest,
   type Transport,
 } from '@modelcontextprotocol/server';
-import { type RefusedEcho, refuseEchoes } from '../server/refuse-echoes.js';
+import { clipErrorAnswer } from '../server/clip-error-answer.js';
 
 /** The longest line accepted from the client (10 MiB, as the SDK's own stdio transport). */
 const MAX_LINE_BYTES = 10 * 1024 * 1024;
@@ -67,7 +67,8 @@ export class StdioLineTransport implements Transport {
     if (this.#quiet.size > 0 && 'id' in message && this.#quiet.delete(message.id as string | number)) {
       return Promise.resolve();
     }
-    return this.write(`${JSON.stringify(message)}\n`);
+    // Some of the SDK's refusals quote the request whole: bounded on the way out.
+    return this.write(`${JSON.stringify(clipErrorAnswer(message))}\n`);
   }
 
   /**
@@ -179,15 +180,6 @@ export class StdioLineTransport implements Transport {
       this.#reply(null, -32700, `Parse error: ${(error as Error).message}`);
       return;
     }
-    const refused = refuseEchoes(parsed);
-    if (refused) {
-      const id = (parsed as { id?: unknown }).id;
-      // A notification gets no answer.
-      if (typeof id === 'string' || typeof id === 'number') this.#replyWith(id, refused);
-      // Reported as the SDK reports the requests it rejects (logged at debug by `onerror`).
-      this.onerror?.(new Error(`Rejected inbound request: ${refused.message}`));
-      return;
-    }
     // The lane checks what it takes more strictly than the schemas below, which cost a plain call
     // more than the rest of reading it.
     if (this.interceptor?.take(parsed)) return;
@@ -206,11 +198,7 @@ export class StdioLineTransport implements Transport {
   }
 
   #reply(id: string | number | null, code: number, message: string): void {
-    this.#replyWith(id, { code, message });
-  }
-
-  #replyWith(id: string | number | null, error: RefusedEcho): void {
-    const line = JSON.stringify({ jsonrpc: '2.0', id, error });
+    const line = JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } });
     this.#stdout.write(`${line}\n`);
   }
 

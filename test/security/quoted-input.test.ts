@@ -389,10 +389,10 @@ describe('what the SDK reports about a request, in the debug log', () => {
         headers: { 'mcp-name': 'x' },
       },
     );
-    // The SDK's answer quoted the name whole, twice: the bridge answers it (refuse-echoes.ts),
-    // quoting its start, and logs it as the SDK did, as briefly.
+    // The SDK's answer quoted the name whole, twice: cut where it leaves the bridge
+    // (clip-error-answer.ts): its message to 1,000 characters, each string of its data to 2,048.
     expect(reply.status).toBe(400);
-    expect(Buffer.byteLength(reply.text)).toBeLessThan(SMALL);
+    expect(Buffer.byteLength(reply.text)).toBeLessThan(8 * SMALL);
     expect(reply.json?.error?.code).toBe(-32020);
     await sleep(100);
     expectBoundedLog(bridge.stderr(), 'Rejected inbound request');
