@@ -44,7 +44,7 @@ export { emptyCredentialWarnings, normalizeHeaders } from './expand-headers.js';
 export { booleanFlag, headerFlags, integerFlag, listFlag, stringFlag, withFlags } from './flags.js';
 export { htmlPageTitle, isHtmlPage } from './html-page.js';
 export { excessiveDepth, MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
-export { type ListSomeOptions, listSome } from './list-some.js';
+export { listSome } from './list-some.js';
 export { keepListedJson, LISTED_JSON_FORMAT } from './listed-json.js';
 export { createStderrLogger, type Logger, type LogLevel, silentLogger } from './logger.js';
 export { PAGE_URI_TEMPLATE, type PagedOutput, type PageOutputOptions, pageOutput } from './page-output.js';
@@ -57,18 +57,8 @@ export {
   protectPaths,
 } from './protected-paths.js';
 export { clip, QUOTED_CHARS, quote } from './quote-input.js';
-export {
-  type InputBytes,
-  type ReadInputOptions,
-  readInputFile,
-  readInputFileSync,
-} from './read-input-file.js';
-export {
-  MAX_AUTH_RESPONSE_BYTES,
-  MAX_RESPONSE_BYTES,
-  readResponseBody,
-  readResponseText,
-} from './read-response-body.js';
+export { type InputBytes, readInputFile } from './read-input-file.js';
+export { MAX_AUTH_RESPONSE_BYTES, MAX_RESPONSE_BYTES, readResponseBody } from './read-response-body.js';
 export { inside, realOrSelf } from './real-path.js';
 export { invokeTool, type RegisteredTool, type SourceTools, ToolRegistry } from './registry.js';
 export {

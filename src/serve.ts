@@ -92,9 +92,18 @@ export interface RunningBridge {
  * Steps: load → build the server factory → listen → wait for the end → shut down.
  */
 export async function serve(options: ServeOptions): Promise<RunningBridge> {
-  const { log } = options;
+  const { log, signal } = options;
+  // Given up before it began: nothing is opened.
+  signal?.throwIfAborted();
   const shutdown = new AbortController();
   let sources = options.sources;
+  // What a start that ends early has opened: the sources' processes and connections, the store,
+  // or an embedding program would keep them, and the process, alive.
+  const release = async (error: unknown) => {
+    shutdown.abort(error);
+    await Promise.allSettled(sources.map((source) => source.close?.()));
+    await shared?.close().catch(() => {});
+  };
   // Settings are checked before anything is opened, so that a bad one leaves nothing to close.
   const signIn = new SignInCallbacks(signInSettings(options.signIn));
   // Opened first: a bridge told to share its state stops here when it cannot reach the store.
@@ -109,7 +118,6 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
   const protocol = import('./server/protocol.js');
   // Awaited below; a load that fails first must not leave it unhandled.
   protocol.catch(() => {});
-  const { signal } = options;
   const giveUp = () => shutdown.abort(signal?.reason);
   if (signal?.aborted) giveUp();
   else signal?.addEventListener('abort', giveUp, { once: true });
@@ -118,7 +126,9 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
     // A load that finished all the same (nothing in it was waiting) still ends the start.
     signal?.throwIfAborted();
   } catch (error) {
-    await shared?.close();
+    // One source failed, or the start was given up: the others may still be loading, or hold
+    // processes and connections.
+    await release(error);
     throw error;
   } finally {
     signal?.removeEventListener('abort', giveUp);
@@ -167,11 +177,8 @@ export async function serve(options: ServeOptions): Promise<RunningBridge> {
       routes: signIn.route,
     });
   } catch (error) {
-    // A port in use: the loaded sources (child processes, connections) and the store are released,
-    // or an embedding program would keep them, and the process, alive.
-    shutdown.abort(error);
-    await Promise.allSettled(sources.map((source) => source.close?.()));
-    await shared?.close().catch(() => {});
+    // A port in use: what the start opened is released (see `release`).
+    await release(error);
     throw error;
   }
   const { url } = transport;

@@ -1,5 +1,6 @@
 import { mebibytes } from '../count-of.js';
 import { BridgeError, describeError } from '../errors.js';
+import { isPlainObject } from '../plain-object.js';
 import { quote } from '../quote-input.js';
 import { MAX_AUTH_RESPONSE_BYTES, readResponseText } from '../read-response-body.js';
 
@@ -28,6 +29,7 @@ export async function discoverJwksUrl(issuer: string, signal?: AbortSignal): Pro
         signal: AbortSignal.any([AbortSignal.timeout(5_000), ...(signal ? [signal] : [])]),
       });
       if (!response.ok) {
+        await response.body?.cancel().catch(() => {});
         failures.push(`${candidate}: HTTP ${response.status}`);
         continue;
       }
@@ -36,7 +38,9 @@ export async function discoverJwksUrl(issuer: string, signal?: AbortSignal): Pro
         MAX_AUTH_RESPONSE_BYTES,
         () => new Error(`more than ${mebibytes(MAX_AUTH_RESPONSE_BYTES)}`),
       );
-      document = JSON.parse(text) as typeof document;
+      const parsed: unknown = JSON.parse(text);
+      if (!isPlainObject(parsed)) throw new Error('the metadata is not a JSON object');
+      document = parsed;
     } catch (error) {
       failures.push(`${candidate}: ${describeError(error)}`);
       continue;

@@ -74,14 +74,12 @@ export async function runConfig(
   // whatever the load is doing; one between the "listening" line and the bridge being handed back
   // stops it cleanly once it serves (its caches written, its processes stopped).
   let running: Awaited<ReturnType<typeof serveConfig>> | undefined;
-  let stopRequested = false;
   const starting = new AbortController();
   const stop = () => {
     if (running) {
       void running.close();
       return;
     }
-    stopRequested = true;
     starting.abort(new Error('stopped by a signal while starting'));
     setTimeout(() => process.exit(0), 2_000).unref();
   };
@@ -103,7 +101,7 @@ export async function runConfig(
     throw error;
   }
   server.attach(running.bridge);
-  if (stopRequested) void running.close();
+  if (starting.signal.aborted) void running.close();
   const serving = running;
   const hangup = () => void serving.reload();
   process.on('SIGHUP', hangup);

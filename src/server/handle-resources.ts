@@ -11,6 +11,7 @@ import { callerOf, mayList } from '../caller.js';
 import type { CatalogContext, ResourceDefinition, ResourceTemplateDefinition } from '../catalog.js';
 import { PAGE_URI_TEMPLATE } from '../page-output.js';
 import { clip } from '../quote-input.js';
+import { MAX_URI_CHARS } from '../request-bounds.js';
 import { RESOURCE_URI_PREFIX, type ResourceStore } from '../resource-store.js';
 import { listPage, prefixVersions } from './paginate.js';
 
@@ -135,13 +136,6 @@ function notFound(uri: string, ttlMs: number | undefined): ResourceNotFoundError
     `. Pages of a long output belong to the session that created them (with authentication, to its user) and expire ${ttlMs === undefined ? 'some time' : duration(ttlMs)} after they were written (or earlier when memory runs short); call the tool again in this session for fresh pages.`,
   );
 }
-
-/**
- * The longest URI `data.uri` of a not-found error names whole (the SDK's clients read it back as
- * the error's `uri`): the long-standing practical limit of URLs, room for any URI a listing or a
- * template names, and far below what a request can carry.
- */
-const MAX_URI_CHARS = 2_048;
 
 // "30 minutes", "90 seconds", "2 hours": the store's lifetime as a person would say it.
 function duration(ms: number): string {

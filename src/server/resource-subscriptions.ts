@@ -6,6 +6,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { quote } from '../quote-input.js';
+import { MAX_URI_CHARS } from '../request-bounds.js';
 import { resourceNotFound } from './handle-resources.js';
 
 /**
@@ -35,10 +36,11 @@ export class ResourceSubscriptions {
     if (context.era === 'modern') return;
     server.setRequestHandler('resources/subscribe', async (request, ctx) => {
       const { uri } = request.params;
-      if (!(await exists(uri, ctx))) throw resourceNotFound(uri);
+      // Bounds first: a URI of megabytes is refused before any template or store looks it up.
       this.#prune();
       const uris = this.#byServer.get(server) ?? new Set<string>();
       if (!uris.has(uri)) refuseBeyondBounds(uri, uris.size);
+      if (!(await exists(uri, ctx))) throw resourceNotFound(uri);
       uris.add(uri);
       this.#byServer.set(server, uris);
       return {};
@@ -69,14 +71,12 @@ export class ResourceSubscriptions {
 // long, as it cared to send: a connection's are bounded (the SDK's own bound on a 2026-07-28
 // connection's `subscriptions/listen` streams is 1,024 too).
 const MAX_SUBSCRIPTIONS = 1_024;
-/** The longest URI one may subscribe to: room for any URI a listing or a template names. */
-const MAX_SUBSCRIBED_URI_CHARS = 2_048;
 
 function refuseBeyondBounds(uri: string, held: number): void {
-  if (uri.length > MAX_SUBSCRIBED_URI_CHARS) {
+  if (uri.length > MAX_URI_CHARS) {
     throw new ProtocolError(
       ProtocolErrorCode.InvalidParams,
-      `Cannot subscribe to ${quote(uri)}: a subscribed URI is at most ${MAX_SUBSCRIBED_URI_CHARS} characters (this one has ${uri.length}).`,
+      `Cannot subscribe to ${quote(uri)}: a subscribed URI is at most ${MAX_URI_CHARS} characters (this one has ${uri.length}).`,
     );
   }
   if (held >= MAX_SUBSCRIPTIONS) {

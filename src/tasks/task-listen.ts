@@ -4,6 +4,7 @@ import {
   type ServerEventBus,
   SUBSCRIPTION_ID_META_KEY,
 } from '@modelcontextprotocol/server';
+import { MAX_URI_CHARS } from '../request-bounds.js';
 
 const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 const KEEP_ALIVE_MS = 15_000;
@@ -83,13 +84,19 @@ export async function serveTaskListen(
   }
   const requested = message.params.notifications;
   const wanted = distinctStrings(requested.taskIds);
-  const uris = distinctStrings(requested.resourceSubscriptions);
-  if (wanted.size > MAX_LISTEN_ENTRIES || uris.size > MAX_LISTEN_ENTRIES) {
-    const error = {
-      code: -32602,
-      message: `A subscriptions/listen may ask for at most ${MAX_LISTEN_ENTRIES} task ids and ${MAX_LISTEN_ENTRIES} resource URIs; this one asks for ${wanted.size} and ${uris.size}. Listen to fewer on each stream.`,
-    };
+  // Resource URIs count only where they are served (the acknowledgement names them back whole).
+  const uris = options.resourceSubscriptions
+    ? distinctStrings(requested.resourceSubscriptions)
+    : new Set<string>();
+  const refused =
+    wanted.size > MAX_LISTEN_ENTRIES || uris.size > MAX_LISTEN_ENTRIES
+      ? `A subscriptions/listen may ask for at most ${MAX_LISTEN_ENTRIES} task ids and ${MAX_LISTEN_ENTRIES} resource URIs; this one asks for ${wanted.size} and ${uris.size}. Listen to fewer on each stream.`
+      : [...uris].some((uri) => uri.length > MAX_URI_CHARS)
+        ? `A subscriptions/listen names resource URIs of at most ${MAX_URI_CHARS} characters.`
+        : undefined;
+  if (refused) {
     // In band, as the SDK's listen router answers a listen whose filter it refuses.
+    const error = { code: -32602, message: refused };
     return Response.json({ jsonrpc: '2.0', id: message.id, error }, { status: 200 });
   }
   const current = (
@@ -99,7 +106,7 @@ export async function serveTaskListen(
   const honored: Record<string, unknown> = {};
   if (taskIds.size > 0) honored.taskIds = [...taskIds];
   if (requested.toolsListChanged === true) honored.toolsListChanged = true;
-  if (options.resourceSubscriptions && uris.size > 0) honored.resourceSubscriptions = [...uris];
+  if (uris.size > 0) honored.resourceSubscriptions = [...uris];
 
   const subscriptionId = message.id;
   const encoder = new TextEncoder();

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hashFile } from '../../adapters/openapi/cache-tools.js';
-import { readInputFile, readInputFileSync } from '../../src/index.js';
+import { readInputFile } from '../../src/index.js';
+import { readInputFileSync } from '../../src/read-input-file.js';
 import { BRIDGE_BIN } from '../helpers/start-bridge.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'bridge-input-'));
@@ -100,7 +101,7 @@ describe('readInputFile', () => {
     writeFileSync(file, 'sync');
     expect(readInputFileSync(file, options).toString()).toBe('sync');
     // A child process whose stdin is a pipe from `printf`.
-    const module = JSON.stringify(join(process.cwd(), 'dist/src/index.js'));
+    const module = JSON.stringify(join(process.cwd(), 'dist/src/read-input-file.js'));
     const script = `const { readInputFileSync } = await import(${module}); process.stdout.write(readInputFileSync('/dev/stdin', { what: 'x', maxBytes: 100 }).toString());`;
     const pipe = execFileSync('sh', [
       '-c',
