@@ -69,7 +69,7 @@ async function loadTools(
   const binary = findProgram(options.program, baseDir);
   const program = basename(binary);
   const overlayPath = options.overlay ? resolve(baseDir, options.overlay) : findBundledOverlay(program);
-  const overlay = overlayPath ? (await readOverlay(overlayPath, context.signal)).overlay : undefined;
+  const overlay = overlayPath ? await readOverlay(overlayPath, context.signal) : undefined;
   const policy = policyOf(options, overlay, baseDir);
   // Before discovery: a sandbox that was asked for and cannot run stops the start.
   const sandbox = options.sandbox

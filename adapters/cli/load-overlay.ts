@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { basename, dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { BridgeError, isSchemaPattern, readInputFile, readInputFileSync } from '../../src/index.js';
+import { BridgeError, isSchemaPattern, readInputFile } from '../../src/index.js';
 
 const Annotations = z
   .object({
@@ -200,27 +200,13 @@ const MAX_OVERLAY_BYTES = 16 * 2 ** 20;
  * Reads and validates an overlay file (YAML or JSON), a regular file or a pipe, given up with
  * `signal`: what a source's load calls (see read-input-file.ts).
  */
-export async function readOverlay(
-  path: string,
-  signal?: AbortSignal,
-): Promise<{ overlay: Overlay; text: string }> {
+export async function readOverlay(path: string, signal?: AbortSignal): Promise<Overlay> {
   const { bytes } = await readInputFile(path, {
     what: 'the overlay',
     maxBytes: MAX_OVERLAY_BYTES,
     ...(signal ? { signal } : {}),
   });
-  return parseOverlay(path, bytes.toString('utf8'));
-}
-
-/** `readOverlay` without waiting: a pipe is read with blocking reads. */
-export function loadOverlay(path: string): { overlay: Overlay; text: string } {
-  return parseOverlay(
-    path,
-    readInputFileSync(path, { what: 'the overlay', maxBytes: MAX_OVERLAY_BYTES }).toString('utf8'),
-  );
-}
-
-function parseOverlay(path: string, text: string): { overlay: Overlay; text: string } {
+  const text = bytes.toString('utf8');
   let data: unknown;
   try {
     data = extname(path) === '.json' ? JSON.parse(text) : parseYaml(text);
@@ -234,5 +220,5 @@ function parseOverlay(path: string, text: string): { overlay: Overlay; text: str
     );
     throw new BridgeError('invalid_input', `the overlay ${path} is invalid: ${issues.join('; ')}`);
   }
-  return { overlay: parsed.data, text };
+  return parsed.data;
 }

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { applyOverlay } from '../../adapters/cli/apply-overlay.js';
 import type { CommandSpec } from '../../adapters/cli/cli-spec.js';
 import { inferAnnotations } from '../../adapters/cli/infer-annotations.js';
-import { findBundledOverlay, loadOverlay } from '../../adapters/cli/load-overlay.js';
+import { findBundledOverlay, readOverlay } from '../../adapters/cli/load-overlay.js';
 import { parseHelpAll } from '../../adapters/cli/parse-git-help.js';
 
 // What discovery gives each command: git 2.39's own descriptions (`git help -a`).
@@ -120,9 +120,11 @@ function code(annotations: ReturnType<typeof inferAnnotations>): string {
   ].join('');
 }
 
+const gitOverlayPath = findBundledOverlay('git');
+const gitOverlay = gitOverlayPath ? await readOverlay(gitOverlayPath) : undefined;
+
 describe('annotations inferred for git commands (with the bundled overlay)', () => {
-  const overlayPath = findBundledOverlay('git');
-  const overlay = overlayPath ? loadOverlay(overlayPath).overlay : undefined;
+  const overlay = gitOverlay;
 
   it('has the bundled overlay and at least 40 labelled commands', () => {
     expect(overlay?.program).toBe('git');

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildInputSchema } from '../../adapters/cli/build-input-schema.js';
-import { loadOverlay } from '../../adapters/cli/load-overlay.js';
+import { readOverlay } from '../../adapters/cli/load-overlay.js';
 import { compileValidator } from '../../src/index.js';
 
 // An overlay's `pattern` for an option whose value the program reads as more than it looks
@@ -24,14 +24,14 @@ function overlayWith(pattern: string): string {
 }
 
 describe("an overlay option's pattern", () => {
-  it('is refused at load when it is not a regular expression, naming where', () => {
-    expect(() => loadOverlay(overlayWith('^(rsa'))).toThrow(
+  it('is refused at load when it is not a regular expression, naming where', async () => {
+    await expect(readOverlay(overlayWith('^(rsa'))).rejects.toThrow(
       /commands\.req\.options\.newkey\.pattern: not a valid regular expression/,
     );
   });
 
-  it("goes into the option's schema, and the arguments are checked against it", () => {
-    const { overlay } = loadOverlay(overlayWith('^[A-Za-z0-9-]+(:[0-9]+)?$'));
+  it("goes into the option's schema, and the arguments are checked against it", async () => {
+    const overlay = await readOverlay(overlayWith('^[A-Za-z0-9-]+(:[0-9]+)?$'));
     const pattern = overlay.commands?.req?.options?.newkey?.pattern;
     const option = {
       name: 'newkey',

@@ -1,6 +1,7 @@
-// A signal that arrives while a CLI's discovery runs gives up the discovery: the bridge ends with
-// exit code 0 and leaves none of the probes it started (a program whose help never comes), instead
-// of waiting out the 2 s a load busy computing gets.
+// A signal that arrives while a CLI's discovery runs gives up the discovery: its probes are stopped
+// as a cancelled command is (SIGTERM to their process groups, which a probe here records), where the
+// bridge used to wait out 2 s and SIGKILL them on its way out; it ends with exit code 0 and leaves
+// none of them running.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -22,8 +23,12 @@ it('SIGTERM during discovery: exit 0, no probe left running', async () => {
   using dir = tempDir();
   const pids = join(dir.path, 'pids');
   const program = join(dir.path, 'slowhelp');
-  // Each probe writes its pid and that of a child that would outlive it, then waits.
-  writeFileSync(program, `#!/bin/sh\necho $$ >> "${pids}"\nsleep 60 &\necho $! >> "${pids}"\nwait\n`);
+  const stopped = join(dir.path, 'stopped');
+  // Each probe writes its pid and that of a child that would outlive it, notes a SIGTERM, then waits.
+  writeFileSync(
+    program,
+    `#!/bin/sh\ntrap 'echo term >> "${stopped}"; exit 143' TERM\necho $$ >> "${pids}"\nsleep 60 &\necho $! >> "${pids}"\nwait\n`,
+  );
   chmodSync(program, 0o755);
   const child = spawn(process.execPath, [BRIDGE_BIN, 'cli', program], {
     stdio: ['pipe', 'ignore', 'pipe'],
@@ -47,5 +52,7 @@ it('SIGTERM during discovery: exit 0, no probe left running', async () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   expect(started.filter(alive)).toEqual([]);
+  // Given up, not waited out: the probe heard SIGTERM before anything killed it.
+  expect(existsSync(stopped) && readFileSync(stopped, 'utf8')).toContain('term');
   expect(stderr).not.toMatch(/error/i);
 });
