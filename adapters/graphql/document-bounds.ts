@@ -2,7 +2,7 @@ import { Lexer, Source, TokenKind } from 'graphql';
 import { MAX_JSON_DEPTH } from '../../src/index.js';
 
 /** Fragment definitions one document may hold: real queries use a few dozen. */
-const MAX_FRAGMENTS = 1_000;
+export const MAX_FRAGMENTS = 1_000;
 /**
  * Levels of `{ }` and `[ ]` one document may nest, selection sets and literal values together:
  * the depth the bridge allows any JSON it reads or passes on.

@@ -71,20 +71,20 @@ export function fieldsToTools(
   const root = kind === 'query' ? context.schema.getQueryType() : context.schema.getMutationType();
   if (!root) return [];
   // In every tool's title: said once rather than once per field.
-  if (root.name.length > MAX_NAME_LENGTH) {
-    context.log.warn(
-      `the ${kind} root ${quote(root.name)} is named in ${root.name.length} characters, more than the ${MAX_NAME_LENGTH} the bridge serves: its fields are skipped`,
-    );
+  try {
+    boundedName(root.name, `${kind} root`);
+  } catch (error) {
+    context.log.warn(`${(error as Error).message}: its fields are skipped`);
     return [];
   }
   const tools: ToolDefinition[] = [];
   const fields = Object.values(root.getFields()).filter((field) => !field.name.startsWith('__'));
   if (fields.length > limit) {
     context.log.warn(
-      `the bridge makes at most ${MAX_FIELD_TOOLS.toLocaleString('en-US')} root fields into tools, queries and mutations together: of the ${kind} root's ${fields.length.toLocaleString('en-US')} ${fields.length === 1 ? 'field' : 'fields'}, the first ${Math.max(0, limit).toLocaleString('en-US')} are served; write the operations you need with --operations DIR, or reach the rest with --generic`,
+      `the bridge makes at most ${MAX_FIELD_TOOLS.toLocaleString('en-US')} root fields into tools, queries and mutations together: of the ${kind} root's ${fields.length.toLocaleString('en-US')} ${fields.length === 1 ? 'field' : 'fields'}, the first ${limit.toLocaleString('en-US')} are served; write the operations you need with --operations DIR, or reach the rest with --generic`,
     );
   }
-  for (const field of fields.slice(0, Math.max(0, limit))) {
+  for (const field of fields.slice(0, limit)) {
     try {
       tools.push(fieldToTool(context, kind, root, field));
     } catch (error) {

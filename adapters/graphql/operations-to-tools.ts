@@ -13,9 +13,17 @@ import {
   validate,
   visit,
 } from 'graphql';
-import { BridgeError, describeError, readInputFile, type ToolDefinition } from '../../src/index.js';
-import { checkVariables } from './check-operation.js';
-import { documentBounds } from './document-bounds.js';
+import {
+  BridgeError,
+  clip,
+  describeError,
+  readInputFile,
+  TOOL_DESCRIPTION_BUDGET,
+  type ToolDefinition,
+  trimText,
+} from '../../src/index.js';
+import { checkVariables, listedProblems } from './check-operation.js';
+import { documentBounds, MAX_FRAGMENTS } from './document-bounds.js';
 import type { ToolFactoryContext } from './fields-to-tools.js';
 import { inferAnnotations } from './infer-annotations.js';
 import { runOperation } from './response-to-result.js';
@@ -63,14 +71,20 @@ export async function operationsToTools(
       context.log.warn(`${where}: subscription ${node.name.value} is skipped (subscriptions are not served)`);
       continue;
     }
-    const document: DocumentNode = {
-      kind: Kind.DOCUMENT,
-      definitions: [node, ...usedFragments(node, fragments)],
-    };
+    // Each file was counted alone (see `parseFile`); an operation may spread fragments of them
+    // all, and graphql-js's validation recurses along a chain of them.
+    const used = usedFragments(node, fragments);
+    if (used.length > MAX_FRAGMENTS) {
+      context.log.warn(
+        `${where}: operation ${node.name.value} is skipped: it uses more than ${MAX_FRAGMENTS} fragments, more than the bridge checks`,
+      );
+      continue;
+    }
+    const document: DocumentNode = { kind: Kind.DOCUMENT, definitions: [node, ...used] };
     const errors = validate(context.schema, document);
     if (errors.length > 0) {
       context.log.warn(
-        `${where}: operation ${node.name.value} is skipped: ${errors.map((e) => e.message).join('; ')}`,
+        `${where}: operation ${node.name.value} is skipped: ${listedProblems(errors.map((e) => e.message)).join('; ')}`,
       );
       continue;
     }
@@ -113,7 +127,8 @@ function operationTool(
   return {
     name,
     title: operationTitle(name),
-    description: description || `The ${name} ${kind} (${rootFields.join(', ')}).`,
+    description:
+      trimText(description, TOOL_DESCRIPTION_BUDGET) || `The ${name} ${kind} (${rootFields.join(', ')}).`,
     inputSchema,
     annotations: inferAnnotations(kind, [name, ...rootFields]),
     async invoke(args, toolContext) {
@@ -170,7 +185,7 @@ async function listGraphqlFiles(dir: string): Promise<string[]> {
         }
         const path = relative ? join(relative, entry.name) : entry.name;
         if (entry.isDirectory()) pending.push(path);
-        else if (/\.(graphql|gql)$/.test(entry.name)) files.push(path);
+        else if (entry.isFile() && /\.(graphql|gql)$/.test(entry.name)) files.push(path);
       }
     }
   } catch (error) {
@@ -212,7 +227,7 @@ async function parseFile(file: string, signal?: AbortSignal): Promise<DocumentNo
   } catch (error) {
     throw new BridgeError(
       'invalid_input',
-      `the operation file ${file} does not parse: ${describeError(error)}`,
+      `the operation file ${file} does not parse: ${clip(describeError(error), 500)}`,
       {
         cause: error,
       },

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -182,6 +182,32 @@ describe('an operations directory far larger than any set of operations', () => 
       );
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('an operations directory with links in it', () => {
+  it('reads only the regular files it holds: a linked file is not read, nor a linked directory walked', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bridge-ops-'));
+    const outside = mkdtempSync(join(tmpdir(), 'bridge-outside-'));
+    try {
+      writeFileSync(join(dir, 'own.graphql'), 'query Own { products(first: 1) { nodes { id } } }\n');
+      writeFileSync(join(outside, 'linked.graphql'), 'query Linked { products(first: 1) { nodes { id } } }\n');
+      symlinkSync(join(outside, 'linked.graphql'), join(dir, 'linked.graphql'));
+      symlinkSync(outside, join(dir, 'more.graphql'));
+      const { registry, warnings } = await loadTools(
+        createGraphqlSource(
+          { endpoint: 'http://127.0.0.1:9/graphql', schema: SHOP_SDL_PATH, operations: dir },
+          '/',
+        ),
+      );
+      const names = registry.tools.map((tool) => tool.name);
+      expect(names).toContain('Own');
+      expect(names).not.toContain('Linked');
+      expect(warnings.join('\n')).not.toContain('not a regular file');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(outside, { recursive: true, force: true });
     }
   });
 });
