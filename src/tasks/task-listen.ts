@@ -84,14 +84,12 @@ export async function serveTaskListen(
   }
   const requested = message.params.notifications;
   const wanted = distinctStrings(requested.taskIds);
-  // Resource URIs count only where they are served (the acknowledgement names them back whole).
-  const uris = options.resourceSubscriptions
-    ? distinctStrings(requested.resourceSubscriptions)
-    : new Set<string>();
+  const uris = distinctStrings(requested.resourceSubscriptions);
   const refused =
     wanted.size > MAX_LISTEN_ENTRIES || uris.size > MAX_LISTEN_ENTRIES
       ? `A subscriptions/listen may ask for at most ${MAX_LISTEN_ENTRIES} task ids and ${MAX_LISTEN_ENTRIES} resource URIs; this one asks for ${wanted.size} and ${uris.size}. Listen to fewer on each stream.`
-      : [...uris].some((uri) => uri.length > MAX_URI_CHARS)
+      : // The acknowledgement names them back whole.
+        [...uris].some((uri) => uri.length > MAX_URI_CHARS)
         ? `A subscriptions/listen names resource URIs of at most ${MAX_URI_CHARS} characters.`
         : undefined;
   if (refused) {
@@ -106,7 +104,7 @@ export async function serveTaskListen(
   const honored: Record<string, unknown> = {};
   if (taskIds.size > 0) honored.taskIds = [...taskIds];
   if (requested.toolsListChanged === true) honored.toolsListChanged = true;
-  if (uris.size > 0) honored.resourceSubscriptions = [...uris];
+  if (options.resourceSubscriptions && uris.size > 0) honored.resourceSubscriptions = [...uris];
 
   const subscriptionId = message.id;
   const encoder = new TextEncoder();

@@ -77,6 +77,13 @@ describe('notifications/tasks through subscriptions/listen', () => {
     expect(body.error.message).toContain('at most 1000 task ids');
     const uris = await listen({ taskIds: ['x'], resourceSubscriptions: ids(1_001) });
     expect(((await uris.json()) as { error: { code: number } }).error.code).toBe(-32602);
+    // Each URI is named back in the acknowledgement: one over 2,048 characters is refused.
+    const long = await listen({ taskIds: ['x'], resourceSubscriptions: [`x://${'u'.repeat(2_048)}`] });
+    const longError = ((await long.json()) as { error: { code: number; message: string } }).error;
+    expect(longError).toEqual({
+      code: -32602,
+      message: 'A subscriptions/listen names resource URIs of at most 2048 characters.',
+    });
     // Repeats count once; none of these ids is the caller's, so the stream completes at once.
     const taken = await listen({ taskIds: [...ids(1_000), ...ids(1_000)] });
     expect(taken.headers.get('content-type')).toContain('text/event-stream');
