@@ -76,8 +76,19 @@ export async function responseToResult(
     }
     // JSON.parse does not recurse, but what follows does (serializing it, checking it against the
     // output schema, a client's parser: Python's stops at ~1,000 levels): deeper JSON is passed on
-    // as the text it came as, never as structuredContent.
-    if (excessiveDepth(text) !== undefined) {
+    // as the text it came as, never as structuredContent. Only what would be structuredContent is
+    // scanned for its depth (in its compact form): a long body without an output schema goes out
+    // as text alone, where depth does not matter, and is not read a second time.
+    const isObjectValue = value !== null && typeof value === 'object' && !Array.isArray(value);
+    let compact: string | undefined;
+    try {
+      compact = JSON.stringify(value);
+    } catch {
+      // Nested beyond what serializing recurses through.
+    }
+    const structured =
+      options.checkOutput !== undefined || (isObjectValue && (compact?.length ?? 0) <= PAGE_CHARS);
+    if (compact === undefined || (structured && excessiveDepth(compact) !== undefined)) {
       const result = await pagedText(text, mediaType || 'application/json', options, context);
       if (!options.checkOutput) return result;
       // A declared outputSchema wants structuredContent, which this cannot be: an error, with the
@@ -87,12 +98,10 @@ export async function responseToResult(
         'more than the bridge passes on as structured content. The body follows.';
       return { content: [{ type: 'text', text: note }, ...result.content], isError: true };
     }
-    const compact = JSON.stringify(value);
     const result = await pagedText(compact, 'application/json', options, context);
     // A paged result leaves out structuredContent, which would repeat the whole body; a declared
     // outputSchema still needs it, since clients reject a result without it.
     const paged = compact.length > PAGE_CHARS;
-    const isObjectValue = value !== null && typeof value === 'object' && !Array.isArray(value);
     if (options.checkOutput) {
       const violations = options.checkOutput(value);
       if (violations.length > 0) {
