@@ -192,7 +192,10 @@ describe('an operations directory with links in it', () => {
     const outside = mkdtempSync(join(tmpdir(), 'bridge-outside-'));
     try {
       writeFileSync(join(dir, 'own.graphql'), 'query Own { products(first: 1) { nodes { id } } }\n');
-      writeFileSync(join(outside, 'linked.graphql'), 'query Linked { products(first: 1) { nodes { id } } }\n');
+      writeFileSync(
+        join(outside, 'linked.graphql'),
+        'query Linked { products(first: 1) { nodes { id } } }\n',
+      );
       symlinkSync(join(outside, 'linked.graphql'), join(dir, 'linked.graphql'));
       symlinkSync(outside, join(dir, 'more.graphql'));
       const { registry, warnings } = await loadTools(
