@@ -185,7 +185,8 @@ async function listGraphqlFiles(dir: string): Promise<string[]> {
         }
         const path = relative ? join(relative, entry.name) : entry.name;
         if (entry.isDirectory()) pending.push(path);
-        else if (entry.isFile() && /\.(graphql|gql)$/.test(entry.name)) files.push(path);
+        // Regular files and pipes of its own: a link (to a file elsewhere, to a device) is not followed.
+        else if ((entry.isFile() || entry.isFIFO()) && /\.(graphql|gql)$/.test(entry.name)) files.push(path);
       }
     }
   } catch (error) {

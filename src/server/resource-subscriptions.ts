@@ -36,11 +36,10 @@ export class ResourceSubscriptions {
     if (context.era === 'modern') return;
     server.setRequestHandler('resources/subscribe', async (request, ctx) => {
       const { uri } = request.params;
-      // Bounds first: a URI of megabytes is refused before any template or store looks it up.
+      if (!(await exists(uri, ctx))) throw resourceNotFound(uri);
       this.#prune();
       const uris = this.#byServer.get(server) ?? new Set<string>();
       if (!uris.has(uri)) refuseBeyondBounds(uri, uris.size);
-      if (!(await exists(uri, ctx))) throw resourceNotFound(uri);
       uris.add(uri);
       this.#byServer.set(server, uris);
       return {};
