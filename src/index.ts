@@ -16,6 +16,15 @@ export {
   type UrlAnswer,
   type UrlQuestion,
 } from './ask/client-ask.js';
+export {
+  type BoundedSchema,
+  boundSchema,
+  cutSchemasWarning,
+  MAX_SCHEMA_ENTRIES,
+  SCHEMA_KEYS,
+  SCHEMA_LIST_KEYS,
+  SCHEMA_MAP_KEYS,
+} from './bound-schema.js';
 export { cacheDir, readOwnFile, writeOwnFile } from './cache-dir.js';
 export type {
   Catalog,

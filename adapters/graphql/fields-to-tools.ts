@@ -9,6 +9,7 @@ import {
 } from 'graphql';
 import {
   clip,
+  cutSchemasWarning,
   type JsonSchema,
   type Logger,
   PROPERTY_DESCRIPTION_BUDGET,
@@ -84,13 +85,16 @@ export function fieldsToTools(
       `the bridge makes at most ${MAX_FIELD_TOOLS.toLocaleString('en-US')} root fields into tools, queries and mutations together: of the ${kind} root's ${fields.length.toLocaleString('en-US')} ${fields.length === 1 ? 'field' : 'fields'}, the first ${limit.toLocaleString('en-US')} are served; write the operations you need with --operations DIR, or reach the rest with --generic`,
     );
   }
+  const cut: string[] = [];
   for (const field of fields.slice(0, limit)) {
     try {
-      tools.push(fieldToTool(context, kind, root, field));
+      tools.push(fieldToTool(context, kind, root, field, cut));
     } catch (error) {
       context.log.warn(`${kind} field ${clip(field.name)} skipped: ${(error as Error).message}`);
     }
   }
+  const warning = cutSchemasWarning(`${kind} field`, cut);
+  if (warning) context.log.warn(warning);
   return tools;
 }
 
@@ -99,6 +103,7 @@ function fieldToTool(
   kind: 'query' | 'mutation',
   root: GraphQLObjectType,
   field: AnyField,
+  cut: string[],
 ): ToolDefinition {
   // Each name the tool's entry carries, checked before any is used: see `boundedName`.
   boundedName(field.name, 'field');
@@ -114,7 +119,9 @@ function fieldToTool(
           description: `GraphQL selection set on ${returned.name}, e.g. "{ ${exampleField(returned)} }". Default: ids, scalars and objects ${context.budget.depth} level(s) deep.`,
         },
       };
-  const inputSchema = context.inputs.objectSchema(field.args, extra);
+  const bounded = context.inputs.objectSchema(field.args, extra);
+  const inputSchema = bounded.schema;
+  if (bounded.cut > 0) cut.push(field.name);
   const defaultsFirst =
     !leaf && Boolean(connectionShape(returned)) && field.args.some((arg) => arg.name === 'first');
   let defaultSelection: BoundedSelection | undefined;

@@ -16,6 +16,7 @@ import {
 import {
   BridgeError,
   clip,
+  cutSchemasWarning,
   describeError,
   readInputFile,
   TOOL_DESCRIPTION_BUDGET,
@@ -59,6 +60,7 @@ export async function operationsToTools(
     }
   }
   const tools: ToolDefinition[] = [];
+  const cut: string[] = [];
   for (const { node, file, description } of operations) {
     const where = `${relative(dir, file) || file}`;
     if (!node.name) {
@@ -89,12 +91,14 @@ export async function operationsToTools(
       continue;
     }
     try {
-      tools.push(operationTool(context, node, document, description));
+      tools.push(operationTool(context, node, document, description, cut));
     } catch (error) {
       // A variable's type from the schema may have a name too long to serve (see `boundedName`).
       context.log.warn(`${where}: operation ${node.name.value} is skipped: ${(error as Error).message}`);
     }
   }
+  const warning = cutSchemasWarning('operation', cut);
+  if (warning) context.log.warn(warning);
   return { tools, files };
 }
 
@@ -103,6 +107,7 @@ function operationTool(
   node: OperationDefinitionNode,
   document: DocumentNode,
   description: string,
+  cut: string[],
 ): ToolDefinition {
   const name = node.name?.value ?? 'operation';
   const kind = node.operation === 'mutation' ? 'mutation' : 'query';
@@ -117,7 +122,9 @@ function operationTool(
       defaultValue: definition.defaultValue ? print(definition.defaultValue) : undefined,
     };
   });
-  const inputSchema = context.inputs.objectSchema(slots);
+  const bounded = context.inputs.objectSchema(slots);
+  const inputSchema = bounded.schema;
+  if (bounded.cut > 0) cut.push(name);
   // Defaults are GraphQL literals, not JSON: keep them out of the schema, the server applies them.
   stripDefaults(inputSchema);
   const query = print(document);

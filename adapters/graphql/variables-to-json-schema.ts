@@ -8,7 +8,16 @@ import {
   isNonNullType,
   isScalarType,
 } from 'graphql';
-import { BridgeError, clip, type JsonSchema, nestsDeeperThan, propertyDescription } from '../../src/index.js';
+import {
+  type BoundedSchema,
+  BridgeError,
+  boundSchema,
+  clip,
+  type JsonSchema,
+  MAX_SCHEMA_ENTRIES,
+  nestsDeeperThan,
+  propertyDescription,
+} from '../../src/index.js';
 import { boundedName } from './bounded-name.js';
 import type { ScalarMapping } from './options.js';
 
@@ -30,10 +39,17 @@ const ENUM_DESCRIPTION_LIMIT = 1_500;
  * Turns GraphQL arguments or variables into the properties of one JSON Schema 2020-12 object.
  * Input objects go to `$defs` (shared, so recursive inputs are fine), non-null means required,
  * Int keeps its 32-bit bounds so models do not send 1234.0, custom scalars follow `scalars`.
+ * Each input object and enum is converted once for all tools, and each tool lists what it reaches
+ * within `MAX_SCHEMA_ENTRIES` (see `boundSchema`): a schema can make every one of thousands of
+ * fields reach thousands of input objects, and copied per tool they took gigabytes.
  */
 export class InputSchemaBuilder {
   readonly #scalars: Record<string, JsonSchema>;
+  // Input objects and enums converted so far, by type name; and those that cannot be (a name too
+  // long to serve), with the error each tool using them is skipped with.
   readonly #defs = new Map<string, JsonSchema>();
+  readonly #enums = new Map<string, JsonSchema>();
+  readonly #failed = new Map<string, Error>();
 
   constructor(scalars: Record<string, ScalarMapping> = {}) {
     this.#scalars = Object.fromEntries(
@@ -42,12 +58,12 @@ export class InputSchemaBuilder {
   }
 
   /**
-   * The object schema for `slots`, with `extra` properties (e.g. `select`) appended. Throws when a
-   * name it would carry (of an argument, an input field, an enum value, a type) is too long to
-   * serve: see `boundedName`.
+   * The object schema for `slots`, with `extra` properties (e.g. `select`) appended, and how many
+   * of its parts are cut to stay within `MAX_SCHEMA_ENTRIES`. Throws when a name it would carry (of
+   * an argument, an input field, an enum value, a type) is too long to serve (see `boundedName`),
+   * or when the arguments alone pass the bound.
    */
-  objectSchema(slots: readonly InputSlot[], extra: Record<string, JsonSchema> = {}): JsonSchema {
-    this.#defs.clear();
+  objectSchema(slots: readonly InputSlot[], extra: Record<string, JsonSchema> = {}): BoundedSchema {
     const properties: Record<string, JsonSchema> = {};
     const required: string[] = [];
     for (const slot of slots) {
@@ -58,9 +74,14 @@ export class InputSchemaBuilder {
     const schema: JsonSchema = { type: 'object', properties };
     if (required.length > 0) schema.required = required;
     schema.additionalProperties = false;
-    if (this.#defs.size > 0)
-      schema.$defs = Object.fromEntries([...this.#defs].sort(([a], [b]) => (a < b ? -1 : 1)));
-    return schema;
+    const bounded = boundSchema(schema, (name) => this.#defs.get(name));
+    if (!bounded) {
+      throw new BridgeError(
+        'invalid_input',
+        `its arguments alone pass the ${MAX_SCHEMA_ENTRIES.toLocaleString('en-US')} entries a tool's input schema may list`,
+      );
+    }
+    return bounded;
   }
 
   #slot(slot: InputSlot): JsonSchema {
@@ -85,7 +106,7 @@ export class InputSchemaBuilder {
     if (isListType(inner)) return { type: 'array', items: this.#type(inner.ofType) };
     boundedName(inner.name, 'type');
     if (isScalarType(inner)) return this.#scalar(inner.name);
-    if (isEnumType(inner)) return enumSchema(inner);
+    if (isEnumType(inner)) return this.#enum(inner);
     if (isInputObjectType(inner)) return this.#inputObject(inner);
     throw new BridgeError('internal', `unexpected input type ${String(type)}`);
   }
@@ -110,24 +131,50 @@ export class InputSchemaBuilder {
 
   #inputObject(type: GraphQLInputObjectType): JsonSchema {
     const ref = { $ref: `#/$defs/${type.name}` };
+    const failed = this.#failed.get(type.name);
+    if (failed) throw failed;
     if (this.#defs.has(type.name)) return ref;
     const properties: Record<string, JsonSchema> = {};
     const schema: JsonSchema = { type: 'object', properties };
     // Registered before the fields are walked, so a recursive input refers to itself.
     this.#defs.set(type.name, schema);
-    const description = propertyDescription(type.description);
-    if (description) schema.description = description;
-    const required: string[] = [];
-    for (const field of Object.values(type.getFields())) {
-      properties[boundedName(field.name, `field of ${type.name}`)] = this.#slot(field);
-      if (isNonNullType(field.type) && field.defaultValue === undefined) required.push(field.name);
+    try {
+      const description = propertyDescription(type.description);
+      if (description) schema.description = description;
+      const required: string[] = [];
+      for (const field of Object.values(type.getFields())) {
+        properties[boundedName(field.name, `field of ${type.name}`)] = this.#slot(field);
+        if (isNonNullType(field.type) && field.defaultValue === undefined) required.push(field.name);
+      }
+      if (required.length > 0) schema.required = required;
+      schema.additionalProperties = false;
+      // @oneOf inputs: exactly one field set (graphql-js 16.9+).
+      if ((type as { isOneOf?: boolean }).isOneOf)
+        Object.assign(schema, { minProperties: 1, maxProperties: 1 });
+    } catch (error) {
+      // Never listed half-built: a tool reaching it through another input already converted finds
+      // no definition, and lists that input's field as not listed in full.
+      this.#defs.delete(type.name);
+      this.#failed.set(type.name, error as Error);
+      throw error;
     }
-    if (required.length > 0) schema.required = required;
-    schema.additionalProperties = false;
-    // @oneOf inputs: exactly one field set (graphql-js 16.9+).
-    if ((type as { isOneOf?: boolean }).isOneOf)
-      Object.assign(schema, { minProperties: 1, maxProperties: 1 });
     return ref;
+  }
+
+  #enum(type: GraphQLEnumType): JsonSchema {
+    const failed = this.#failed.get(type.name);
+    if (failed) throw failed;
+    let schema = this.#enums.get(type.name);
+    if (!schema) {
+      try {
+        schema = enumSchema(type);
+      } catch (error) {
+        this.#failed.set(type.name, error as Error);
+        throw error;
+      }
+      this.#enums.set(type.name, schema);
+    }
+    return schema;
   }
 }
 

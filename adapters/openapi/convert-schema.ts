@@ -1,4 +1,10 @@
-import { type JsonSchema, propertyDescription } from '../../src/index.js';
+import {
+  type JsonSchema,
+  propertyDescription,
+  SCHEMA_KEYS,
+  SCHEMA_LIST_KEYS,
+  SCHEMA_MAP_KEYS,
+} from '../../src/index.js';
 import type { SpecVersion } from './load-document.js';
 import { isObject, type Json, resolvePointer, setOwn } from './resolve-ref.js';
 import { applyDialect, type DialectContext, noteDialect } from './schema-dialect.js';
@@ -6,30 +12,6 @@ import { applyDialect, type DialectContext, noteDialect } from './schema-dialect
 /** Requests leave out `readOnly` properties; responses leave out `writeOnly` ones. */
 export type Direction = 'request' | 'response';
 
-/** Keys that hold one subschema. */
-export const SCHEMA_KEYS = [
-  'additionalProperties',
-  'items',
-  'not',
-  'if',
-  'then',
-  'else',
-  'contains',
-  'propertyNames',
-  'unevaluatedProperties',
-  'unevaluatedItems',
-  'additionalItems',
-] as const;
-/** Keys that hold a list of subschemas. */
-export const SCHEMA_LIST_KEYS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'] as const;
-/** Keys that hold a map of name → subschema. */
-export const SCHEMA_MAP_KEYS = [
-  'properties',
-  'patternProperties',
-  'dependentSchemas',
-  '$defs',
-  'definitions',
-] as const;
 /** OpenAPI-only keywords that are not JSON Schema, or that the bridge rewrites. */
 const DROPPED = new Set([
   'nullable',
@@ -64,6 +46,7 @@ export class SchemaConverter {
   readonly #document: Json;
   readonly #version: SpecVersion;
   readonly #names = new Map<string, string>();
+  readonly #pointers = new Map<string, string>();
   readonly #flags = new Map<string, { readOnly: boolean; writeOnly: boolean }>();
   readonly #taken = new Set<string>();
   readonly #cache: Record<Direction, Map<string, Converted>> = { request: new Map(), response: new Map() };
@@ -81,7 +64,10 @@ export class SchemaConverter {
     if (version === 'openapi31') noteDialect(document.jsonSchemaDialect, { foreign: this.foreignDialects });
   }
 
-  /** The `$defs` for a set of referenced pointers and everything they refer to in turn. */
+  /**
+   * The `$defs` for a set of referenced pointers and everything they refer to in turn, however many:
+   * a tool's input schema takes them one at a time instead (`definition`), within its bound.
+   */
   definitions(pointers: Iterable<string>, direction: Direction): Record<string, JsonSchema> {
     const defs: Record<string, JsonSchema> = {};
     const queue = [...pointers];
@@ -100,6 +86,15 @@ export class SchemaConverter {
     return sortKeys(defs);
   }
 
+  /**
+   * The converted component that `#/$defs/NAME` in this converter's schemas refers to (see
+   * `defName`), converted on first use; undefined for a name it never gave.
+   */
+  definition(name: string, direction: Direction): JsonSchema | undefined {
+    const pointer = this.#pointers.get(name);
+    return pointer === undefined ? undefined : this.#component(pointer, direction).schema;
+  }
+
   /** The `$defs` key of a referenced pointer: the component's own name when it is free. */
   defName(pointer: string): string {
     let name = this.#names.get(pointer);
@@ -116,6 +111,7 @@ export class SchemaConverter {
     for (let n = 2; this.#taken.has(name); n++) name = `${base}_${n}`;
     this.#taken.add(name);
     this.#names.set(pointer, name);
+    this.#pointers.set(name, pointer);
     return name;
   }
 

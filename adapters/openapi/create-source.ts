@@ -2,6 +2,7 @@ import { isAbsolute, resolve } from 'node:path';
 import {
   BridgeError,
   countOf,
+  cutSchemasWarning,
   describeError,
   displayUrl,
   emptyCredentialWarnings,
@@ -62,6 +63,11 @@ interface Converted {
   fetchedFrom?: string[];
   /** Writes the conversion cache (converting what is not yet); undefined when not cacheable. */
   save?: () => void;
+  /**
+   * Warns once of the tools whose input schemas were cut (see `boundSchema`), converting what is
+   * not yet; the warning is cached with the others. Undefined for a start from the cache.
+   */
+  warnCut?: () => void;
 }
 
 /**
@@ -134,6 +140,7 @@ export function createOpenApiSource(
       const dynamic = mode === 'dynamic' || (mode === 'auto' && tools.length > AUTO_DYNAMIC_THRESHOLD);
       if (!dynamic) {
         const all = buildAll(tools, context.log);
+        converted.warnCut?.();
         if (converted.save) pendingSave = afterStartUp(converted.save, context.log);
         return all;
       }
@@ -242,16 +249,28 @@ async function convert(
       ...(operation.servers ? { servers: operation.servers } : {}),
     })),
   );
+  let cutWarned = false;
   const converted: Converted = {
     tools,
     title,
     files: loaded.files,
     elsewhere,
     ...(loaded.fetchedFrom ? { fetchedFrom: loaded.fetchedFrom } : {}),
+    warnCut: () => {
+      if (cutWarned) return;
+      cutWarned = true;
+      const cut = tools.flatMap((tool) => {
+        const converted = tool.data();
+        return 'data' in converted && converted.data.cut ? [tool.name] : [];
+      });
+      const warning = cutSchemasWarning('tool', cut);
+      if (warning) log.warn(warning);
+    },
   };
   // Not cached when a file could not be hashed: its changes could not be seen.
   if (cache && hashes?.length === loaded.files.length) {
     converted.save = () => {
+      converted.warnCut?.();
       const entry: CachedConversion['tools'] = tools.map((tool) => ({
         name: tool.name,
         operation: tool.operation,

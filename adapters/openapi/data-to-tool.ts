@@ -32,6 +32,11 @@ export interface ToolData {
   annotations: ToolAnnotations;
   plan: OperationPlan;
   timeoutMs?: number;
+  /**
+   * Parts of the input schema described by their type only (see `boundSchema`). Not cached: the
+   * warning it makes is, with the conversion's others.
+   */
+  cut?: number;
 }
 
 /** The few top-level fields of a spec that `resolveBaseUrl` reads. */

@@ -234,6 +234,7 @@ function convertOperation(
       `its input schema nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels, more than the bridge lists`,
     );
   }
+  if (planned.cut) data.cut = planned.cut;
   if (typeof extension.timeoutMs === 'number') data.timeoutMs = extension.timeoutMs;
   // Only specs that declare another JSON Schema dialect pay for compiling up front: a schema that
   // still does not compile makes the operation unservable rather than served unvalidated.

@@ -1,4 +1,10 @@
-import { type JsonSchema, propertyDescription } from '../../src/index.js';
+import {
+  BridgeError,
+  boundSchema,
+  type JsonSchema,
+  MAX_SCHEMA_ENTRIES,
+  propertyDescription,
+} from '../../src/index.js';
 import type { SchemaConverter } from './convert-schema.js';
 import { dropEncodingAdvice, dropRepeatedSentences } from './drop-boilerplate.js';
 import type { HttpMethod, OperationInfo } from './list-operations.js';
@@ -34,6 +40,8 @@ export interface PlannedOperation {
   plan: OperationPlan;
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
+  /** Parts of the input schema described by their type only, to stay within `MAX_SCHEMA_ENTRIES`. */
+  cut?: number;
 }
 
 // Header parameters that OpenAPI says are ignored: the bridge sets them itself.
@@ -97,13 +105,19 @@ export function planOperation(
     if (body.plan.required) required.push(bodyArg);
   }
 
-  const inputSchema: JsonSchema = { type: 'object', properties };
-  if (required.length > 0) inputSchema.required = required;
-  inputSchema.additionalProperties = false;
-  const defs = converter.definitions(deps, 'request');
-  if (Object.keys(defs).length > 0) inputSchema.$defs = defs;
+  const root: JsonSchema = { type: 'object', properties };
+  if (required.length > 0) root.required = required;
+  root.additionalProperties = false;
+  const definition = (name: string) => converter.definition(name, 'request');
+  const bounded = boundSchema(root, definition);
+  if (!bounded) {
+    throw new BridgeError(
+      'invalid_input',
+      `its parameters alone pass the ${MAX_SCHEMA_ENTRIES.toLocaleString('en-US')} entries a tool's input schema may list`,
+    );
+  }
   if (body?.plan.kind === 'multipart') {
-    body.plan.binaryFields = binaryFields(properties[bodyArg] as JsonSchema, (name) => defs[name]);
+    body.plan.binaryFields = binaryFields(properties[bodyArg] as JsonSchema, definition);
   }
 
   const success = successResponse(info, document, version);
@@ -117,7 +131,8 @@ export function planOperation(
   if (body) plan.body = body.plan;
   if (info.servers) plan.servers = info.servers;
 
-  const planned: PlannedOperation = { plan, inputSchema };
+  const planned: PlannedOperation = { plan, inputSchema: bounded.schema };
+  if (bounded.cut > 0) planned.cut = bounded.cut;
   if (success.jsonSchema !== undefined) {
     const outputSchema = planOutput(success.jsonSchema, document, version);
     if (outputSchema) planned.outputSchema = outputSchema;

