@@ -26,6 +26,7 @@ import { promptHandlers, registerCompletionHandler } from './handle-prompts.js';
 import { resourceHandlers } from './handle-resources.js';
 import { listEntry } from './list-entry.js';
 import { LIST_CACHE_HINT } from './list-json.js';
+import { toolsPageEnd } from './page-ends.js';
 import { listPage, toolsVersion } from './paginate.js';
 import type { ResourceSubscriptions } from './resource-subscriptions.js';
 
@@ -157,8 +158,12 @@ export function createServerFactory(setup: ServerSetup): ((context: McpRequestCo
       const version = context.era === 'modern' ? undefined : server.getNegotiatedProtocolVersion();
       const titleIn = version !== undefined && version < '2025-06-18' ? 'annotations' : 'top';
       const registry = setup.registry();
-      return listPage('tools', describeTools(registry, titleIn), request.params?.cursor, (end) =>
-        toolsVersion(registry, end),
+      return listPage(
+        'tools',
+        describeTools(registry, titleIn),
+        request.params?.cursor,
+        (end) => toolsVersion(registry, end),
+        (start) => toolsPageEnd(registry, start),
       );
     });
 

@@ -4,7 +4,8 @@ import { isPlainObject } from '../plain-object.js';
 import type { RegisteredTool, ToolRegistry } from '../registry.js';
 import { REQUEST_KEYS } from './answer-tools-call.js';
 import { keptParts, listEntry } from './list-entry.js';
-import { PAGE_SIZE, pageBounds, toolsVersion } from './paginate.js';
+import { knownPageEnd, MAX_PAGE_BYTES, rememberPageEnd, toolsPageEnd } from './page-ends.js';
+import { nextCursorAt, PAGE_SIZE, pageStart, toolsVersion } from './paginate.js';
 
 // `tools/list` answers written as bytes: each entry's JSON from the text the adapter kept
 // (`keepListedJson`) where there is one, serialized otherwise, and a page joined from them. For
@@ -89,34 +90,72 @@ export function toolsListPage(
 ): ListPage | undefined {
   const entries = entriesFor(registry);
   if (!entries) return undefined;
-  const bounds = pageBounds(entries.length, cursor, PAGE_SIZE, (end) => toolsVersion(registry, end));
-  if (typeof bounds === 'string') return undefined;
+  const version = (end: number) => toolsVersion(registry, end);
+  const start = pageStart(entries.length, cursor, version);
+  if (typeof start === 'string') return undefined;
+  // Where the page ends (see `toolsPageEnd`): measured here as its entries are written, unless
+  // known already, or unless they are written in another form than the one measured (2026-07-28's).
+  const known = knownPageEnd(registry, start) ?? (modern ? toolsPageEnd(registry, start) : undefined);
+  const limit = known ?? Math.min(entries.length, start + PAGE_SIZE);
   const parts: Uint8Array[] = [Buffer.from('{"result":{"tools":[')];
+  let bytes = 0;
+  let end = start;
+  let full = false;
+  const add = (json: Uint8Array[], size: number, count: number) => {
+    if (end > start) {
+      parts.push(COMMA);
+      bytes++;
+    }
+    parts.push(...json);
+    bytes += size;
+    end += count;
+  };
+  // Whether entries of `size` bytes (a run of them, or one) still go in the page: the first tool
+  // always does.
+  const fits = (size: number, one: boolean) =>
+    known !== undefined || (one && end === start) || (end > start ? bytes + 1 : 0) + size <= MAX_PAGE_BYTES;
   // Tools without kept text are serialized a run at a time, in one `JSON.stringify` of the run's
   // entries: one call per tool cost about twice as much (GitHub's 500-tool pages, first start).
   // Runs stop at `RUN_TOOLS`: a whole page's string and its copies held together raised the peak
-  // memory of a first start by ~2.5 MB.
+  // memory of a first start by ~2.5 MB. A run that would pass the page's bytes is written a tool
+  // at a time, up to where the page ends.
   let run: Tool[] = [];
   const endRun = () => {
     if (run.length === 0) return;
-    if (parts.length > 1) parts.push(COMMA);
-    parts.push(Buffer.from(JSON.stringify(run)).subarray(1, -1));
+    const json = Buffer.from(JSON.stringify(run)).subarray(1, -1);
+    if (fits(json.length, run.length === 1)) add([json], json.length, run.length);
+    else {
+      for (const entry of run) {
+        const one = Buffer.from(JSON.stringify(entry));
+        if (!fits(one.length, true)) {
+          full = true;
+          break;
+        }
+        add([one], one.length, 1);
+      }
+    }
     run = [];
   };
-  for (let index = bounds.start; index < bounds.end; index++) {
-    const tool = registry.tools[index] as RegisteredTool;
+  for (let index = start; index < limit && !full; index++) {
     const kept = entries[index];
     if (!kept) {
+      const tool = registry.tools[index] as RegisteredTool;
       run.push(modern ? modernEntry(tool) : listEntry(tool));
       if (run.length === RUN_TOOLS) endRun();
       continue;
     }
     endRun();
-    if (parts.length > 1) parts.push(COMMA);
-    parts.push(...kept);
+    if (full) break;
+    const size = kept.reduce((sum, part) => sum + part.length, 0);
+    if (!fits(size, true)) {
+      full = true;
+      break;
+    }
+    add(kept, size, 1);
   }
   endRun();
-  const { nextCursor } = bounds;
+  if (known === undefined) rememberPageEnd(registry, start, end);
+  const nextCursor = nextCursorAt(end, entries.length, version);
   const next = nextCursor === undefined ? '' : `,"nextCursor":${JSON.stringify(nextCursor)}`;
   const stamps = modern
     ? `,"resultType":"complete","ttlMs":${JSON.stringify(modern.ttlMs)},"cacheScope":${JSON.stringify(modern.cacheScope)},"_meta":${JSON.stringify({ [SERVER_INFO_META_KEY]: modern.serverInfo })}`

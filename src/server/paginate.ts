@@ -71,25 +71,42 @@ export type CursorFault = 'unreadable' | 'stale';
 /**
  * Where the page after the opaque `cursor` starts and ends in a list of `length` entries, whose
  * first `end` entries have the version `version(end)` (asked only when a cursor is read or made),
- * or why the cursor is refused.
+ * or why the cursor is refused. A page holds `pageSize` entries, or up to `endOf(start)` when
+ * given (see `toolsPageEnd`).
  */
 export function pageBounds(
   length: number,
   cursor: string | undefined,
   pageSize: number,
   version: (end: number) => string,
+  endOf?: (start: number) => number,
 ): PageBounds | CursorFault {
-  let start = 0;
-  if (cursor !== undefined) {
-    const read = readCursor(cursor);
-    if (!read) return 'unreadable';
-    if (read.offset > length || read.version !== version(read.offset)) return 'stale';
-    start = read.offset;
-  }
-  const end = Math.min(length, start + pageSize);
-  const nextCursor =
-    end < length ? Buffer.from(`${end}.${version(end)}`, 'latin1').toString('base64url') : undefined;
-  return { start, end, nextCursor };
+  const start = pageStart(length, cursor, version);
+  if (typeof start === 'string') return start;
+  const end = endOf ? endOf(start) : Math.min(length, start + pageSize);
+  return { start, end, nextCursor: nextCursorAt(end, length, version) };
+}
+
+/** Where the page after `cursor` starts (0 without one), or why the cursor is refused (see `pageBounds`). */
+export function pageStart(
+  length: number,
+  cursor: string | undefined,
+  version: (end: number) => string,
+): number | CursorFault {
+  if (cursor === undefined) return 0;
+  const read = readCursor(cursor);
+  if (!read) return 'unreadable';
+  if (read.offset > length || read.version !== version(read.offset)) return 'stale';
+  return read.offset;
+}
+
+/** The cursor of the page starting at `end`, undefined when the list ends there. */
+export function nextCursorAt(
+  end: number,
+  length: number,
+  version: (end: number) => string,
+): string | undefined {
+  return end < length ? Buffer.from(`${end}.${version(end)}`, 'latin1').toString('base64url') : undefined;
 }
 
 function readCursor(cursor: string): { offset: number; version: string } | undefined {
@@ -121,23 +138,26 @@ export function paginate<T>(
   cursor: string | undefined,
   pageSize: number,
   version: (end: number) => string,
+  endOf?: (start: number) => number,
 ) {
-  const bounds = pageBounds(all.length, cursor, pageSize, version);
+  const bounds = pageBounds(all.length, cursor, pageSize, version, endOf);
   if (typeof bounds === 'string') throw cursorRefused(key, cursor as string, bounds);
   return { items: all.slice(bounds.start, bounds.end), nextCursor: bounds.nextCursor };
 }
 
 /**
  * One page as a list result: `{[key]: items}`, plus `nextCursor` when more follow. `version(end)`
- * gives the version of the first `end` entries of `all` (see `prefixVersions`).
+ * gives the version of the first `end` entries of `all` (see `prefixVersions`); `endOf(start)`,
+ * where a page starting at `start` ends, when not after `PAGE_SIZE` entries.
  */
 export function listPage<K extends string, T>(
   key: K,
   all: Pageable<T>,
   cursor: string | undefined,
   version: (end: number) => string,
+  endOf?: (start: number) => number,
 ) {
-  const { items, nextCursor } = paginate(key, all, cursor, PAGE_SIZE, version);
+  const { items, nextCursor } = paginate(key, all, cursor, PAGE_SIZE, version, endOf);
   return { [key]: items, ...(nextCursor === undefined ? {} : { nextCursor }) } as { [P in K]: T[] } & {
     nextCursor?: string;
   };
