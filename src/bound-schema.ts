@@ -51,8 +51,13 @@ export interface BoundedSchema {
  * items, branches, enum values, the definition it refers to) would pass the bound keeps only its
  * type and description, with a note saying so, and accepts any value of that type (the API still
  * checks it). A definition is counted where it is first reached. `definition` looks one up by name;
- * it may build it on demand. Returns undefined when the top level alone (the arguments) passes the
- * bound: such a tool cannot be described.
+ * it may build it on demand, and what it throws is thrown.
+ *
+ * A looser part makes the whole looser only where nothing inverts it: under `oneOf`, `not` or
+ * `if`, beside `unevaluatedProperties`/`unevaluatedItems` (which read what in-place parts
+ * evaluated) or `maxContains`, a stub could refuse what the full schema accepted. When a cut falls
+ * there, whole arguments are cut instead, the first that fit kept as they are. Returns undefined
+ * when the top level alone (the arguments) passes the bound: such a tool cannot be described.
  *
  * @example boundSchema({ type: 'object', properties: { id: { type: 'string' } } }, (name) => undefined)
  */
@@ -66,10 +71,13 @@ export function boundSchema(
   if (reached !== 'cut') {
     if (reached.length === 0) return { schema: root, cut: 0 };
     const defs: Record<string, JsonSchema> = {};
-    for (const name of reached.sort()) defs[name] = definition(name) as JsonSchema;
+    for (const name of reached.sort()) setEntry(defs, name, definition(name) as JsonSchema);
     return { schema: { ...root, $defs: defs }, cut: 0 };
   }
-  return copyWithin(root, definition, max);
+  const walked = walkWithin(root, definition, max);
+  return walked && safeStubs(walked)
+    ? copyOut(root, walked, definition, max)
+    : cutArguments(root, definition, max);
 }
 
 /**
@@ -85,48 +93,69 @@ export function cutSchemasWarning(what: string, names: readonly string[]): strin
   return `${one ? `the ${what}` : `${names.length.toLocaleString('en-US')} ${what}s`} ${listed.join(', ')}: ${one ? 'its input schema lists' : 'their input schemas list'} the first ${MAX_SCHEMA_ENTRIES.toLocaleString('en-US')} entries nearest the top (arguments, properties, enum values); deeper parts are described by their type only, and the API checks them`;
 }
 
-// The subschemas directly under `node`, and the definition its `$ref` names.
+// Members of a node: its subschemas and enum values, each counted once per node object (they are
+// shared: a converted component or GraphQL input object is one object in every tool reaching it).
+// Listing a map's keys costs its size however early a loop stops, so a map of a million
+// properties is counted once, not once per tool.
+const memberCounts = new WeakMap<object, number>();
+
+function memberCount(node: JsonSchema): number {
+  let count = memberCounts.get(node);
+  if (count === undefined) {
+    count = Array.isArray(node.enum) ? node.enum.length : 0;
+    for (const key in node) {
+      const value = node[key];
+      if (isListKey(key) && Array.isArray(value)) {
+        for (const sub of value) if (isSchema(sub)) count++;
+      } else if (isSingleKey(key) && isSchema(value)) count++;
+      else if (isMapKey(key) && isSchema(value)) {
+        for (const name in value) if (isSchema(value[name])) count++;
+      }
+    }
+    memberCounts.set(node, count);
+  }
+  return count;
+}
+
+// The subschemas directly under `node`, where each sits, and the definition its `$ref` names.
 interface Members {
   schemas: Array<{ key: string; name?: string | number; schema: JsonSchema }>;
-  values: number;
   ref?: string;
 }
 
 function membersOf(node: JsonSchema): Members {
-  const members: Members = { schemas: [], values: Array.isArray(node.enum) ? node.enum.length : 0 };
+  const members: Members = { schemas: [] };
+  const ref = refName(node);
+  if (ref !== undefined) members.ref = ref;
   for (const key in node) {
     const value = node[key];
-    if (key === '$ref') {
-      if (typeof value === 'string') {
-        const name = definitionName(value);
-        if (name !== undefined) members.ref = name;
+    if (isListKey(key) && Array.isArray(value)) {
+      for (let index = 0; index < value.length; index++) {
+        const sub = value[index];
+        if (isSchema(sub)) members.schemas.push({ key, name: index, schema: sub });
       }
-    } else if ((SCHEMA_KEYS as readonly string[]).includes(key)) {
-      if (Array.isArray(value)) listed(members, key, value);
-      else if (isSchema(value)) members.schemas.push({ key, schema: value });
-    } else if ((SCHEMA_LIST_KEYS as readonly string[]).includes(key)) {
-      if (Array.isArray(value)) listed(members, key, value);
-    } else if ((SCHEMA_MAP_KEYS as readonly string[]).includes(key)) {
-      if (isSchema(value))
-        for (const name in value) {
-          const sub = value[name];
-          if (isSchema(sub)) members.schemas.push({ key, name, schema: sub });
-        }
+    } else if (isSingleKey(key) && isSchema(value)) members.schemas.push({ key, schema: value });
+    else if (isMapKey(key) && isSchema(value)) {
+      for (const name in value) {
+        const sub = value[name];
+        if (isSchema(sub)) members.schemas.push({ key, name, schema: sub });
+      }
     }
   }
   return members;
 }
 
-function listed(members: Members, key: string, list: unknown[]): void {
-  for (let index = 0; index < list.length; index++) {
-    const sub = list[index];
-    if (isSchema(sub)) members.schemas.push({ key, name: index, schema: sub });
-  }
+// `items` (and `additionalItems`) may be a draft-4 tuple: a list.
+const isListKey = (key: string) =>
+  (SCHEMA_LIST_KEYS as readonly string[]).includes(key) || key === 'items' || key === 'additionalItems';
+const isSingleKey = (key: string) => (SCHEMA_KEYS as readonly string[]).includes(key);
+const isMapKey = (key: string) => (SCHEMA_MAP_KEYS as readonly string[]).includes(key);
+
+function refName(node: JsonSchema): string | undefined {
+  return typeof node.$ref === 'string' ? definitionName(node.$ref) : undefined;
 }
 
 // Counting only: the names of the definitions reached when everything fits, else where it stopped.
-// Each node's members are counted before any is queued, stopping at the bound, so a map of a
-// million properties costs `max` steps, not a million.
 function countWithin(
   root: JsonSchema,
   definition: (name: string) => JsonSchema | undefined,
@@ -137,69 +166,19 @@ function countWithin(
   let used = 1;
   for (let head = 0; head < queue.length; head++) {
     const node = queue[head] as JsonSchema;
-    const fits = countMembers(node, max - used);
-    if (fits === undefined) return head === 0 ? 'top' : 'cut';
-    const { count, ref } = fits;
-    let target: JsonSchema | undefined;
-    if (ref !== undefined && !reached.has(ref)) {
-      target = definition(ref);
-      if (target === undefined || count + 1 > max - used) return head === 0 ? 'top' : 'cut';
-    }
+    const ref = refName(node);
+    const target = ref !== undefined && !reached.has(ref) ? definition(ref) : undefined;
+    const count = memberCount(node) + (ref !== undefined && !reached.has(ref) ? 1 : 0);
+    if ((ref !== undefined && !reached.has(ref) && target === undefined) || used + count > max)
+      return head === 0 ? 'top' : 'cut';
     used += count;
-    pushMembers(node, queue);
-    if (target !== undefined && ref !== undefined) {
+    for (const member of membersOf(node).schemas) queue.push(member.schema);
+    if (ref !== undefined && target !== undefined) {
       reached.add(ref);
       queue.push(target);
-      used++;
     }
   }
   return [...reached];
-}
-
-// The number of `node`'s members (subschemas and enum values) if within `room`, and its reference.
-function countMembers(node: JsonSchema, room: number): { count: number; ref?: string } | undefined {
-  let count = Array.isArray(node.enum) ? node.enum.length : 0;
-  let ref: string | undefined;
-  for (const key in node) {
-    if (count > room) return undefined;
-    const value = node[key];
-    if (key === '$ref') {
-      if (typeof value === 'string') ref = definitionName(value);
-    } else if (
-      (SCHEMA_KEYS as readonly string[]).includes(key) ||
-      (SCHEMA_LIST_KEYS as readonly string[]).includes(key)
-    ) {
-      if (Array.isArray(value)) {
-        for (let index = 0; index < value.length && count <= room; index++)
-          if (isSchema(value[index])) count++;
-      } else if (isSchema(value) && !(SCHEMA_LIST_KEYS as readonly string[]).includes(key)) count++;
-    } else if ((SCHEMA_MAP_KEYS as readonly string[]).includes(key) && isSchema(value)) {
-      for (const name in value) {
-        if (isSchema(value[name]) && ++count > room) return undefined;
-      }
-    }
-  }
-  if (count > room) return undefined;
-  return ref === undefined ? { count } : { count, ref };
-}
-
-function pushMembers(node: JsonSchema, queue: JsonSchema[]): void {
-  for (const key in node) {
-    const value = node[key];
-    if (
-      (SCHEMA_KEYS as readonly string[]).includes(key) ||
-      (SCHEMA_LIST_KEYS as readonly string[]).includes(key)
-    ) {
-      if (Array.isArray(value)) {
-        for (const sub of value) if (isSchema(sub)) queue.push(sub);
-      } else if (isSchema(value) && !(SCHEMA_LIST_KEYS as readonly string[]).includes(key)) queue.push(value);
-    } else if ((SCHEMA_MAP_KEYS as readonly string[]).includes(key) && isSchema(value)) {
-      for (const name in value) {
-        const sub = value[name];
-        if (isSchema(sub)) queue.push(sub);
-      }
-    }
-  }
 }
 
 // One node met by the walk: where it sits (its parent's index and the member it is there, or the
@@ -212,45 +191,122 @@ interface Visit {
   definition?: string;
 }
 
-// The second pass, only for a schema that does not fit: the same walk, recording which nodes become
-// stubs, then a copy of each stub's ancestors up to its definition or the top. Everything else is
-// shared, not copied (nothing given is modified): a definition whose members all fit is listed as
-// it is, even when one it refers to is a stub, since references go by name.
-function copyWithin(
+interface Walk {
+  visits: Visit[];
+  /** Visits that became stubs, in walk order. */
+  stubs: number[];
+  /** Each definition listed, by name, at its visit. */
+  reached: Map<string, number>;
+  /** Each reference kept: the visit holding it and the definition it names. */
+  sites: Array<{ holder: number; name: string }>;
+}
+
+// The walk again, for a schema that does not fit, recording which nodes become stubs.
+function walkWithin(
   root: JsonSchema,
   definition: (name: string) => JsonSchema | undefined,
   max: number,
-): BoundedSchema | undefined {
-  const visits: Visit[] = [{ from: root, parent: -1 }];
-  const reached = new Map<string, number>();
-  const stubs: number[] = [];
+): Walk | undefined {
+  const walk: Walk = { visits: [{ from: root, parent: -1 }], stubs: [], reached: new Map(), sites: [] };
+  const { visits, reached } = walk;
   let used = 1;
   for (let head = 0; head < visits.length; head++) {
-    const visit = visits[head] as Visit;
-    const members = membersOf(visit.from);
-    const ref = members.ref !== undefined && !reached.has(members.ref) ? members.ref : undefined;
+    const { from } = visits[head] as Visit;
+    const known = refName(from);
+    const ref = known !== undefined && !reached.has(known) ? known : undefined;
     const target = ref === undefined ? undefined : definition(ref);
-    const count = members.schemas.length + members.values + (ref === undefined ? 0 : 1);
+    const count = memberCount(from) + (ref === undefined ? 0 : 1);
     if ((ref !== undefined && target === undefined) || used + count > max) {
       if (head === 0) return undefined;
-      stubs.push(head);
+      walk.stubs.push(head);
       continue;
     }
     used += count;
-    for (const { key, name, schema } of members.schemas)
+    for (const { key, name, schema } of membersOf(from).schemas)
       visits.push(
         name === undefined ? { from: schema, parent: head, key } : { from: schema, parent: head, key, name },
       );
+    if (known !== undefined) walk.sites.push({ holder: head, name: known });
     if (ref !== undefined && target !== undefined) {
       reached.set(ref, visits.length);
       visits.push({ from: target, parent: -1, definition: ref });
     }
   }
+  return walk;
+}
 
+// Whether loosening what sits at member `key` of `node` can only loosen `node`.
+function monotoneAt(node: JsonSchema, key: string): boolean {
+  if (key === 'oneOf' || key === 'not' || key === 'if') return false;
+  if (key === 'contains' && node.maxContains !== undefined) return false;
+  const readsEvaluated = node.unevaluatedProperties !== undefined || node.unevaluatedItems !== undefined;
+  return !(readsEvaluated && IN_PLACE.has(key));
+}
+
+// Applicators whose evaluated properties and items `unevaluated*` beside them reads.
+const IN_PLACE = new Set([
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'if',
+  'then',
+  'else',
+  'not',
+  'dependentSchemas',
+  '$ref',
+]);
+
+// Whether every stub of the walk only loosens the schema: reached from the top, or from a
+// definition every reference to which is, through monotone positions only.
+function safeStubs({ visits, stubs, sites }: Walk): boolean {
+  const monotone: boolean[] = [];
+  const anchor: number[] = [];
+  visits.forEach((visit, index) => {
+    if (visit.parent < 0) {
+      monotone[index] = true;
+      anchor[index] = index;
+      return;
+    }
+    const parent = visits[visit.parent] as Visit;
+    monotone[index] = (monotone[visit.parent] as boolean) && monotoneAt(parent.from, visit.key as string);
+    anchor[index] = anchor[visit.parent] as number;
+  });
+  const definitionOf = (index: number) => (visits[anchor[index] as number] as Visit).definition;
+  const unsafe = new Set<string>();
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const { holder, name } of sites) {
+      if (unsafe.has(name)) continue;
+      const anchored = definitionOf(holder);
+      if (
+        !monotone[holder] ||
+        !monotoneAt((visits[holder] as Visit).from, '$ref') ||
+        (anchored !== undefined && unsafe.has(anchored))
+      ) {
+        unsafe.add(name);
+        changed = true;
+      }
+    }
+  }
+  return stubs.every((index) => {
+    const anchored = definitionOf(index);
+    return monotone[index] && (anchored === undefined || !unsafe.has(anchored));
+  });
+}
+
+// The walk's result: a copy of each stub's ancestors up to its definition or the top. Everything
+// else is shared, not copied (nothing given is modified): a definition whose members all fit is
+// listed as it is, even when one it refers to is a stub, since references go by name.
+function copyOut(
+  root: JsonSchema,
+  { visits, stubs, reached }: Walk,
+  definition: (name: string) => JsonSchema | undefined,
+  max: number,
+): BoundedSchema {
   const copies = new Map<number, JsonSchema>([[0, { ...root }]]);
   for (const index of stubs) {
     const visit = visits[index] as Visit;
-    copies.set(index, stub(visit, definition, max));
+    copies.set(index, stub(visit.from, visit.definition, definition, max));
     // Up to the definition or the top, copying each ancestor not copied yet.
     for (let child = index; ; ) {
       const { parent, key, name } = visits[child] as Visit;
@@ -271,10 +327,69 @@ function copyWithin(
   if (reached.size > 0) {
     const defs: Record<string, JsonSchema> = {};
     for (const [name, index] of [...reached].sort(([a], [b]) => (a < b ? -1 : 1)))
-      defs[name] = copies.get(index) ?? (visits[index] as Visit).from;
+      setEntry(defs, name, copies.get(index) ?? (visits[index] as Visit).from);
     top.$defs = defs;
   }
   return { schema: top, cut: stubs.length };
+}
+
+// Where a stub would tighten the schema: each argument is kept whole while it fits, in order, and
+// the others are stubs (an argument sits in the top's `properties`, where a looser one only loosens).
+function cutArguments(
+  root: JsonSchema,
+  definition: (name: string) => JsonSchema | undefined,
+  max: number,
+): BoundedSchema | undefined {
+  const properties = root.properties;
+  if (!isSchema(properties)) return undefined;
+  const kept = new Map<string, JsonSchema>();
+  const listed: JsonSchema = {};
+  let used = 1 + memberCount(root);
+  let cut = 0;
+  for (const name in properties) {
+    const argument = properties[name] as JsonSchema;
+    const whole = wholeSize(argument, definition, kept, max - used);
+    if (whole) {
+      used += whole.size;
+      for (const [def, schema] of whole.reached) kept.set(def, schema);
+      setEntry(listed, name, argument);
+    } else {
+      setEntry(listed, name, stub(argument, undefined, definition, max));
+      cut++;
+    }
+  }
+  const top: JsonSchema = { ...root, properties: listed };
+  if (kept.size > 0) {
+    const defs: Record<string, JsonSchema> = {};
+    for (const [name, schema] of [...kept].sort(([a], [b]) => (a < b ? -1 : 1))) setEntry(defs, name, schema);
+    top.$defs = defs;
+  }
+  return { schema: top, cut };
+}
+
+// The entries under `node` and the definitions it reaches besides those `kept`, if within `room`.
+function wholeSize(
+  node: JsonSchema,
+  definition: (name: string) => JsonSchema | undefined,
+  kept: ReadonlyMap<string, JsonSchema>,
+  room: number,
+): { size: number; reached: Map<string, JsonSchema> } | undefined {
+  const reached = new Map<string, JsonSchema>();
+  const queue: JsonSchema[] = [node];
+  let size = 0;
+  for (let head = 0; head < queue.length; head++) {
+    const from = queue[head] as JsonSchema;
+    size += memberCount(from);
+    if (size > room) return undefined;
+    for (const member of membersOf(from).schemas) queue.push(member.schema);
+    const ref = refName(from);
+    if (ref === undefined || kept.has(ref) || reached.has(ref)) continue;
+    const target = definition(ref);
+    if (target === undefined || ++size > room) return undefined;
+    reached.set(ref, target);
+    queue.push(target);
+  }
+  return { size, reached };
 }
 
 // Puts `value` where member `key` (`name`, in a map or list) sits in `copy`, a copy of `from`,
@@ -295,28 +410,38 @@ function place(
     copy[key] = Array.isArray(holder) ? [...holder] : { ...(holder as JsonSchema) };
   }
   if (typeof name === 'number') (copy[key] as unknown[])[name] = value;
-  else
-    Object.defineProperty(copy[key], name, { value, enumerable: true, writable: true, configurable: true });
+  else setEntry(copy[key] as JsonSchema, name, value);
+}
+
+// A member set as an own property whatever its name (`__proto__` included).
+function setEntry(map: JsonSchema, name: string, value: unknown): void {
+  Object.defineProperty(map, name, { value, enumerable: true, writable: true, configurable: true });
 }
 
 // Keywords a stub keeps: what the value is and what the spec says of it, none that holds members.
 const STUB_KEEPS = ['type', 'format', 'description', 'deprecated', 'default'] as const;
 
 // What a node that does not fit becomes: its type and description, and a note.
-function stub(visit: Visit, definition: (name: string) => JsonSchema | undefined, max: number): JsonSchema {
-  const { from } = visit;
+function stub(
+  from: JsonSchema,
+  named: string | undefined,
+  definition: (name: string) => JsonSchema | undefined,
+  max: number,
+): JsonSchema {
   const out: JsonSchema = {};
   for (const key of STUB_KEEPS) {
     const value = from[key];
     if (value === undefined || (key === 'default' && value !== null && typeof value === 'object')) continue;
     out[key] = value;
   }
-  const ref = typeof from.$ref === 'string' ? definitionName(from.$ref) : undefined;
-  const target = ref === undefined ? undefined : definition(ref);
-  if (out.type === undefined && typeof target?.type === 'string') out.type = target.type;
+  const ref = refName(from);
+  if (out.type === undefined && ref !== undefined) {
+    const type = definition(ref)?.type;
+    if (typeof type === 'string') out.type = type;
+  }
   // Some clients refuse an array without `items` (the converters always give one).
   if (out.type === 'array' || (Array.isArray(out.type) && out.type.includes('array'))) out.items = {};
-  const name = visit.definition ?? ref;
+  const name = named ?? ref;
   const what = name === undefined ? 'Not listed in full' : `${name}: not listed in full`;
   const note = `(${what}: this tool's input schema stops at ${max.toLocaleString('en-US')} entries; the API checks this value.)`;
   out.description =

@@ -74,7 +74,13 @@ export class InputSchemaBuilder {
     const schema: JsonSchema = { type: 'object', properties };
     if (required.length > 0) schema.required = required;
     schema.additionalProperties = false;
-    const bounded = boundSchema(schema, (name) => this.#defs.get(name));
+    // An input object that failed in another tool's conversion fails this one too, whichever
+    // converted it first.
+    const bounded = boundSchema(schema, (name) => {
+      const failed = this.#failed.get(name);
+      if (failed) throw failed;
+      return this.#defs.get(name);
+    });
     if (!bounded) {
       throw new BridgeError(
         'invalid_input',
@@ -152,8 +158,8 @@ export class InputSchemaBuilder {
       if ((type as { isOneOf?: boolean }).isOneOf)
         Object.assign(schema, { minProperties: 1, maxProperties: 1 });
     } catch (error) {
-      // Never listed half-built: a tool reaching it through another input already converted finds
-      // no definition, and lists that input's field as not listed in full.
+      // Never listed half-built: a tool reaching it through another input already converted is
+      // skipped with the same error (see `objectSchema`).
       this.#defs.delete(type.name);
       this.#failed.set(type.name, error as Error);
       throw error;

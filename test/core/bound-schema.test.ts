@@ -119,6 +119,73 @@ describe('boundSchema', () => {
     expect(bounded.cut).toBe(2);
   });
 
+  it('cuts whole arguments where a stub would refuse what the full schema accepts', () => {
+    // A's 2,500 enum values pass the bound: a stub of A would be any object.
+    const values = Array.from({ length: 2_500 }, (_, at) => ({ w1: `v${at}` }));
+    const defs = deepFreeze({
+      A: {
+        type: 'object',
+        properties: { w1: { type: 'string' } },
+        additionalProperties: false,
+        enum: values,
+      },
+      B: { type: 'object', properties: { kind: { const: 'b' } }, required: ['kind'] },
+    });
+    const cases: Array<[string, JsonSchema, unknown]> = [
+      // A stub of A, an object like B, would match B's values too: `oneOf` would refuse them.
+      ['oneOf', { oneOf: [{ $ref: '#/$defs/A' }, { $ref: '#/$defs/B' }] }, { kind: 'b' }],
+      ['not', { type: 'object', not: { $ref: '#/$defs/A' } }, { w1: 'other' }],
+      ['if', { if: { $ref: '#/$defs/A' }, then: { required: ['w2'] } }, { w1: 'other' }],
+      [
+        'unevaluatedProperties',
+        { allOf: [{ $ref: '#/$defs/A' }], unevaluatedProperties: false },
+        { w1: 'v1' },
+      ],
+    ];
+    for (const [what, body, value] of cases) {
+      const root = tool({ body, small: { type: 'integer' } });
+      const full = compileValidator({ ...root, $defs: defs });
+      expect(full({ body: value, small: 1 }), what).toEqual([]);
+      const bounded = boundSchema(root, lookup(defs));
+      if (!bounded) throw new Error('not served');
+      expect(entries(bounded.schema), what).toBeLessThanOrEqual(MAX_SCHEMA_ENTRIES);
+      expect(compileValidator(bounded.schema)({ body: value, small: 1 }), what).toEqual([]);
+      // The argument that fits is kept whole, and still checked.
+      expect(at(bounded.schema, 'properties.small'), what).toEqual({ type: 'integer' });
+      expect(compileValidator(bounded.schema)({ body: value, small: 'x' }), what).not.toEqual([]);
+      expect(String(at(bounded.schema, 'properties.body.description')), what).toMatch(/not listed in full/i);
+    }
+  });
+
+  it('lists each member of a shared map once however many tools reach it', () => {
+    let listings = 0;
+    const wide: Record<string, JsonSchema> = {};
+    for (let at = 0; at < 50_000; at++) wide[`w${at}`] = { type: 'string' };
+    const counted = new Proxy(wide, {
+      ownKeys(target) {
+        listings++;
+        return Reflect.ownKeys(target);
+      },
+    });
+    const defs = { Wide: { type: 'object', properties: counted } };
+    for (let at = 0; at < 20; at++) {
+      const bounded = boundSchema(tool({ [`a${at}`]: { $ref: '#/$defs/Wide' } }), lookup(defs));
+      expect(bounded?.cut).toBe(1);
+    }
+    expect(listings).toBe(1);
+  });
+
+  it('lists a definition named __proto__ as a definition', () => {
+    const defs = JSON.parse('{"__proto__": {"type": "object", "properties": {"n": {"type": "integer"}}}}');
+    const bounded = boundSchema(tool({ p: { $ref: '#/$defs/__proto__' } }), lookup(defs));
+    const listed = bounded?.schema.$defs as Record<string, JsonSchema>;
+    expect(Object.keys(listed)).toEqual(['__proto__']);
+    expect(Object.getPrototypeOf(listed)).toBe(Object.prototype);
+    const validate = compileValidator(bounded?.schema as JsonSchema);
+    expect(validate({ p: { n: 1 } })).toEqual([]);
+    expect(validate({ p: { n: 'x' } })).not.toEqual([]);
+  });
+
   it('gives an array it cuts items that accept anything, as some clients require', () => {
     const root = tool({
       tags: { type: 'array', items: { type: 'string', minLength: 2 } },

@@ -3,7 +3,9 @@
 // once for all tools, not per tool), says so once, and a call deeper than the listed part still
 // reaches the server whole.
 
+import { buildSchema, type GraphQLInputType } from 'graphql';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { InputSchemaBuilder } from '../../adapters/graphql/variables-to-json-schema.js';
 import { MAX_SCHEMA_ENTRIES } from '../../src/index.js';
 import { connect } from '../helpers/connect.js';
 import { schemaEntries } from '../helpers/schema-entries.js';
@@ -76,4 +78,22 @@ it('lists each field within the bound, warns once, and passes a deeper input on 
   expect(server.requests.slice(before).map((request) => request.body.variables)).toEqual([
     { input, tag: 't' },
   ]);
+});
+
+it('refuses every tool reaching an input object it cannot serve, whichever is converted first', () => {
+  // B was complete, referring to A, when A failed on its long field name: B's tools fail too.
+  const long = `x${'y'.repeat(299)}`;
+  const schema = buildSchema(`type Query { ok: String } input A { b: B, ${long}: String } input B { a: A }`);
+  for (const order of [
+    ['A', 'B'],
+    ['B', 'A'],
+  ]) {
+    const builder = new InputSchemaBuilder();
+    for (const name of order) {
+      const type = schema.getType(name) as GraphQLInputType;
+      expect(() => builder.objectSchema([{ name: 'input', type }]), order.join()).toThrow(
+        'more than the 256 the bridge serves',
+      );
+    }
+  }
 });
