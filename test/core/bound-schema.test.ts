@@ -135,7 +135,8 @@ describe('boundSchema', () => {
       // A stub of A, an object like B, would match B's values too: `oneOf` would refuse them.
       ['oneOf', { oneOf: [{ $ref: '#/$defs/A' }, { $ref: '#/$defs/B' }] }, { kind: 'b' }],
       ['not', { type: 'object', not: { $ref: '#/$defs/A' } }, { w1: 'other' }],
-      ['if', { if: { $ref: '#/$defs/A' }, then: { required: ['w2'] } }, { w1: 'other' }],
+      // JSON Schema's `then`, written from JSON: an object literal with a `then` member reads as a thenable.
+      ['if', JSON.parse('{"if": {"$ref": "#/$defs/A"}, "then": {"required": ["w2"]}}'), { w1: 'other' }],
       [
         'unevaluatedProperties',
         { allOf: [{ $ref: '#/$defs/A' }], unevaluatedProperties: false },
