@@ -14,6 +14,7 @@ import {
   boundSchema,
   clip,
   type JsonSchema,
+  MAX_JSON_DEPTH,
   MAX_SCHEMA_ENTRIES,
   nestsDeeperThan,
   propertyDescription,
@@ -61,7 +62,7 @@ export class InputSchemaBuilder {
    * The object schema for `slots`, with `extra` properties (e.g. `select`) appended, and how many
    * of its parts are cut to stay within `MAX_SCHEMA_ENTRIES`. Throws when a name it would carry (of
    * an argument, an input field, an enum value, a type) is too long to serve (see `boundedName`),
-   * or when the arguments alone pass the bound.
+   * when the arguments alone pass the bound, or when the schema nests deeper than `MAX_JSON_DEPTH`.
    */
   objectSchema(slots: readonly InputSlot[], extra: Record<string, JsonSchema> = {}): BoundedSchema {
     const properties: Record<string, JsonSchema> = {};
@@ -85,6 +86,14 @@ export class InputSchemaBuilder {
       throw new BridgeError(
         'invalid_input',
         `its arguments alone pass the ${MAX_SCHEMA_ENTRIES.toLocaleString('en-US')} entries a tool's input schema may list`,
+      );
+    }
+    // Lists of lists nest as deep as a schema likes (an SDL file's `[[[…]]]`): one tool listed
+    // deeper than the bridge passes JSON on would fail a client's parser on the whole tools/list.
+    if (nestsDeeperThan(bounded.schema)) {
+      throw new BridgeError(
+        'invalid_input',
+        `its input schema nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels, more than the bridge lists`,
       );
     }
     return bounded;

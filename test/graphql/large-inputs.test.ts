@@ -97,3 +97,17 @@ it('refuses every tool reaching an input object it cannot serve, whichever is co
     }
   }
 });
+
+it('refuses a tool whose input schema nests deeper than the bridge lists (lists of lists)', () => {
+  const deep = `${'['.repeat(140)}String${']'.repeat(140)}`;
+  const schema = buildSchema(
+    `type Query { ok: String } input In { x: ${deep} } input Shallow { x: [[String]] }`,
+  );
+  const builder = new InputSchemaBuilder();
+  for (const name of ['In', 'Shallow']) {
+    const type = schema.getType(name) as GraphQLInputType;
+    const convert = () => builder.objectSchema([{ name: 'input', type }]);
+    if (name === 'Shallow') expect(convert().schema.$defs).toHaveProperty('Shallow');
+    else expect(convert).toThrow('its input schema nests arrays and objects deeper than 128 levels');
+  }
+});
