@@ -67,17 +67,15 @@ export function boundSchema(
   max: number = MAX_SCHEMA_ENTRIES,
 ): BoundedSchema | undefined {
   const reached = countWithin(root, definition, max);
-  if (reached === 'top') return undefined;
-  if (reached !== 'cut') {
+  if (reached !== 'over') {
     if (reached.length === 0) return { schema: root, cut: 0 };
     const defs: Record<string, JsonSchema> = {};
     for (const name of reached.sort()) setEntry(defs, name, definition(name) as JsonSchema);
     return { schema: { ...root, $defs: defs }, cut: 0 };
   }
   const walked = walkWithin(root, definition, max);
-  return walked && safeStubs(walked)
-    ? copyOut(root, walked, definition, max)
-    : cutArguments(root, definition, max);
+  if (!walked) return undefined;
+  return safeStubs(walked) ? copyOut(root, walked, definition, max) : cutArguments(root, definition, max);
 }
 
 /**
@@ -93,28 +91,32 @@ export function cutSchemasWarning(what: string, names: readonly string[]): strin
   return `${one ? `the ${what}` : `${names.length.toLocaleString('en-US')} ${what}s`} ${listed.join(', ')}: ${one ? 'its input schema lists' : 'their input schemas list'} the first ${MAX_SCHEMA_ENTRIES.toLocaleString('en-US')} entries nearest the top (arguments, properties, enum values); deeper parts are described by their type only, and the API checks them`;
 }
 
-// Members of a node: its subschemas and enum values, each counted once per node object (they are
-// shared: a converted component or GraphQL input object is one object in every tool reaching it).
-// Listing a map's keys costs its size however early a loop stops, so a map of a million
-// properties is counted once, not once per tool.
-const memberCounts = new WeakMap<object, number>();
-
+// Members of a node: its subschemas and enum values (a large map's counted once: see `largeMaps`).
 function memberCount(node: JsonSchema): number {
-  let count = memberCounts.get(node);
-  if (count === undefined) {
-    count = Array.isArray(node.enum) ? node.enum.length : 0;
-    for (const key in node) {
-      const value = node[key];
-      if (isListKey(key) && Array.isArray(value)) {
-        for (const sub of value) if (isSchema(sub)) count++;
-      } else if (isSingleKey(key) && isSchema(value)) count++;
-      else if (isMapKey(key) && isSchema(value)) {
-        for (const name in value) if (isSchema(value[name])) count++;
-      }
+  let count = 0;
+  for (const key in node) {
+    const kind = KINDS.get(key);
+    const value = node[key];
+    if (kind === undefined) {
+      if (key === 'enum' && Array.isArray(value)) count += value.length;
+    } else if (Array.isArray(value)) {
+      if (kind === LIST || kind === TUPLE) for (const sub of value) if (isSchema(sub)) count++;
+    } else if (isSchema(value)) {
+      if (kind === MAP) count += mapSize(value);
+      else if (kind !== LIST) count++;
     }
-    memberCounts.set(node, count);
   }
   return count;
+}
+
+function mapSize(map: JsonSchema): number {
+  let size = largeMaps.get(map);
+  if (size === undefined) {
+    size = 0;
+    for (const name in map) if (isSchema(map[name])) size++;
+    if (size >= LARGE_MAP) largeMaps.set(map, size);
+  }
+  return size;
 }
 
 // The subschemas directly under `node`, where each sits, and the definition its `$ref` names.
@@ -128,58 +130,132 @@ function membersOf(node: JsonSchema): Members {
   const ref = refName(node);
   if (ref !== undefined) members.ref = ref;
   for (const key in node) {
+    const kind = KINDS.get(key);
     const value = node[key];
-    if (isListKey(key) && Array.isArray(value)) {
+    if (kind === undefined) continue;
+    if (Array.isArray(value)) {
+      if (kind !== LIST && kind !== TUPLE) continue;
       for (let index = 0; index < value.length; index++) {
         const sub = value[index];
         if (isSchema(sub)) members.schemas.push({ key, name: index, schema: sub });
       }
-    } else if (isSingleKey(key) && isSchema(value)) members.schemas.push({ key, schema: value });
-    else if (isMapKey(key) && isSchema(value)) {
-      for (const name in value) {
-        const sub = value[name];
-        if (isSchema(sub)) members.schemas.push({ key, name, schema: sub });
-      }
+    } else if (isSchema(value)) {
+      if (kind === MAP) {
+        for (const name in value) {
+          const sub = value[name];
+          if (isSchema(sub)) members.schemas.push({ key, name, schema: sub });
+        }
+      } else if (kind !== LIST) members.schemas.push({ key, schema: value });
     }
   }
   return members;
 }
 
-// `items` (and `additionalItems`) may be a draft-4 tuple: a list.
-const isListKey = (key: string) =>
-  (SCHEMA_LIST_KEYS as readonly string[]).includes(key) || key === 'items' || key === 'additionalItems';
-const isSingleKey = (key: string) => (SCHEMA_KEYS as readonly string[]).includes(key);
-const isMapKey = (key: string) => (SCHEMA_MAP_KEYS as readonly string[]).includes(key);
-
 function refName(node: JsonSchema): string | undefined {
   return typeof node.$ref === 'string' ? definitionName(node.$ref) : undefined;
 }
 
-// Counting only: the names of the definitions reached when everything fits, else where it stopped.
+// Counting only: the names of the definitions reached when everything fits, else 'over' (the walk
+// then says where it stops). It runs for every tool of every start (GitHub's 1,223 at a first
+// start), so a definition's own entries and the definitions it refers to are counted once per
+// definition object (`ownTrees`), not once per tool reaching it: the tool's total is its own tree
+// and the trees of every definition it reaches, each once, which is what the walk would count.
 function countWithin(
   root: JsonSchema,
   definition: (name: string) => JsonSchema | undefined,
   max: number,
-): string[] | 'top' | 'cut' {
-  const queue: JsonSchema[] = [root];
+): string[] | 'over' {
+  const top = ownTree(root, max - 1);
+  if (top === undefined) return 'over';
+  let used = 1 + top.count;
   const reached = new Set<string>();
-  let used = 1;
+  const queue = [...top.refs];
   for (let head = 0; head < queue.length; head++) {
-    const node = queue[head] as JsonSchema;
-    const ref = refName(node);
-    const target = ref !== undefined && !reached.has(ref) ? definition(ref) : undefined;
-    const count = memberCount(node) + (ref !== undefined && !reached.has(ref) ? 1 : 0);
-    if ((ref !== undefined && !reached.has(ref) && target === undefined) || used + count > max)
-      return head === 0 ? 'top' : 'cut';
-    used += count;
-    for (const member of membersOf(node).schemas) queue.push(member.schema);
-    if (ref !== undefined && target !== undefined) {
-      reached.add(ref);
-      queue.push(target);
+    const name = queue[head] as string;
+    if (reached.has(name)) continue;
+    const target = definition(name);
+    if (target === undefined) return 'over';
+    let tree = ownTrees.get(target);
+    if (tree === undefined) {
+      tree = ownTree(target, Number.POSITIVE_INFINITY) as OwnTree;
+      ownTrees.set(target, tree);
     }
+    used += 1 + tree.count;
+    if (used > max) return 'over';
+    reached.add(name);
+    for (const ref of tree.refs) if (!reached.has(ref)) queue.push(ref);
   }
   return [...reached];
 }
+
+// A node's tree without following references: its entries below it, and the definitions it names.
+interface OwnTree {
+  count: number;
+  refs: string[];
+}
+
+const ownTrees = new WeakMap<object, OwnTree>();
+
+// One pass over each node's keys, queueing members as it counts them and giving up past `limit`; a
+// map found large is not listed again (see `largeMaps`).
+function ownTree(node: JsonSchema, limit: number): OwnTree | undefined {
+  const queue: JsonSchema[] = [node];
+  const refs: string[] = [];
+  let count = 0;
+  for (let head = 0; head < queue.length; head++) {
+    const from = queue[head] as JsonSchema;
+    for (const key in from) {
+      const kind = KINDS.get(key);
+      const value = from[key];
+      if (kind === undefined) {
+        if (key === '$ref' && typeof value === 'string') {
+          const name = definitionName(value);
+          if (name !== undefined) refs.push(name);
+        } else if (key === 'enum' && Array.isArray(value)) count += value.length;
+      } else if (Array.isArray(value)) {
+        if (kind === LIST || kind === TUPLE)
+          for (const sub of value) if (isSchema(sub) && ++count <= limit) queue.push(sub);
+      } else if (isSchema(value)) {
+        if (kind === MAP) {
+          const large = largeMaps.get(value);
+          if (large !== undefined && count + large > limit) return undefined;
+          let size = 0;
+          for (const name in value) {
+            const sub = value[name];
+            if (isSchema(sub)) {
+              size++;
+              if (count + size <= limit) queue.push(sub);
+            }
+          }
+          if (size >= LARGE_MAP) largeMaps.set(value, size);
+          count += size;
+        } else if (kind !== LIST && ++count <= limit) queue.push(value);
+      }
+      if (count > limit) return undefined;
+    }
+  }
+  return { count, refs };
+}
+
+// How each keyword holds members: one subschema, a list, a map, or either (`items`, which may be
+// a draft-4 tuple).
+const SINGLE = 1;
+const LIST = 2;
+const MAP = 3;
+const TUPLE = 4;
+const KINDS = new Map<string, number>([
+  ...SCHEMA_KEYS.map((key): [string, number] => [
+    key,
+    key === 'items' || key === 'additionalItems' ? TUPLE : SINGLE,
+  ]),
+  ...SCHEMA_LIST_KEYS.map((key): [string, number] => [key, LIST]),
+  ...SCHEMA_MAP_KEYS.map((key): [string, number] => [key, MAP]),
+]);
+
+// Maps of at least `LARGE_MAP` members, by their size: listing a map's keys costs its whole size
+// however early the loop stops, and one reached by many tools would be listed for each.
+const largeMaps = new WeakMap<object, number>();
+const LARGE_MAP = 256;
 
 // One node met by the walk: where it sits (its parent's index and the member it is there, or the
 // definition it is), and whether it became a stub.
