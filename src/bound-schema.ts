@@ -4,7 +4,7 @@ import type { JsonSchema } from './tool.js';
 
 /**
  * Most entries one tool's input schema lists: its subschemas (properties, items, branches, the
- * definitions it reaches) and enum values together. Real APIs stay well inside it (GitHub's REST
+ * definitions it reaches; an empty `{}` is not counted) and enum values together. Real APIs stay well inside it (GitHub's REST
  * tools reach 253, Stripe's 944, GitHub's GraphQL mutations ~650), while a small spec or GraphQL
  * schema can make each of thousands of tools reach tens of thousands (a 650 kB spec made a
  * 600 MB tools/list; a 230 kB schema took 2 GB to convert).
@@ -100,10 +100,10 @@ function memberCount(node: JsonSchema): number {
     if (kind === undefined) {
       if (key === 'enum' && Array.isArray(value)) count += value.length;
     } else if (Array.isArray(value)) {
-      if (kind === LIST || kind === TUPLE) for (const sub of value) if (isSchema(sub)) count++;
+      if (kind === LIST || kind === TUPLE) for (const sub of value) if (isMember(sub)) count++;
     } else if (isSchema(value)) {
       if (kind === MAP) count += mapSize(value);
-      else if (kind !== LIST) count++;
+      else if (kind !== LIST && isMember(value)) count++;
     }
   }
   return count;
@@ -113,7 +113,7 @@ function mapSize(map: JsonSchema): number {
   let size = largeMaps.get(map);
   if (size === undefined) {
     size = 0;
-    for (const name in map) if (isSchema(map[name])) size++;
+    for (const name in map) if (isMember(map[name])) size++;
     if (size >= LARGE_MAP) largeMaps.set(map, size);
   }
   return size;
@@ -137,15 +137,15 @@ function membersOf(node: JsonSchema): Members {
       if (kind !== LIST && kind !== TUPLE) continue;
       for (let index = 0; index < value.length; index++) {
         const sub = value[index];
-        if (isSchema(sub)) members.schemas.push({ key, name: index, schema: sub });
+        if (isMember(sub)) members.schemas.push({ key, name: index, schema: sub });
       }
     } else if (isSchema(value)) {
       if (kind === MAP) {
         for (const name in value) {
           const sub = value[name];
-          if (isSchema(sub)) members.schemas.push({ key, name, schema: sub });
+          if (isMember(sub)) members.schemas.push({ key, name, schema: sub });
         }
-      } else if (kind !== LIST) members.schemas.push({ key, schema: value });
+      } else if (kind !== LIST && isMember(value)) members.schemas.push({ key, schema: value });
     }
   }
   return members;
@@ -214,7 +214,7 @@ function ownTree(node: JsonSchema, limit: number): OwnTree | undefined {
         } else if (key === 'enum' && Array.isArray(value)) count += value.length;
       } else if (Array.isArray(value)) {
         if (kind === LIST || kind === TUPLE)
-          for (const sub of value) if (isSchema(sub) && ++count <= limit) queue.push(sub);
+          for (const sub of value) if (isMember(sub) && ++count <= limit) queue.push(sub);
       } else if (isSchema(value)) {
         if (kind === MAP) {
           const large = largeMaps.get(value);
@@ -222,14 +222,14 @@ function ownTree(node: JsonSchema, limit: number): OwnTree | undefined {
           let size = 0;
           for (const name in value) {
             const sub = value[name];
-            if (isSchema(sub)) {
+            if (isMember(sub)) {
               size++;
               if (count + size <= limit) queue.push(sub);
             }
           }
           if (size >= LARGE_MAP) largeMaps.set(value, size);
           count += size;
-        } else if (kind !== LIST && ++count <= limit) queue.push(value);
+        } else if (kind !== LIST && isMember(value) && ++count <= limit) queue.push(value);
       }
       if (count > limit) return undefined;
     }
@@ -523,6 +523,14 @@ function stub(
   out.description =
     typeof out.description === 'string' && out.description ? `${out.description} ${note}` : note;
   return out;
+}
+
+// A subschema counted as an entry: an empty one (`{}`, which accepts anything, as a stub's array
+// `items` is) says nothing and is not counted, so stubs never add to what was counted.
+function isMember(value: unknown): value is JsonSchema {
+  if (!isSchema(value)) return false;
+  for (const _ in value) return true;
+  return false;
 }
 
 function isSchema(value: unknown): value is JsonSchema {

@@ -193,6 +193,7 @@ describe('boundSchema', () => {
       n: { type: 'number' },
     });
     const bounded = boundSchema(root, () => undefined, 3);
+    expect(entries(bounded?.schema as JsonSchema)).toBeLessThanOrEqual(3);
     expect(at(bounded?.schema, 'properties.tags')).toEqual({
       type: 'array',
       items: {},
