@@ -539,10 +539,17 @@ function isSchema(value: unknown): value is JsonSchema {
 
 const PREFIX = '#/$defs/';
 
-function definitionName(ref: string): string | undefined {
+/**
+ * The `$defs` entry a local reference names (`#/$defs/NAME`, the name percent- and
+ * pointer-decoded); undefined for any other reference.
+ *
+ * @example definitionName('#/$defs/Pet') // 'Pet'
+ */
+export function definitionName(ref: string): string | undefined {
   if (!ref.startsWith(PREFIX)) return undefined;
   const rest = ref.slice(PREFIX.length);
   if (rest.includes('/')) return undefined;
+  // Most names need no decoding (none of GitHub's component names does).
   if (!rest.includes('%') && !rest.includes('~')) return rest;
   try {
     return decodeURIComponent(rest).replace(/~1/g, '/').replace(/~0/g, '~');

@@ -20,6 +20,7 @@ export {
   type BoundedSchema,
   boundSchema,
   cutSchemasWarning,
+  definitionName,
   MAX_SCHEMA_ENTRIES,
   SCHEMA_KEYS,
   SCHEMA_LIST_KEYS,

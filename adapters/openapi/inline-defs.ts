@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../../src/index.js';
+import { definitionName, type JsonSchema } from '../../src/index.js';
 import { setOwn } from './resolve-ref.js';
 
 /** Keywords a `$ref` may sit beside and still be replaced by its target: they never validate. */
@@ -14,7 +14,6 @@ const ANNOTATIONS = new Set([
 ]);
 /** Keywords whose values are data, never schemas: a `{"$ref": …}` inside them is not a reference. */
 const DATA = new Set(['enum', 'const', 'default', 'examples']);
-const PREFIX = '#/$defs/';
 
 /**
  * Puts each `$defs` entry that is referenced exactly once, and not part of a cycle, in place of
@@ -56,7 +55,7 @@ export function inlineSingleUse(schema: JsonSchema): JsonSchema {
     }
     if (node === null || typeof node !== 'object') return node;
     const object = node as Record<string, unknown>;
-    const target = typeof object.$ref === 'string' ? nameOf(object.$ref) : undefined;
+    const target = typeof object.$ref === 'string' ? definitionName(object.$ref) : undefined;
     if (target !== undefined && inline.has(target)) {
       const { $ref: __, ...annotations } = object;
       return { ...(replace(defs[target]) as Record<string, unknown>), ...annotations };
@@ -91,7 +90,7 @@ function collect(
   }
   if (node === null || typeof node !== 'object') return;
   const object = node as Record<string, unknown>;
-  const target = typeof object.$ref === 'string' ? nameOf(object.$ref) : undefined;
+  const target = typeof object.$ref === 'string' ? definitionName(object.$ref) : undefined;
   if (target !== undefined) {
     const use = uses.get(target) ?? { count: 0, clean: true };
     use.count++;
@@ -111,17 +110,4 @@ function reaches(from: string, goal: string, edges: Map<string, Set<string>>, se
     if (reaches(next, goal, edges, seen)) return true;
   }
   return false;
-}
-
-function nameOf(ref: string): string | undefined {
-  if (!ref.startsWith(PREFIX)) return undefined;
-  const rest = ref.slice(PREFIX.length);
-  if (rest.includes('/')) return undefined;
-  // Most names need no decoding (none of GitHub's component names does).
-  if (!rest.includes('%') && !rest.includes('~')) return rest;
-  try {
-    return decodeURIComponent(rest).replace(/~1/g, '/').replace(/~0/g, '~');
-  } catch {
-    return undefined;
-  }
 }
