@@ -1,0 +1,146 @@
+import type { JsonSchema } from './tool.js';
+
+// What a JSON Schema holds as members (subschemas, enum values) and how they are counted: shared
+// by `boundSchema`'s count and its cut (see bound-schema.ts, cut-schema.ts).
+
+/** Keys that hold one subschema. */
+export const SCHEMA_KEYS = [
+  'additionalProperties',
+  'items',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'additionalItems',
+] as const;
+/** Keys that hold a list of subschemas. */
+export const SCHEMA_LIST_KEYS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'] as const;
+/** Keys that hold a map of name → subschema. */
+export const SCHEMA_MAP_KEYS = [
+  'properties',
+  'patternProperties',
+  'dependentSchemas',
+  '$defs',
+  'definitions',
+] as const;
+
+// How each keyword holds members: one subschema, a list, a map, or either (`items`, which may be
+// a draft-4 tuple).
+const SINGLE = 1;
+export const LIST = 2;
+export const MAP = 3;
+export const TUPLE = 4;
+export const KINDS = new Map<string, number>([
+  ...SCHEMA_KEYS.map((key): [string, number] => [
+    key,
+    key === 'items' || key === 'additionalItems' ? TUPLE : SINGLE,
+  ]),
+  ...SCHEMA_LIST_KEYS.map((key): [string, number] => [key, LIST]),
+  ...SCHEMA_MAP_KEYS.map((key): [string, number] => [key, MAP]),
+]);
+
+// Maps of at least `LARGE_MAP` members, by their size: listing a map's keys costs its whole size
+// however early the loop stops, and one reached by many tools would be listed for each.
+export const largeMaps = new WeakMap<object, number>();
+export const LARGE_MAP = 256;
+
+// Members of a node: its subschemas and enum values (a large map's counted once: see `largeMaps`).
+export function memberCount(node: JsonSchema): number {
+  let count = 0;
+  for (const key in node) {
+    const kind = KINDS.get(key);
+    const value = node[key];
+    if (kind === undefined) {
+      if (key === 'enum' && Array.isArray(value)) count += value.length;
+    } else if (Array.isArray(value)) {
+      if (kind === LIST || kind === TUPLE) for (const sub of value) if (isMember(sub)) count++;
+    } else if (isSchema(value)) {
+      if (kind === MAP) count += mapSize(value);
+      else if (kind !== LIST && isMember(value)) count++;
+    }
+  }
+  return count;
+}
+
+export function mapSize(map: JsonSchema): number {
+  let size = largeMaps.get(map);
+  if (size === undefined) {
+    size = 0;
+    for (const name in map) if (isMember(map[name])) size++;
+    if (size >= LARGE_MAP) largeMaps.set(map, size);
+  }
+  return size;
+}
+
+// The subschemas directly under `node`, where each sits, and the definition its `$ref` names.
+export interface Members {
+  schemas: Array<{ key: string; name?: string | number; schema: JsonSchema }>;
+  ref?: string;
+}
+
+export function membersOf(node: JsonSchema): Members {
+  const members: Members = { schemas: [] };
+  const ref = refName(node);
+  if (ref !== undefined) members.ref = ref;
+  for (const key in node) {
+    const kind = KINDS.get(key);
+    const value = node[key];
+    if (kind === undefined) continue;
+    if (Array.isArray(value)) {
+      if (kind !== LIST && kind !== TUPLE) continue;
+      for (let index = 0; index < value.length; index++) {
+        const sub = value[index];
+        if (isMember(sub)) members.schemas.push({ key, name: index, schema: sub });
+      }
+    } else if (isSchema(value)) {
+      if (kind === MAP) {
+        for (const name in value) {
+          const sub = value[name];
+          if (isMember(sub)) members.schemas.push({ key, name, schema: sub });
+        }
+      } else if (kind !== LIST && isMember(value)) members.schemas.push({ key, schema: value });
+    }
+  }
+  return members;
+}
+
+export function refName(node: JsonSchema): string | undefined {
+  return typeof node.$ref === 'string' ? definitionName(node.$ref) : undefined;
+}
+
+// A subschema counted as an entry: an empty one (`{}`, which accepts anything, as a stub's array
+// `items` is) says nothing and is not counted, so stubs never add to what was counted.
+export function isMember(value: unknown): value is JsonSchema {
+  if (!isSchema(value)) return false;
+  for (const _ in value) return true;
+  return false;
+}
+
+export function isSchema(value: unknown): value is JsonSchema {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+const PREFIX = '#/$defs/';
+
+/**
+ * The `$defs` entry a local reference names (`#/$defs/NAME`, the name percent- and
+ * pointer-decoded); undefined for any other reference.
+ *
+ * @example definitionName('#/$defs/Pet') // 'Pet'
+ */
+export function definitionName(ref: string): string | undefined {
+  if (!ref.startsWith(PREFIX)) return undefined;
+  const rest = ref.slice(PREFIX.length);
+  if (rest.includes('/')) return undefined;
+  // Most names need no decoding (none of GitHub's component names does).
+  if (!rest.includes('%') && !rest.includes('~')) return rest;
+  try {
+    return decodeURIComponent(rest).replace(/~1/g, '/').replace(/~0/g, '~');
+  } catch {
+    return undefined;
+  }
+}
