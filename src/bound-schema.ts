@@ -1,5 +1,7 @@
-import { cutSchema, setEntry } from './cut-schema.js';
+import { cutSchema } from './cut-schema.js';
+import { BridgeError } from './errors.js';
 import { listSome } from './list-some.js';
+import { setOwn } from './plain-object.js';
 import { clip } from './quote-input.js';
 import {
   definitionName,
@@ -59,10 +61,27 @@ export function boundSchema(
   if (reached !== 'over') {
     if (reached.length === 0) return { schema: root, cut: 0 };
     const defs: Record<string, JsonSchema> = {};
-    for (const name of reached.sort()) setEntry(defs, name, definition(name) as JsonSchema);
+    for (const name of reached.sort()) setOwn(defs, name, definition(name) as JsonSchema);
     return { schema: { ...root, $defs: defs }, cut: 0 };
   }
   return cutSchema(root, definition, max);
+}
+
+/**
+ * `boundSchema`'s listing of a tool's input schema, or a `BridgeError` saying the tool cannot be
+ * served when its `what` (arguments, parameters) alone pass the bound.
+ */
+export function listedInputSchema(
+  root: JsonSchema,
+  definition: (name: string) => JsonSchema | undefined,
+  what: string,
+): BoundedSchema {
+  const bounded = boundSchema(root, definition);
+  if (bounded) return bounded;
+  throw new BridgeError(
+    'invalid_input',
+    `its ${what} alone pass the ${MAX_SCHEMA_ENTRIES.toLocaleString('en-US')} entries a tool's input schema may list`,
+  );
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { BoundedSchema } from './bound-schema.js';
+import { setOwn } from './plain-object.js';
 import { isSchema, memberCount, membersOf, refName } from './schema-members.js';
 import type { JsonSchema } from './tool.js';
 
@@ -163,7 +164,7 @@ function copyOut(
   if (reached.size > 0) {
     const defs: Record<string, JsonSchema> = {};
     for (const [name, index] of [...reached].sort(([a], [b]) => (a < b ? -1 : 1)))
-      setEntry(defs, name, copies.get(index) ?? (visits[index] as Visit).from);
+      setOwn(defs, name, copies.get(index) ?? (visits[index] as Visit).from);
     top.$defs = defs;
   }
   return { schema: top, cut: stubs.length };
@@ -188,16 +189,16 @@ function cutArguments(
     if (whole) {
       used += whole.size;
       for (const [def, schema] of whole.reached) kept.set(def, schema);
-      setEntry(listed, name, argument);
+      setOwn(listed, name, argument);
     } else {
-      setEntry(listed, name, stub(argument, undefined, definition, max));
+      setOwn(listed, name, stub(argument, undefined, definition, max));
       cut++;
     }
   }
   const top: JsonSchema = { ...root, properties: listed };
   if (kept.size > 0) {
     const defs: Record<string, JsonSchema> = {};
-    for (const [name, schema] of [...kept].sort(([a], [b]) => (a < b ? -1 : 1))) setEntry(defs, name, schema);
+    for (const [name, schema] of [...kept].sort(([a], [b]) => (a < b ? -1 : 1))) setOwn(defs, name, schema);
     top.$defs = defs;
   }
   return { schema: top, cut };
@@ -246,12 +247,7 @@ function place(
     copy[key] = Array.isArray(holder) ? [...holder] : { ...(holder as JsonSchema) };
   }
   if (typeof name === 'number') (copy[key] as unknown[])[name] = value;
-  else setEntry(copy[key] as JsonSchema, name, value);
-}
-
-// A member set as an own property whatever its name (`__proto__` included).
-export function setEntry(map: JsonSchema, name: string, value: unknown): void {
-  Object.defineProperty(map, name, { value, enumerable: true, writable: true, configurable: true });
+  else setOwn(copy[key] as JsonSchema, name, value);
 }
 
 // Keywords a stub keeps: what the value is and what the spec says of it, none that holds members.

@@ -21,6 +21,7 @@ export {
   boundSchema,
   cutSchemasWarning,
   definitionName,
+  listedInputSchema,
   MAX_SCHEMA_ENTRIES,
   SCHEMA_KEYS,
   SCHEMA_LIST_KEYS,
@@ -53,11 +54,12 @@ export {
 export { emptyCredentialWarnings, normalizeHeaders } from './expand-headers.js';
 export { booleanFlag, headerFlags, integerFlag, listFlag, stringFlag, withFlags } from './flags.js';
 export { htmlPageTitle, isHtmlPage } from './html-page.js';
-export { excessiveDepth, MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
+export { excessiveDepth, MAX_JSON_DEPTH, nestsDeeperThan, refuseDeepSchema } from './json-depth.js';
 export { listSome } from './list-some.js';
 export { keepListedJson, LISTED_JSON_FORMAT } from './listed-json.js';
 export { createStderrLogger, type Logger, type LogLevel, silentLogger } from './logger.js';
 export { PAGE_URI_TEMPLATE, type PagedOutput, type PageOutputOptions, pageOutput } from './page-output.js';
+export { setOwn } from './plain-object.js';
 export {
   commandStarted,
   commandsRunning,

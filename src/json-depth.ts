@@ -1,3 +1,5 @@
+import { BridgeError } from './errors.js';
+
 /**
  * How deeply a request body, or an upstream's JSON answer a tool passes on, may nest arrays and
  * objects. MCP messages need a handful of levels; tool arguments a few dozen at most; a GraphQL
@@ -57,4 +59,18 @@ function objectDeeperThan(value: object, max: number): boolean {
     if (member !== null && typeof member === 'object' && objectDeeperThan(member, max - 1)) return true;
   }
   return false;
+}
+
+/**
+ * Refuses a tool's input schema nested deeper than `MAX_JSON_DEPTH`: a spec's or schema's
+ * defaults, examples and lists of lists nest as deep as their author likes, and one tool listed
+ * deeper than the bridge passes JSON on would fail a client's parser on the whole tools/list.
+ */
+export function refuseDeepSchema(schema: object): void {
+  if (objectDeeperThan(schema, MAX_JSON_DEPTH)) {
+    throw new BridgeError(
+      'invalid_input',
+      `its input schema nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels, more than the bridge lists`,
+    );
+  }
 }

@@ -1,3 +1,4 @@
+import { setOwn } from './plain-object.js';
 // A property named `__proto__` is a name like any other in a JSON object (an API may well have
 // one), but Ajv leaves it out of `properties` on purpose, so that its generated code never walks
 // into prototypes: a schema declaring one could never accept it (`additionalProperties: false`
@@ -33,11 +34,11 @@ export function spellProtoKeys(schema: unknown): unknown {
       const map: Record<string, unknown> = {};
       for (const [name, sub] of Object.entries(value)) {
         const spelled = Array.isArray(sub) ? sub.map(standIn) : spellProtoKeys(sub);
-        define(map, standIn(name), spelled);
+        setOwn(map, standIn(name), spelled);
       }
       next = map;
     } else next = spellProtoKeys(value);
-    define(out, key, next);
+    setOwn(out, key, next);
   }
   return out;
 }
@@ -59,7 +60,7 @@ export function renameKeys(value: unknown, from: string, to: string): void {
   // Every key deleted and defined again, in order: the body sent upstream keeps the caller's order.
   const entries = Object.entries(record);
   for (const [key] of entries) delete record[key];
-  for (const [key, kept] of entries) define(record, key === from ? to : key, kept);
+  for (const [key, kept] of entries) setOwn(record, key === from ? to : key, kept);
 }
 
 /** The JSON pointer of the first object in `value` (at any depth) with an own key `key`, if any. */
@@ -77,8 +78,3 @@ const standIn = (name: unknown) => (name === '__proto__' ? PROTO_STAND_IN : name
 
 const isMap = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
-
-// An own, enumerable data property whatever its name (assignment to `__proto__` sets the prototype).
-function define(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
-}

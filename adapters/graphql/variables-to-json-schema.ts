@@ -11,13 +11,12 @@ import {
 import {
   type BoundedSchema,
   BridgeError,
-  boundSchema,
   clip,
   type JsonSchema,
-  MAX_JSON_DEPTH,
-  MAX_SCHEMA_ENTRIES,
+  listedInputSchema,
   nestsDeeperThan,
   propertyDescription,
+  refuseDeepSchema,
 } from '../../src/index.js';
 import { boundedName } from './bounded-name.js';
 import type { ScalarMapping } from './options.js';
@@ -77,25 +76,17 @@ export class InputSchemaBuilder {
     schema.additionalProperties = false;
     // An input object that failed in another tool's conversion fails this one too, whichever
     // converted it first.
-    const bounded = boundSchema(schema, (name) => {
-      const failed = this.#failed.get(name);
-      if (failed) throw failed;
-      return this.#defs.get(name);
-    });
-    if (!bounded) {
-      throw new BridgeError(
-        'invalid_input',
-        `its arguments alone pass the ${MAX_SCHEMA_ENTRIES.toLocaleString('en-US')} entries a tool's input schema may list`,
-      );
-    }
-    // Lists of lists nest as deep as a schema likes (an SDL file's `[[[…]]]`): one tool listed
-    // deeper than the bridge passes JSON on would fail a client's parser on the whole tools/list.
-    if (nestsDeeperThan(bounded.schema)) {
-      throw new BridgeError(
-        'invalid_input',
-        `its input schema nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels, more than the bridge lists`,
-      );
-    }
+    const bounded = listedInputSchema(
+      schema,
+      (name) => {
+        const failed = this.#failed.get(name);
+        if (failed) throw failed;
+        return this.#defs.get(name);
+      },
+      'arguments',
+    );
+    // Lists of lists nest as deep as a schema likes (an SDL file's `[[[…]]]`).
+    refuseDeepSchema(bounded.schema);
     return bounded;
   }
 

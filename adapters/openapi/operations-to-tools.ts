@@ -2,8 +2,7 @@ import {
   BridgeError,
   describeError,
   type Logger,
-  MAX_JSON_DEPTH,
-  nestsDeeperThan,
+  refuseDeepSchema,
   TITLE_BUDGET,
   TOOL_DESCRIPTION_BUDGET,
   type ToolDefinition,
@@ -225,15 +224,8 @@ function convertOperation(
     plan: planned.plan,
   };
   if (planned.outputSchema) data.outputSchema = inlineSingleUse(planned.outputSchema);
-  // A spec's schemas, defaults and examples nest as deep as its author likes: one tool listed
-  // deeper than the bridge passes JSON on would fail a client's parser on the whole tools/list.
   // (An output schema is an outline, a few levels deep: see plan-output.ts.)
-  if (nestsDeeperThan(data.inputSchema)) {
-    throw new BridgeError(
-      'invalid_input',
-      `its input schema nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels, more than the bridge lists`,
-    );
-  }
+  refuseDeepSchema(data.inputSchema);
   if (planned.cut) data.cut = planned.cut;
   if (typeof extension.timeoutMs === 'number') data.timeoutMs = extension.timeoutMs;
   // Only specs that declare another JSON Schema dialect pay for compiling up front: a schema that

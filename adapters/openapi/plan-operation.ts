@@ -1,10 +1,4 @@
-import {
-  BridgeError,
-  boundSchema,
-  type JsonSchema,
-  MAX_SCHEMA_ENTRIES,
-  propertyDescription,
-} from '../../src/index.js';
+import { type JsonSchema, listedInputSchema, propertyDescription } from '../../src/index.js';
 import type { SchemaConverter } from './convert-schema.js';
 import { dropEncodingAdvice, dropRepeatedSentences } from './drop-boilerplate.js';
 import type { HttpMethod, OperationInfo } from './list-operations.js';
@@ -109,13 +103,7 @@ export function planOperation(
   if (required.length > 0) root.required = required;
   root.additionalProperties = false;
   const definition = (name: string) => converter.definition(name, 'request');
-  const bounded = boundSchema(root, definition);
-  if (!bounded) {
-    throw new BridgeError(
-      'invalid_input',
-      `its parameters alone pass the ${MAX_SCHEMA_ENTRIES.toLocaleString('en-US')} entries a tool's input schema may list`,
-    );
-  }
+  const bounded = listedInputSchema(root, definition, 'parameters');
   if (body?.plan.kind === 'multipart') {
     body.plan.binaryFields = binaryFields(properties[bodyArg] as JsonSchema, definition);
   }

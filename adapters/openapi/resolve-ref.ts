@@ -8,18 +8,8 @@ export function isObject(value: unknown): value is Json {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-/**
- * `target[key] = value`, where `key` comes from the spec (a property or parameter name). A key named
- * `__proto__` is defined as an own property: assigned, it would set the object's prototype instead,
- * and the property would vanish from the tool's schema (and never be sent upstream).
- */
-export function setOwn(target: Json, key: string, value: unknown): void {
-  if (key === '__proto__') {
-    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
-  } else {
-    target[key] = value;
-  }
-}
+/** `target[key] = value`, a key from the spec (`__proto__` included) kept as a member: the core's. */
+export { setOwn } from '../../src/index.js';
 
 // Big specs resolve the same few hundred pointers tens of thousands of times.
 const resolved = new WeakMap<Json, Map<string, unknown>>();
