@@ -44,18 +44,14 @@ function clipStrings(value: unknown, depth = 0): unknown {
   return copy ?? value;
 }
 
-/** Error bodies shorter than this are passed on as they are, unread. */
-const SHORT_BODY_BYTES = 4_096;
-
 /**
  * An HTTP answer the SDK made, with a JSON error body bounded as `clipErrorAnswer` bounds it: read
- * only for a failed request whose body is long or of unknown length (successful answers, event
- * streams and short errors go out untouched).
+ * only for a failed request (successful answers and event streams go out untouched). The SDK
+ * writes its error bodies with `Response.json`, without a length, so every one is read: they are
+ * short, and not on the way of a successful call.
  */
 export async function clipErrorResponse(response: Response): Promise<Response> {
   if (response.ok || !response.headers.get('content-type')?.includes('application/json')) return response;
-  const length = Number(response.headers.get('content-length') ?? Number.NaN);
-  if (length < SHORT_BODY_BYTES) return response;
   const text = await response.text();
   let body: unknown;
   try {
