@@ -138,7 +138,9 @@ describe('over HTTP', () => {
       { name: 'echo', arguments: { text: 'still here' }, _meta: envelope() },
       headersFor('tools/call', 'echo'),
     );
-    expect(call.text).toContain('still here');
+    expect(call.status).toBe(200);
+    expect(call.error).toBeUndefined();
+    expect(JSON.parse(call.text).result.content).toEqual([{ type: 'text', text: 'still here' }]);
   });
 });
 

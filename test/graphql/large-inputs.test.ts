@@ -111,3 +111,13 @@ it('refuses a tool whose input schema nests deeper than the bridge lists (lists 
     else expect(convert).toThrow('its input schema nests arrays and objects deeper than 128 levels');
   }
 });
+
+it('converts each input object once, every tool listing the same definition', () => {
+  const schema = buildSchema('type Query { ok: String } input In { a: String, b: [In] }');
+  const type = schema.getType('In') as GraphQLInputType;
+  const builder = new InputSchemaBuilder();
+  const first = builder.objectSchema([{ name: 'one', type }]).schema.$defs as Record<string, unknown>;
+  const second = builder.objectSchema([{ name: 'two', type }]).schema.$defs as Record<string, unknown>;
+  expect(first.In).toMatchObject({ type: 'object', properties: { a: { type: 'string' } } });
+  expect(second.In).toBe(first.In);
+});
