@@ -30,12 +30,6 @@ const DROPPED = new Set([
   'title',
 ]);
 
-interface Converted {
-  schema: JsonSchema;
-  /** Pointers this schema refers to. */
-  deps: Set<string>;
-}
-
 /**
  * Converts OpenAPI schemas (Swagger 2.0, 3.0 dialect, 3.1) to JSON Schema 2020-12. A `$ref` stays
  * a `$ref`, rewritten to `#/$defs/Name`, so circular schemas stay finite and shared components
@@ -49,8 +43,8 @@ export class SchemaConverter {
   readonly #pointers = new Map<string, string>();
   readonly #flags = new Map<string, { readOnly: boolean; writeOnly: boolean }>();
   readonly #taken = new Set<string>();
-  readonly #cache: Record<Direction, Map<string, Converted>> = { request: new Map(), response: new Map() };
-  readonly #inline: Record<Direction, WeakMap<object, Converted>> = {
+  readonly #cache: Record<Direction, Map<string, JsonSchema>> = { request: new Map(), response: new Map() };
+  readonly #inline: Record<Direction, WeakMap<object, JsonSchema>> = {
     request: new WeakMap(),
     response: new WeakMap(),
   };
@@ -65,34 +59,12 @@ export class SchemaConverter {
   }
 
   /**
-   * The `$defs` for a set of referenced pointers and everything they refer to in turn, however many:
-   * a tool's input schema takes them one at a time instead (`definition`), within its bound.
-   */
-  definitions(pointers: Iterable<string>, direction: Direction): Record<string, JsonSchema> {
-    const defs: Record<string, JsonSchema> = {};
-    const queue = [...pointers];
-    const seen = new Set(queue);
-    while (queue.length > 0) {
-      const pointer = queue.shift() as string;
-      const entry = this.#component(pointer, direction);
-      defs[this.defName(pointer)] = entry.schema;
-      for (const dep of entry.deps) {
-        if (!seen.has(dep)) {
-          seen.add(dep);
-          queue.push(dep);
-        }
-      }
-    }
-    return sortKeys(defs);
-  }
-
-  /**
    * The converted component that `#/$defs/NAME` in this converter's schemas refers to (see
    * `defName`), converted on first use; undefined for a name it never gave.
    */
   definition(name: string, direction: Direction): JsonSchema | undefined {
     const pointer = this.#pointers.get(name);
-    return pointer === undefined ? undefined : this.#component(pointer, direction).schema;
+    return pointer === undefined ? undefined : this.#component(pointer, direction);
   }
 
   /** The `$defs` key of a referenced pointer: the component's own name when it is free. */
@@ -116,42 +88,39 @@ export class SchemaConverter {
   }
 
   /**
-   * Converts one subschema, collecting the pointers it refers to into `deps`. The result is the
-   * caller's to change at the top level: shared parameters (GitHub's `owner`, `repo`, `per_page`
-   * appear in hundreds of operations) are converted once and handed out as shallow copies.
+   * Converts one subschema. The result is the caller's to change at the top level: shared
+   * parameters (GitHub's `owner`, `repo`, `per_page` appear in hundreds of operations) are
+   * converted once and handed out as shallow copies.
    */
-  convertInline(schema: unknown, direction: Direction, deps: Set<string>): JsonSchema {
-    if (!isObject(schema)) return this.#convert(schema, direction, deps);
+  convertInline(schema: unknown, direction: Direction): JsonSchema {
+    if (!isObject(schema)) return this.#convert(schema, direction);
     const cache = this.#inline[direction];
-    let entry = cache.get(schema);
-    if (!entry) {
-      entry = { schema: {}, deps: new Set() };
-      entry.schema = this.#convert(schema, direction, entry.deps);
-      cache.set(schema, entry);
+    let converted = cache.get(schema);
+    if (!converted) {
+      converted = this.#convert(schema, direction);
+      cache.set(schema, converted);
     }
-    for (const dep of entry.deps) deps.add(dep);
-    return { ...entry.schema };
+    return { ...converted };
   }
 
-  #component(pointer: string, direction: Direction): Converted {
+  // A referenced component, converted once per direction (a reference inside it is only named).
+  #component(pointer: string, direction: Direction): JsonSchema {
     const cache = this.#cache[direction];
-    let entry = cache.get(pointer);
-    if (!entry) {
-      // Registered before converting: a self-reference only records the pointer, never recurses.
-      entry = { schema: {}, deps: new Set() };
-      cache.set(pointer, entry);
+    let converted = cache.get(pointer);
+    if (!converted) {
       const target = resolvePointer(this.#document, pointer);
-      entry.schema = target === undefined ? {} : this.#convert(target, direction, entry.deps);
+      converted = target === undefined ? {} : this.#convert(target, direction);
+      cache.set(pointer, converted);
     }
-    return entry;
+    return converted;
   }
 
-  #convert(input: unknown, direction: Direction, deps: Set<string>): JsonSchema {
+  #convert(input: unknown, direction: Direction): JsonSchema {
     if (input === true || input === undefined) return {};
     if (input === false) return { not: {} };
     if (!isObject(input)) return {};
     if (typeof input.$ref === 'string') {
-      const ref = this.#ref(input.$ref, deps);
+      const ref = this.#ref(input.$ref);
       // OpenAPI 3.0 and Swagger ignore siblings of `$ref`; 3.1 (JSON Schema 2020-12) keeps them.
       if (this.#version !== 'openapi31') {
         const description = propertyDescription(input.description);
@@ -159,7 +128,7 @@ export class SchemaConverter {
       }
       const rest = { ...input };
       delete rest.$ref;
-      const converted = Object.keys(rest).length > 0 ? this.#convert(rest, direction, deps) : {};
+      const converted = Object.keys(rest).length > 0 ? this.#convert(rest, direction) : {};
       // The sibling keywords were not a schema of their own: no type is inferred for them.
       if (rest.type === undefined) delete converted.type;
       return { ...ref, ...converted };
@@ -171,19 +140,19 @@ export class SchemaConverter {
         const map: Json = {};
         for (const [name, sub] of Object.entries(value)) {
           if (key === 'properties' && this.#hiddenIn(sub, direction)) continue;
-          setOwn(map, name, this.#convert(sub, direction, deps));
+          setOwn(map, name, this.#convert(sub, direction));
         }
         out[key === 'definitions' ? '$defs' : key] = map;
       } else if ((SCHEMA_LIST_KEYS as readonly string[]).includes(key) && Array.isArray(value)) {
-        out[key] = value.map((sub) => this.#convert(sub, direction, deps));
+        out[key] = value.map((sub) => this.#convert(sub, direction));
       } else if ((SCHEMA_KEYS as readonly string[]).includes(key)) {
         if (key === 'items' && Array.isArray(value)) {
           // Draft-4 tuple form (Swagger, 3.0) is `prefixItems` in 2020-12.
-          out.prefixItems = value.map((sub) => this.#convert(sub, direction, deps));
+          out.prefixItems = value.map((sub) => this.#convert(sub, direction));
         } else if (typeof value === 'boolean') {
           out[key] = value;
         } else {
-          out[key] = this.#convert(value, direction, deps);
+          out[key] = this.#convert(value, direction);
         }
       } else if (key === 'description') {
         const description = propertyDescription(value);
@@ -195,7 +164,7 @@ export class SchemaConverter {
       }
     }
     const dialect: DialectContext = {
-      convert: (sub) => this.#convert(sub, direction, deps),
+      convert: (sub) => this.#convert(sub, direction),
       foreign: this.foreignDialects,
     };
     applyDialect(input, out, dialect);
@@ -214,9 +183,8 @@ export class SchemaConverter {
     return out;
   }
 
-  #ref(ref: string, deps: Set<string>): JsonSchema {
+  #ref(ref: string): JsonSchema {
     if (!ref.startsWith('#')) return {};
-    deps.add(ref);
     return { $ref: `#/$defs/${this.defName(ref)}` };
   }
 
@@ -244,10 +212,4 @@ export class SchemaConverter {
     const properties = isObject(input.properties) ? input.properties : {};
     return Object.hasOwn(properties, name) && this.#hiddenIn(properties[name], direction);
   }
-}
-
-function sortKeys<T>(record: Record<string, T>): Record<string, T> {
-  const sorted: Record<string, T> = {};
-  for (const key of Object.keys(record).sort()) sorted[key] = record[key] as T;
-  return sorted;
 }

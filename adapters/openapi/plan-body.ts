@@ -26,7 +26,6 @@ export function openApiBodyPlan(
   document: Json,
   arg: string,
   converter: SchemaConverter,
-  deps: Set<string>,
 ): PlannedBody | undefined {
   if (info.operation.requestBody === undefined) return undefined;
   const requestBody = deref<Json>(document, info.operation.requestBody);
@@ -35,7 +34,7 @@ export function openApiBodyPlan(
   if (mediaType === undefined) return undefined;
   const media = isObject(content[mediaType]) ? (content[mediaType] as Json) : {};
   const kind = bodyKind(mediaType);
-  const schema = bodySchema(kind, media.schema, converter, deps);
+  const schema = bodySchema(kind, media.schema, converter);
   const description = propertyDescription(requestBody.description);
   if (description && schema.description === undefined) schema.description = description;
   return {
@@ -57,7 +56,6 @@ export function swaggerBodyPlan(
   document: Json,
   arg: string,
   converter: SchemaConverter,
-  deps: Set<string>,
 ): PlannedBody | undefined {
   const consumes = (Array.isArray(info.operation.consumes) ? info.operation.consumes : document.consumes) as
     | string[]
@@ -66,7 +64,7 @@ export function swaggerBodyPlan(
   if (bodyParameter) {
     const mediaType = pickMediaType(consumes ?? []) ?? 'application/json';
     const kind = bodyKind(mediaType);
-    const schema = bodySchema(kind, bodyParameter.schema, converter, deps);
+    const schema = bodySchema(kind, bodyParameter.schema, converter);
     const description = propertyDescription(bodyParameter.description);
     if (description && schema.description === undefined) schema.description = description;
     return {
@@ -81,7 +79,7 @@ export function swaggerBodyPlan(
   const required: string[] = [];
   for (const field of fields) {
     const { schema } = parameterSchema(field, 'swagger2');
-    const converted = converter.convertInline(schema, 'request', deps);
+    const converted = converter.convertInline(schema, 'request');
     const description = propertyDescription(field.description);
     if (description) converted.description = description;
     setOwn(properties, field.name as string, converted);
@@ -101,12 +99,12 @@ export function swaggerBodyPlan(
   };
 }
 
-function bodySchema(kind: BodyKind, raw: unknown, converter: SchemaConverter, deps: Set<string>): JsonSchema {
+function bodySchema(kind: BodyKind, raw: unknown, converter: SchemaConverter): JsonSchema {
   if (kind === 'binary') {
     return { type: 'string', contentEncoding: 'base64', description: 'The request body, base64-encoded.' };
   }
   if (kind === 'text' && raw === undefined) return { type: 'string' };
-  return converter.convertInline(raw ?? {}, 'request', deps);
+  return converter.convertInline(raw ?? {}, 'request');
 }
 
 /** Top-level fields of a multipart body that carry files (base64 in the arguments). */

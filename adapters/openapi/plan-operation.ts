@@ -53,7 +53,6 @@ export function planOperation(
   converter: SchemaConverter,
   repeated: ReadonlySet<string> = new Set(),
 ): PlannedOperation {
-  const deps = new Set<string>();
   const parameters = collectParameters(info, document);
   const swaggerBody =
     version === 'swagger2' ? parameters.filter((p) => p.in === 'body' || p.in === 'formData') : [];
@@ -71,7 +70,7 @@ export function planOperation(
       if (location === 'header' && RESERVED_HEADERS.has(name.toLowerCase())) continue;
       const arg = (nameCount.get(name) ?? 0) > 1 && location !== 'path' ? `${name}__${location}` : name;
       const { schema, json } = parameterSchema(parameter, version);
-      const converted = converter.convertInline(schema, 'request', deps);
+      const converted = converter.convertInline(schema, 'request');
       const description = parameterDescription(parameter.description, location, repeated);
       if (description) converted.description = description;
       if (parameter.deprecated === true) converted.deprecated = true;
@@ -92,8 +91,8 @@ export function planOperation(
   const bodyArg = 'body' in properties ? 'requestBody' : 'body';
   const body =
     version === 'swagger2'
-      ? swaggerBodyPlan(swaggerBody, info, document, bodyArg, converter, deps)
-      : openApiBodyPlan(info, document, bodyArg, converter, deps);
+      ? swaggerBodyPlan(swaggerBody, info, document, bodyArg, converter)
+      : openApiBodyPlan(info, document, bodyArg, converter);
   if (body) {
     properties[bodyArg] = body.schema;
     if (body.plan.required) required.push(bodyArg);

@@ -9,7 +9,7 @@ import { isJson } from '../../adapters/openapi/media-types.js';
 import { nameTools } from '../../adapters/openapi/name-tools.js';
 import { OUTPUT_BUDGET } from '../../adapters/openapi/plan-output.js';
 import { deref, isObject, type Json } from '../../adapters/openapi/resolve-ref.js';
-import { compileValidator, silentLogger, type ToolDefinition } from '../../src/index.js';
+import { boundSchema, compileValidator, silentLogger, type ToolDefinition } from '../../src/index.js';
 import { random, sampleArguments } from './helpers/sample-arguments.js';
 
 // Output schemas are outlines of the spec's response schemas (top-level properties and their types,
@@ -80,10 +80,13 @@ function fullSchema(schema: unknown): { schema: Json; validate: ReturnType<typeo
   let entry = compiled.get(schema);
   if (!entry) {
     converter ??= new SchemaConverter(loaded.document, loaded.version);
-    const deps = new Set<string>();
-    const full: Json = { ...converter.convertInline(schema, 'response', deps) };
-    const defs = converter.definitions(deps, 'response');
-    if (Object.keys(defs).length > 0) full.$defs = defs;
+    // With every definition it reaches, without a bound.
+    const bounded = boundSchema(
+      converter.convertInline(schema, 'response'),
+      (name) => converter.definition(name, 'response'),
+      Number.POSITIVE_INFINITY,
+    );
+    const full: Json = { ...bounded?.schema };
     entry = { schema: full, validate: compileValidator(full) };
     compiled.set(schema, entry);
   }

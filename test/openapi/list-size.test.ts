@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SchemaConverter } from '../../adapters/openapi/convert-schema.js';
 import { createOpenApiSource } from '../../adapters/openapi/index.js';
 import { OUTPUT_BUDGET } from '../../adapters/openapi/plan-output.js';
-import { compileValidator, silentLogger, type ToolDefinition } from '../../src/index.js';
+import { boundSchema, compileValidator, silentLogger, type ToolDefinition } from '../../src/index.js';
 import { PROPERTY_DESCRIPTION_BUDGET, TOOL_DESCRIPTION_BUDGET } from '../../src/trim-text.js';
 
 // GitHub's tools/list within 1.6 MB, by cuts a model loses least by (README, "Description budgets"
@@ -102,13 +102,16 @@ describe('schema titles', () => {
       },
     };
     const converter = new SchemaConverter(document, 'openapi30');
-    const deps = new Set<string>();
     const schema = converter.convertInline(
       { title: 'Body', oneOf: [{ $ref: '#/components/schemas/Rule' }, { title: 'none', type: 'null' }] },
       'request',
-      deps,
     );
-    const defs = converter.definitions(deps, 'request');
+    // Every definition it reaches, without a bound.
+    const defs = boundSchema(
+      schema,
+      (name) => converter.definition(name, 'request'),
+      Number.POSITIVE_INFINITY,
+    )?.schema.$defs;
     expect(schema).toEqual({ oneOf: [{ $ref: '#/$defs/Rule' }, { type: 'null' }] });
     expect(defs).toEqual({
       Rule: { type: 'object', properties: { title: { type: 'string', maxLength: 3 } }, required: ['title'] },
