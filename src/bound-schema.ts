@@ -3,20 +3,8 @@ import { BridgeError } from './errors.js';
 import { listSome } from './list-some.js';
 import { setOwn } from './plain-object.js';
 import { clip } from './quote-input.js';
-import {
-  definitionName,
-  isMember,
-  isSchema,
-  KINDS,
-  LARGE_MAP,
-  LIST,
-  largeMaps,
-  MAP,
-  TUPLE,
-} from './schema-members.js';
+import { countWithin } from './schema-members.js';
 import type { JsonSchema } from './tool.js';
-
-export { definitionName, SCHEMA_KEYS, SCHEMA_LIST_KEYS, SCHEMA_MAP_KEYS } from './schema-members.js';
 
 /**
  * Most entries one tool's input schema lists: its subschemas (properties, items, branches, the
@@ -57,8 +45,9 @@ export function boundSchema(
   definition: (name: string) => JsonSchema | undefined,
   max: number = MAX_SCHEMA_ENTRIES,
 ): BoundedSchema | undefined {
-  const reached = countWithin(root, definition, max);
-  if (reached !== 'over') {
+  const counted = countWithin(root, definition, max);
+  if (counted !== 'over') {
+    const { reached } = counted;
     if (reached.length === 0) return { schema: root, cut: 0 };
     const defs: Record<string, JsonSchema> = {};
     for (const name of reached.sort()) setOwn(defs, name, definition(name) as JsonSchema);
@@ -95,86 +84,4 @@ export function cutSchemasWarning(what: string, names: readonly string[]): strin
   const listed = listSome(names, { most: 10, show: (name) => clip(name), more: (n) => `and ${n} more` });
   const one = names.length === 1;
   return `${one ? `the ${what}` : `${names.length.toLocaleString('en-US')} ${what}s`} ${listed.join(', ')}: ${one ? 'its input schema lists' : 'their input schemas list'} the first ${MAX_SCHEMA_ENTRIES.toLocaleString('en-US')} entries nearest the top (arguments, properties, enum values); deeper parts are described by their type only, and the API checks them`;
-}
-
-// Counting only: the names of the definitions reached when everything fits, else 'over' (the walk
-// then says where it stops). It runs for every tool of every start (GitHub's 1,223 at a first
-// start), so a definition's own entries and the definitions it refers to are counted once per
-// definition object (`ownTrees`), not once per tool reaching it: the tool's total is its own tree
-// and the trees of every definition it reaches, each once, which is what the walk would count.
-function countWithin(
-  root: JsonSchema,
-  definition: (name: string) => JsonSchema | undefined,
-  max: number,
-): string[] | 'over' {
-  const top = ownTree(root, max - 1);
-  if (top === undefined) return 'over';
-  let used = 1 + top.count;
-  const reached = new Set<string>();
-  const queue = [...top.refs];
-  for (let head = 0; head < queue.length; head++) {
-    const name = queue[head] as string;
-    if (reached.has(name)) continue;
-    const target = definition(name);
-    if (target === undefined) return 'over';
-    let tree = ownTrees.get(target);
-    if (tree === undefined) {
-      tree = ownTree(target, Number.POSITIVE_INFINITY) as OwnTree;
-      ownTrees.set(target, tree);
-    }
-    used += 1 + tree.count;
-    if (used > max) return 'over';
-    reached.add(name);
-    for (const ref of tree.refs) if (!reached.has(ref)) queue.push(ref);
-  }
-  return [...reached];
-}
-
-// A node's tree without following references: its entries below it, and the definitions it names.
-interface OwnTree {
-  count: number;
-  refs: string[];
-}
-
-const ownTrees = new WeakMap<object, OwnTree>();
-
-// One pass over each node's keys, queueing members as it counts them and giving up past `limit`; a
-// map found large is not listed again (see `largeMaps`).
-function ownTree(node: JsonSchema, limit: number): OwnTree | undefined {
-  const queue: JsonSchema[] = [node];
-  const refs: string[] = [];
-  let count = 0;
-  for (let head = 0; head < queue.length; head++) {
-    const from = queue[head] as JsonSchema;
-    for (const key in from) {
-      const kind = KINDS.get(key);
-      const value = from[key];
-      if (kind === undefined) {
-        if (key === '$ref' && typeof value === 'string') {
-          const name = definitionName(value);
-          if (name !== undefined) refs.push(name);
-        } else if (key === 'enum' && Array.isArray(value)) count += value.length;
-      } else if (Array.isArray(value)) {
-        if (kind === LIST || kind === TUPLE)
-          for (const sub of value) if (isMember(sub) && ++count <= limit) queue.push(sub);
-      } else if (isSchema(value)) {
-        if (kind === MAP) {
-          const large = largeMaps.get(value);
-          if (large !== undefined && count + large > limit) return undefined;
-          let size = 0;
-          for (const name in value) {
-            const sub = value[name];
-            if (isMember(sub)) {
-              size++;
-              if (count + size <= limit) queue.push(sub);
-            }
-          }
-          if (size >= LARGE_MAP) largeMaps.set(value, size);
-          count += size;
-        } else if (kind !== LIST && isMember(value) && ++count <= limit) queue.push(value);
-      }
-      if (count > limit) return undefined;
-    }
-  }
-  return { count, refs };
 }

@@ -1,6 +1,6 @@
 import type { BoundedSchema } from './bound-schema.js';
 import { setOwn } from './plain-object.js';
-import { isSchema, memberCount, membersOf, refName } from './schema-members.js';
+import { countWithin, isSchema, memberCount, membersOf, refName } from './schema-members.js';
 import type { JsonSchema } from './tool.js';
 
 /**
@@ -179,16 +179,17 @@ function cutArguments(
 ): BoundedSchema | undefined {
   const properties = root.properties;
   if (!isSchema(properties)) return undefined;
-  const kept = new Map<string, JsonSchema>();
+  const kept = new Set<string>();
   const listed: JsonSchema = {};
   let used = 1 + memberCount(root);
   let cut = 0;
   for (const name in properties) {
     const argument = properties[name] as JsonSchema;
-    const whole = wholeSize(argument, definition, kept, max - used);
-    if (whole) {
-      used += whole.size;
-      for (const [def, schema] of whole.reached) kept.set(def, schema);
+    // The argument itself is counted already, as a member of the top.
+    const whole = countWithin(argument, definition, max - used + 1, kept);
+    if (whole !== 'over') {
+      used += whole.used - 1;
+      for (const def of whole.reached) kept.add(def);
       setOwn(listed, name, argument);
     } else {
       setOwn(listed, name, stub(argument, undefined, definition, max));
@@ -198,35 +199,10 @@ function cutArguments(
   const top: JsonSchema = { ...root, properties: listed };
   if (kept.size > 0) {
     const defs: Record<string, JsonSchema> = {};
-    for (const [name, schema] of [...kept].sort(([a], [b]) => (a < b ? -1 : 1))) setOwn(defs, name, schema);
+    for (const name of [...kept].sort()) setOwn(defs, name, definition(name) as JsonSchema);
     top.$defs = defs;
   }
   return { schema: top, cut };
-}
-
-// The entries under `node` and the definitions it reaches besides those `kept`, if within `room`.
-function wholeSize(
-  node: JsonSchema,
-  definition: (name: string) => JsonSchema | undefined,
-  kept: ReadonlyMap<string, JsonSchema>,
-  room: number,
-): { size: number; reached: Map<string, JsonSchema> } | undefined {
-  const reached = new Map<string, JsonSchema>();
-  const queue: JsonSchema[] = [node];
-  let size = 0;
-  for (let head = 0; head < queue.length; head++) {
-    const from = queue[head] as JsonSchema;
-    size += memberCount(from);
-    if (size > room) return undefined;
-    for (const member of membersOf(from).schemas) queue.push(member.schema);
-    const ref = refName(from);
-    if (ref === undefined || kept.has(ref) || reached.has(ref)) continue;
-    const target = definition(ref);
-    if (target === undefined || ++size > room) return undefined;
-    reached.set(ref, target);
-    queue.push(target);
-  }
-  return { size, reached };
 }
 
 // Puts `value` where member `key` (`name`, in a map or list) sits in `copy`, a copy of `from`,

@@ -20,12 +20,8 @@ export {
   type BoundedSchema,
   boundSchema,
   cutSchemasWarning,
-  definitionName,
   listedInputSchema,
   MAX_SCHEMA_ENTRIES,
-  SCHEMA_KEYS,
-  SCHEMA_LIST_KEYS,
-  SCHEMA_MAP_KEYS,
 } from './bound-schema.js';
 export { cacheDir, readOwnFile, writeOwnFile } from './cache-dir.js';
 export type {
@@ -82,6 +78,7 @@ export {
   type StoredContents,
   type StoredResource,
 } from './resource-store.js';
+export { definitionName, SCHEMA_KEYS, SCHEMA_LIST_KEYS, SCHEMA_MAP_KEYS } from './schema-members.js';
 export { isSchemaPattern } from './schema-pattern.js';
 export { isSealed, sealJson } from './sealed-json.js';
 export { commandEnvironment } from './secret-variables.js';

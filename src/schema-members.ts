@@ -76,16 +76,13 @@ export function mapSize(map: JsonSchema): number {
   return size;
 }
 
-// The subschemas directly under `node`, where each sits, and the definition its `$ref` names.
+// The subschemas directly under `node`, and where each sits.
 export interface Members {
   schemas: Array<{ key: string; name?: string | number; schema: JsonSchema }>;
-  ref?: string;
 }
 
 export function membersOf(node: JsonSchema): Members {
   const members: Members = { schemas: [] };
-  const ref = refName(node);
-  if (ref !== undefined) members.ref = ref;
   for (const key in node) {
     const kind = KINDS.get(key);
     const value = node[key];
@@ -143,4 +140,87 @@ export function definitionName(ref: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+// Counting only: the names of the definitions reached when everything fits (besides those `known`
+// already) and the entries used, else 'over' (the walk then says where it stops). It runs for every tool of every start (GitHub's 1,223 at a first
+// start), so a definition's own entries and the definitions it refers to are counted once per
+// definition object (`ownTrees`), not once per tool reaching it: the tool's total is its own tree
+// and the trees of every definition it reaches, each once, which is what the walk would count.
+export function countWithin(
+  root: JsonSchema,
+  definition: (name: string) => JsonSchema | undefined,
+  max: number,
+  known: ReadonlySet<string> = new Set(),
+): { reached: string[]; used: number } | 'over' {
+  const top = ownTree(root, max - 1);
+  if (top === undefined) return 'over';
+  let used = 1 + top.count;
+  const reached = new Set<string>();
+  const queue = [...top.refs];
+  for (let head = 0; head < queue.length; head++) {
+    const name = queue[head] as string;
+    if (reached.has(name) || known.has(name)) continue;
+    const target = definition(name);
+    if (target === undefined) return 'over';
+    let tree = ownTrees.get(target);
+    if (tree === undefined) {
+      tree = ownTree(target, Number.POSITIVE_INFINITY) as OwnTree;
+      ownTrees.set(target, tree);
+    }
+    used += 1 + tree.count;
+    if (used > max) return 'over';
+    reached.add(name);
+    for (const ref of tree.refs) if (!reached.has(ref)) queue.push(ref);
+  }
+  return { reached: [...reached], used };
+}
+
+// A node's tree without following references: its entries below it, and the definitions it names.
+interface OwnTree {
+  count: number;
+  refs: string[];
+}
+
+const ownTrees = new WeakMap<object, OwnTree>();
+
+// One pass over each node's keys, queueing members as it counts them and giving up past `limit`; a
+// map found large is not listed again (see `largeMaps`).
+function ownTree(node: JsonSchema, limit: number): OwnTree | undefined {
+  const queue: JsonSchema[] = [node];
+  const refs: string[] = [];
+  let count = 0;
+  for (let head = 0; head < queue.length; head++) {
+    const from = queue[head] as JsonSchema;
+    for (const key in from) {
+      const kind = KINDS.get(key);
+      const value = from[key];
+      if (kind === undefined) {
+        if (key === '$ref' && typeof value === 'string') {
+          const name = definitionName(value);
+          if (name !== undefined) refs.push(name);
+        } else if (key === 'enum' && Array.isArray(value)) count += value.length;
+      } else if (Array.isArray(value)) {
+        if (kind === LIST || kind === TUPLE)
+          for (const sub of value) if (isMember(sub) && ++count <= limit) queue.push(sub);
+      } else if (isSchema(value)) {
+        if (kind === MAP) {
+          const large = largeMaps.get(value);
+          if (large !== undefined && count + large > limit) return undefined;
+          let size = 0;
+          for (const name in value) {
+            const sub = value[name];
+            if (isMember(sub)) {
+              size++;
+              if (count + size <= limit) queue.push(sub);
+            }
+          }
+          if (size >= LARGE_MAP) largeMaps.set(value, size);
+          count += size;
+        } else if (kind !== LIST && isMember(value) && ++count <= limit) queue.push(value);
+      }
+      if (count > limit) return undefined;
+    }
+  }
+  return { count, refs };
 }
