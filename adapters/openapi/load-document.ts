@@ -110,7 +110,7 @@ export async function loadDocument(
 // file comes as bytes with room after them, decoded by `jsonTextInPlace`; its errors are reported
 // from the exact UTF-8 text.
 async function parseSource(
-  pending: Promise<string | SpecBytes>,
+  pending: Promise<string | InputBytes>,
   location: string,
   code: BridgeErrorCode,
   beforeParse?: () => void,
@@ -133,14 +133,11 @@ async function parseSource(
   return { external: hasExternalRefs(source), document: parseText(source, location, code) };
 }
 
-/** A local JSON spec's bytes, followed in their memory by `spare` bytes that are the reader's own. */
-type SpecBytes = InputBytes;
-
 async function readText(
   path: string,
   hashed?: (bytes: Buffer) => void,
   signal?: AbortSignal,
-): Promise<string | SpecBytes> {
+): Promise<string | InputBytes> {
   // Bytes first, decoded once: with an encoding, fs/promises decodes each 512 KiB slice through a
   // StringDecoder and joins them into a rope that the parse must then flatten, all alive together
   // (GitHub's 13 MB spec: ~6-13 MB more peak RSS). JSON stays bytes, for `jsonTextInPlace`. Opened

@@ -1,5 +1,6 @@
 import { isPlainObject } from '../plain-object.js';
 import { clip } from '../quote-input.js';
+import { MAX_URI_CHARS } from '../request-bounds.js';
 
 // Some of the SDK's own answers quote what a request carried, whole: "Unsupported protocol
 // version: …" (and again in `data.requested`), "the request headers and body disagree: …" (the
@@ -11,8 +12,8 @@ import { clip } from '../quote-input.js';
 
 /** Characters of an error answer's message sent. */
 const MAX_MESSAGE_CHARS = 1_000;
-/** Characters of each string in an error answer's data (a URI is named up to 2,048). */
-const MAX_DATA_CHARS = 2_048;
+/** Characters of each string in an error answer's data: a URI is named whole up to its bound. */
+const MAX_DATA_CHARS = MAX_URI_CHARS;
 
 /**
  * `answer` with its error bounded (see above), or `answer` itself when nothing is cut: the
