@@ -30,6 +30,9 @@ export async function askMissingArguments(
   violations: readonly Violation[],
   ask: ClientAsk,
 ): Promise<{ args: Record<string, unknown> } | { refused: string } | undefined> {
+  // A tool that runs another by name (dynamic mode's call_operation) never asks: an answer could
+  // name the tool it runs, after the scopes of the one the request named were checked.
+  if (tool.runs) return undefined;
   const properties = (tool.inputSchema.properties ?? {}) as Record<string, JsonSchema>;
   const fields: Record<string, JsonSchema> = {};
   for (const violation of violations) {

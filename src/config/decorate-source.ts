@@ -58,10 +58,11 @@ export function decorateSource(source: Source, decoration: SourceDecoration): So
         apply(tool) {
           const override = overrides[tool.name];
           const applied = applyOverride(tool, namespace, override);
+          // A tool that runs others asks nothing itself: each tool it runs asks as configured (an
+          // answer naming the tool to run would pass by the scopes checked for the request).
+          if (tool.runs) return applied;
           const askMissing = override?.askMissing ?? decoration.askMissing;
           if (askMissing !== undefined) applied.askMissing = askMissing;
-          // A tool that runs others asks nothing itself: each tool it runs asks as configured.
-          if (tool.runs) return applied;
           // Outermost, after the timeout: the user's time to answer does not count against the tool.
           return withConfirmation(applied, override?.confirm ?? confirm, fallback);
         },

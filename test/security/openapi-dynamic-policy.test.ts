@@ -1,4 +1,7 @@
 import { join } from 'node:path';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir, writeYaml } from '../config/helpers.js';
 import { confirming, connect } from '../helpers/connect.js';
@@ -168,5 +171,68 @@ describe('config policy in OpenAPI dynamic mode', () => {
     const allowed = await remove(ADMIN, 'guarded');
     expect(allowed.status).toBe(200);
     expect(seen('DELETE', '/items/guarded')).toHaveLength(1);
+  });
+
+  it('never asks which operation to run: an answer naming one would pass by its scopes', async () => {
+    const bridge = await configBridge('ask-scopes', { options: { tools: 'dynamic' } }, { askMissing: true });
+    const WRITER = 'writer-0123456789abcdef';
+    await using server = await startHttpBridge({
+      ...bridge,
+      args: [...bridge.args, '--auth-tokens-env', 'TOKENS', '--tool-scope', 'deleteItem=admin'],
+      env: { ...bridge.env, TOKENS: `${WRITER} writer read,write` },
+    });
+    const authorization = `Bearer ${WRITER}`;
+    // 2026-07-28: the answer to the question sent ahead, in the same request.
+    const modern = await modernRequest(
+      server.url,
+      'tools/call',
+      {
+        name: 'call_operation',
+        arguments: { arguments: { itemId: 'asked-modern' } },
+        inputResponses: {
+          bridge_missing_arguments: { action: 'accept', content: { operation: 'deleteItem' } },
+        },
+      },
+      { headers: { authorization }, capabilities: { elicitation: { form: {} } } },
+    );
+    expect(modern.status).toBe(200);
+    expect(modern.json?.result?.isError).toBe(true);
+    expect(modern.text).toContain('operation');
+    // The initialize era: a client that answers the question when it is asked.
+    const asked: string[] = [];
+    const client = new ClientV1(
+      { name: 'answering', version: '1' },
+      { capabilities: { elicitation: { form: {} } } },
+    );
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(String(request.params.message));
+      return { action: 'accept', content: { operation: 'deleteItem' } };
+    });
+    await client.connect(new HttpV1(new URL(server.url), { requestInit: { headers: { authorization } } }));
+    try {
+      const legacy = await client.callTool({
+        name: 'call_operation',
+        arguments: { arguments: { itemId: 'asked-legacy' } },
+      });
+      expect(legacy.isError).toBe(true);
+      expect(asked).toEqual([]);
+    } finally {
+      await client.close();
+    }
+    expect(seen('DELETE', '/items/asked-modern')).toEqual([]);
+    expect(seen('DELETE', '/items/asked-legacy')).toEqual([]);
+    // The operations themselves still ask for what they miss, under their own scopes.
+    const read = await modernRequest(
+      server.url,
+      'tools/call',
+      {
+        name: 'call_read_operation',
+        arguments: { operation: 'getItem', arguments: {} },
+        inputResponses: { bridge_missing_arguments: { action: 'accept', content: { itemId: 'filled' } } },
+      },
+      { headers: { authorization }, capabilities: { elicitation: { form: {} } } },
+    );
+    expect(read.json?.result?.isError).toBeFalsy();
+    expect(seen('GET', '/items/filled')).toHaveLength(1);
   });
 });
