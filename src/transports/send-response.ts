@@ -45,16 +45,17 @@ export const MAX_UNREAD_EVENT_BYTES = 8 * 1024 * 1024;
 /**
  * Streams an event answer: the head, then what its sink is given, until the answer ends the
  * stream or the client goes away (then the sink writes nothing and says so: `gone`). Resolves then.
- * A client that leaves more than `maxUnread` bytes unread is treated as gone.
+ * A client that leaves more than `maxUnread` bytes unread is treated as gone: `true` says it was.
  */
 export function sendEvents(
   res: ServerResponse,
   answer: EventStreamAnswer,
   maxUnread = MAX_UNREAD_EVENT_BYTES,
-): Promise<void> {
+): Promise<boolean> {
   res.writeHead(answer.status, answer.headers);
+  let cut = false;
   return new Promise((resolve) => {
-    res.once('close', resolve);
+    res.once('close', () => resolve(cut));
     let corked = false;
     const open = () => !res.writableEnded && !res.destroyed;
     answer.open({
@@ -63,6 +64,7 @@ export function sendEvents(
         // Measured before this write: one large answer may go out whole; a client that has not
         // read what came before is not waited for.
         if (res.writableLength > maxUnread) {
+          cut = true;
           res.destroy();
           return;
         }
@@ -79,7 +81,7 @@ export function sendEvents(
       },
       end(text) {
         if (open()) res.end(text);
-        resolve();
+        resolve(cut);
       },
       get gone() {
         return !open();
@@ -97,38 +99,37 @@ export interface StreamEnd {
 
 /**
  * Writes a web `Response` to a Node response. A JSON answer (most calls) is read whole and sent
- * in one write with its length; an SSE stream is copied chunk by chunk, honouring backpressure,
- * until it ends, `signal` aborts (the client left) or `end` says the server ends it (then the
- * farewell goes out and the response ends cleanly). Either way the stream is cancelled, so what
- * produces it stops at once rather than at its next event.
+ * in one write with its length; an SSE stream is copied chunk by chunk until it ends, `signal`
+ * aborts (the client left) or `end` says the server ends it (then the farewell goes out and the
+ * response ends cleanly). Either way the stream is cancelled, so what produces it stops at once
+ * rather than at its next event. The stream is read as fast as it is written, not as the client
+ * reads: the SDK queues every answer in it whatever the client reads (a batch of a hundred list
+ * requests, a task stream's results), so waiting for the socket left that queue without a bound.
+ * Read eagerly, the queue is the socket's, and a client that leaves more than `maxUnread` bytes
+ * unread is treated as gone, as on the bridge's own event streams (`sendEvents`): `true` says so.
  */
 export async function sendResponse(
   res: ServerResponse,
   response: Response,
   signal: AbortSignal,
   end?: StreamEnd,
-): Promise<void> {
+  maxUnread = MAX_UNREAD_EVENT_BYTES,
+): Promise<boolean> {
   const headers: Record<string, string> = {};
   for (const [name, value] of response.headers) headers[name] = value;
   if (response.body === null) {
     res.writeHead(response.status, headers);
     res.end();
-    return;
+    return false;
   }
   if (!headers['content-type']?.startsWith('text/event-stream')) {
     const body = Buffer.from(await response.arrayBuffer());
     headers['content-length'] = String(body.length);
     res.writeHead(response.status, headers);
     res.end(body);
-    return;
+    return false;
   }
   res.writeHead(response.status, headers);
-  let drained: (() => void) | undefined;
-  const onDrain = () => {
-    drained?.();
-    drained = undefined;
-  };
-  res.on('drain', onDrain);
   const stopped = new Promise<'stopped'>((resolve) => {
     for (const stop of [signal, end?.signal]) {
       if (stop?.aborted) resolve('stopped');
@@ -140,19 +141,23 @@ export async function sendResponse(
     for (;;) {
       const next = await Promise.race([reader.read(), stopped]);
       if (next === 'stopped' || next.done) break;
+      // Measured before this write: one large answer may go out whole.
+      if (res.writableLength > maxUnread) {
+        res.destroy();
+        return true;
+      }
       // Held until the next tick: an event and the stream's end that follows at once (a call's
       // result) leave in one write, while an event alone still goes out without waiting.
       res.cork();
-      const flowing = res.write(next.value);
+      res.write(next.value);
       process.nextTick(() => res.uncork());
-      if (!flowing) await Promise.race([new Promise<void>((resolve) => (drained = resolve)), stopped]);
     }
   } catch {
     // A stream that fails mid-way ends the response; the handler has reported the cause.
   } finally {
-    res.off('drain', onDrain);
     reader.cancel().catch(() => {});
   }
   if (end?.signal.aborted && end.farewell && !signal.aborted) res.end(end.farewell);
   else res.end();
+  return false;
 }

@@ -250,11 +250,14 @@ export async function serveHttp(
         { status: 500 },
       );
     }
+    let cut = false;
     if (response instanceof Response) {
       const end = lifetime && { signal: lifetime.signal, farewell: long.listenIds.map(listenEnded).join('') };
-      await sendResponse(res, response, abort.signal, end);
-    } else if ('open' in response) await sendEvents(res, response);
+      cut = await sendResponse(res, response, abort.signal, end);
+    } else if ('open' in response) cut = await sendEvents(res, response);
     else sendJson(res, response);
+    if (cut)
+      refusals?.refused('unread stream', `${req.method} from ${from}: more than 8 MiB left unread, closed`);
     finished = true;
   };
 

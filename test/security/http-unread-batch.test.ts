@@ -1,0 +1,76 @@
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../config/helpers.js';
+import { BRIDGE_BIN, startHttpBridge } from '../helpers/start-bridge.js';
+import { openSocket, postHead, rssOf } from './raw-http.js';
+
+const GITHUB_SPEC = createRequire(import.meta.url).resolve('@octokit/openapi/generated/api.github.com.json');
+
+// A batch of a hundred tools/list requests asks for ~60 MB of answers in one POST. The SDK's
+// session transport queues every answer in the request's event stream whether or not the client
+// reads it: a client that never read held them all in the bridge's memory (~230 MB a connection
+// for a 2.7 MB list), and 256 such connections from one address could take tens of gigabytes.
+// Now the stream is closed once 8 MiB are left unread, as the bridge's own streams are.
+describe('a batch whose answers are never read', () => {
+  it('is cut off past the unread bound, and the bridge keeps serving', { timeout: 60_000 }, async () => {
+    await using dir = await tempDir();
+    await using server = await startHttpBridge({
+      script: BRIDGE_BIN,
+      args: ['openapi', GITHUB_SPEC, '--tools', 'all', '--base-url', 'http://127.0.0.1:9'],
+      env: { BRIDGE_CACHE_DIR: dir.path },
+    });
+    const post = (body: unknown, headers: Record<string, string> = {}) =>
+      fetch(server.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+        body: JSON.stringify(body),
+      });
+    const initialized = await post({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-03-26',
+        capabilities: {},
+        clientInfo: { name: 'batch', version: '1' },
+      },
+    });
+    const session = initialized.headers.get('mcp-session-id') ?? '';
+    await initialized.text();
+    const headers = { 'mcp-session-id': session, 'mcp-protocol-version': '2025-03-26' };
+    await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers)).text();
+    // One page read whole: what a hundred of them weigh.
+    const page = await (await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers)).text();
+    const whole = 100 * page.length;
+    expect(whole).toBeGreaterThan(40 * 2 ** 20);
+
+    const batch = JSON.stringify(
+      Array.from({ length: 100 }, (_, n) => ({ jsonrpc: '2.0', id: n + 2, method: 'tools/list' })),
+    );
+    const socket = await openSocket(server.url);
+    socket.on('error', () => {});
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.pause(); // never reads while the bridge writes
+    socket.write(postHead(server.url, Buffer.byteLength(batch), headers) + batch);
+    await expect.poll(() => server.stderr(), { timeout: 30_000 }).toContain('more than 8 MiB left unread');
+    // What reached the client before the bridge closed the stream: far from the whole batch.
+    let received = 0;
+    let last = '';
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      last = chunk.toString('latin1').slice(-200);
+    });
+    socket.resume();
+    await closed;
+    expect(received).toBeLessThan(whole / 2);
+    expect(last).not.toContain('"id":101');
+    // The bridge holds no more than the bound and its socket buffers for it, and still answers.
+    expect(rssOf(server.child.pid ?? 0)).toBeLessThan(400 * 2 ** 20);
+    const again = await post({ jsonrpc: '2.0', id: 200, method: 'ping' }, headers);
+    expect(await again.text()).toContain('"id":200');
+  });
+});
