@@ -35,7 +35,7 @@ export type { CachedTool } from './cache-layout.js';
  * Bumped whenever conversion changes what it produces, or the file's layout (cache-layout.ts)
  * changes, so that older cache files are ignored.
  */
-const CACHE_FORMAT = 21;
+const CACHE_FORMAT = 22;
 
 /** A file the tools came from: its SHA-256, and its size, mtime, ctime and inode when it was hashed. */
 export type CachedFile = [path: string, sha256: string, stat: string];

@@ -38,8 +38,6 @@ export interface PlannedOperation {
   cut?: number;
 }
 
-// Header parameters that OpenAPI says are ignored: the bridge sets them itself.
-const RESERVED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
 const LOCATION_ORDER: ParamLocation[] = ['path', 'query', 'header', 'cookie'];
 
 /**
@@ -67,7 +65,6 @@ export function planOperation(
   for (const location of LOCATION_ORDER) {
     for (const parameter of plain.filter((p) => p.in === location)) {
       const name = parameter.name as string;
-      if (location === 'header' && RESERVED_HEADERS.has(name.toLowerCase())) continue;
       const arg = (nameCount.get(name) ?? 0) > 1 && location !== 'path' ? `${name}__${location}` : name;
       const { schema, json } = parameterSchema(parameter, version);
       const converted = converter.convertInline(schema, 'request');

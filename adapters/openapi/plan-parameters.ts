@@ -30,16 +30,37 @@ export function collectParameters(info: OperationInfo, document: Json): Json[] {
     if (!isObject(parameter) || typeof parameter.name !== 'string' || typeof parameter.in !== 'string') {
       throw new BridgeError('invalid_input', 'a parameter has no name or location');
     }
-    // OpenAPI 3 has `Accept`, `Content-Type` and `Authorization` header parameters ignored; the
-    // bridge sets those itself, and `Cookie` too (cookie parameters and cookie credentials): a
-    // caller's value there would come before a credential the bridge appends.
     if (parameter.in === 'header' && RESERVED_HEADERS.has(parameter.name.toLowerCase())) continue;
     byKey.set(`${parameter.in}:${parameter.name}`, parameter);
   }
   return [...byKey.values()];
 }
 
-const RESERVED_HEADERS = new Set(['accept', 'content-type', 'authorization', 'cookie']);
+/**
+ * Header parameters never offered to the caller. OpenAPI 3 has `Accept`, `Content-Type` and
+ * `Authorization` ignored; the bridge sets those itself, and `Cookie` too (cookie parameters and
+ * cookie credentials: a caller's value there would come before a credential the bridge appends).
+ * `Host` would send the user's credentials to another site served from the API's address (a
+ * shared load balancer or CDN), and the connection's own headers would let a caller frame the
+ * request; HTTP sets all of them.
+ */
+const RESERVED_HEADERS = new Set([
+  'accept',
+  'content-type',
+  'authorization',
+  'cookie',
+  'host',
+  'connection',
+  'keep-alive',
+  'content-length',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'expect',
+  'proxy-authorization',
+  'proxy-connection',
+]);
 
 /** The schema of a parameter, and whether it travels as JSON text (`content: application/json`). */
 export function parameterSchema(parameter: Json, version: SpecVersion): { schema: unknown; json: boolean } {

@@ -17,6 +17,7 @@ const saved = { ...process.env };
 let server: Server;
 let base: string;
 const seen: Array<{ url: string; cookie: string | undefined }> = [];
+const hosts: Array<string | undefined> = [];
 let location = '';
 let dir: string;
 let tools: LoadedTools;
@@ -25,6 +26,7 @@ beforeAll(async () => {
   Object.assign(process.env, { BRIDGE_KEY_API_KEY: KEY, BRIDGE_SESSION_API_KEY: 'cookie-secret' });
   server = createServer((req, res) => {
     seen.push({ url: req.url ?? '', cookie: req.headers.cookie });
+    hosts.push(req.headers.host);
     req.resume();
     if (req.method === 'POST') res.writeHead(201, { location });
     else res.writeHead(200, { 'content-type': 'application/json' });
@@ -71,8 +73,17 @@ beforeAll(async () => {
           get: {
             operationId: 'profile',
             security: [{ session: [] }],
-            // Header parameters OpenAPI has ignored (and Cookie, which the bridge sets itself).
-            parameters: ['Cookie', 'Authorization', 'Accept'].map((name) => ({
+            // Header parameters OpenAPI has ignored (and Cookie, which the bridge sets itself), and
+            // those of HTTP itself: Host would send the credentials to another site at that address.
+            parameters: [
+              'Cookie',
+              'Authorization',
+              'Accept',
+              'Host',
+              'Content-Length',
+              'Transfer-Encoding',
+              'Connection',
+            ].map((name) => ({
               name,
               in: 'header',
               schema: { type: 'string' },
@@ -153,9 +164,18 @@ describe('header parameters the bridge sets itself', () => {
     expect(sent).toEqual([]);
     expect(result.isError).toBe(true);
     const properties = Object.keys(tools.registry.get('profile')?.definition.inputSchema.properties ?? {});
-    expect(properties).not.toContain('Cookie');
-    expect(properties).not.toContain('Authorization');
+    expect(properties).toEqual([]);
     const plain = await call('profile', {});
     expect(plain.sent).toEqual([{ url: '/v1/profile', cookie: 'sid=cookie-secret' }]);
+  });
+
+  it('are not offered: a Host argument never sends the credentials to another site', async () => {
+    const before = hosts.length;
+    const { result, sent } = await call('profile', { Host: 'internal.example' });
+    expect(sent).toEqual([]);
+    expect(result.isError).toBe(true);
+    await call('profile', { host: 'internal.example' });
+    await call('profile', {});
+    expect(hosts.slice(before)).toEqual([new URL(base).host]);
   });
 });
