@@ -96,7 +96,14 @@ export function createOpenApiSource(
   // Remote specs and remote $refs cannot be checked for changes without fetching them: not cached.
   const cache =
     !remote && options.cache !== false && !options.allowRemoteRefs
-      ? cacheFile(specPath, [options.include, options.exclude, options.overrides, options.validate])
+      ? cacheFile(specPath, [
+          options.include,
+          options.exclude,
+          options.overrides,
+          options.validate,
+          // A conversion that read references outside the spec's directory is not served without it.
+          ...(options.refsWithin ? [resolve(baseDir, options.refsWithin)] : []),
+        ])
       : undefined;
   // The cache write still to come in --tools all, run early if the source closes first.
   let pendingSave: (() => void) | undefined;
@@ -204,6 +211,7 @@ async function convert(
     beforeParse: steady,
     ...(options.validate ? { validate: true } : {}),
     ...(options.allowRemoteRefs ? { allowRemoteRefs: true } : {}),
+    ...(options.refsWithin ? { refsWithin: options.refsWithin } : {}),
     ...(specStat ? { hash: true } : {}),
     signal: context.signal,
   });

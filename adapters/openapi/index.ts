@@ -21,6 +21,7 @@ Flags:
                            read from the environment
   --validate               validate the spec strictly first (many real specs fail and still work)
   --allow-remote-refs      follow $refs to http(s) URLs (off: only local files are read)
+  --refs-within DIR        local $refs may read files within DIR (default: the spec's directory)
   --tools all|dynamic|auto one tool per operation (all), four meta-tools to search, describe and
                            call operations (dynamic), or dynamic above ${AUTO_DYNAMIC_THRESHOLD} operations (auto, default)
   --include FILTER         serve only matching operations (repeatable): tag:NAME, method:GET,

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { isAbsolute, resolve } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import {
   BridgeError,
   type BridgeErrorCode,
@@ -41,6 +42,11 @@ export interface LoadOptions {
   validate?: boolean;
   /** Follow `$ref`s to http(s) URLs. */
   allowRemoteRefs?: boolean;
+  /**
+   * The directory local `$ref`s may read files within (relative to `baseDir`); by default the
+   * directory of a spec file, or `baseDir` for a spec read from a pipe.
+   */
+  refsWithin?: string;
   /** Hash a local spec's bytes as they are read (the conversion cache's key), instead of reading it twice. */
   hash?: boolean;
   /** Which addresses and URLs remote references may be fetched from (tests widen the default). */
@@ -93,7 +99,7 @@ export async function loadDocument(
         `${shown}: the spec references other documents by URL; pass --allow-remote-refs to follow them.`,
       );
     }
-    document = await bundle(location, document, options, files);
+    document = await bundle(location, baseDir, document, options, files);
   }
   if (options.validate) await validate(shown, document);
   return {
@@ -323,6 +329,7 @@ async function swaggerParser() {
 
 async function bundle(
   location: string,
+  baseDir: string,
   document: Record<string, unknown>,
   options: LoadOptions,
   files: string[],
@@ -334,7 +341,10 @@ async function bundle(
   // Local files are read by our resolver, never the parser's (see read-local-ref.ts): only regular
   // files, and only for references from local documents, never from a document fetched by URL
   // (a `file:///…` ref there would copy the user's files into the tools).
-  const local = (await import('./read-local-ref.js')).localRefResolver(bytes);
+  const local = (await import('./read-local-ref.js')).localRefResolver(bytes, {
+    dir: options.refsWithin ? resolve(baseDir, options.refsWithin) : await specDir(location, baseDir),
+    flag: '--refs-within DIR, or refsWithin in a config file,',
+  });
   // URLs are fetched by our resolver, never the parser's (see fetch-remote-ref.ts), loaded only
   // here: it brings the ref parser and a YAML parser with it (~1.5 ms of every start otherwise).
   const fetcher = options.allowRemoteRefs
@@ -379,6 +389,17 @@ async function bundle(
   } finally {
     void fetcher?.close();
   }
+}
+
+// Where a spec's local references are read by default: beside a spec file, or for a spec read from
+// a pipe (`<(curl …)`, whose directory is /dev/fd) the directory the bridge was started in.
+async function specDir(location: string, baseDir: string): Promise<string> {
+  if (/^https?:\/\//i.test(location)) return baseDir;
+  const file = await stat(location).then(
+    (info) => info.isFile(),
+    () => false,
+  );
+  return file ? dirname(location) : baseDir;
 }
 
 async function validate(location: string, document: Record<string, unknown>): Promise<void> {

@@ -26,6 +26,13 @@ export const openApiOptionsSchema = z
       .describe('Headers sent on every call; ${VAR} in a value is read from the environment.'),
     validate: z.boolean().optional().describe('Validate the spec strictly before serving.'),
     allowRemoteRefs: z.boolean().optional().describe('Follow $refs to http(s) URLs.'),
+    refsWithin: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "Directory (relative to this file) whose files the spec's local $refs may read; default the spec's own directory.",
+      ),
     tools: z
       .enum(['all', 'dynamic', 'auto'])
       .optional()
@@ -79,6 +86,7 @@ export const flagOptions = {
   header: { type: 'string', multiple: true },
   validate: { type: 'boolean' },
   'allow-remote-refs': { type: 'boolean' },
+  'refs-within': { type: 'string' },
   tools: { type: 'string' },
   include: { type: 'string', multiple: true },
   exclude: { type: 'string', multiple: true },
@@ -96,6 +104,7 @@ export const flagNames: Record<string, string> = {
   headers: '--header',
   validate: '--validate',
   allowRemoteRefs: '--allow-remote-refs',
+  refsWithin: '--refs-within',
   tools: '--tools',
   include: '--include',
   exclude: '--exclude',
@@ -123,6 +132,7 @@ export function parseFlags(positionals: string[], values: FlagValues): OpenApiOp
       headers: headerFlags(values),
       validate: booleanFlag(values, 'validate'),
       allowRemoteRefs: booleanFlag(values, 'allow-remote-refs'),
+      refsWithin: stringFlag(values, 'refs-within'),
       tools: stringFlag(values, 'tools') as OpenApiOptions['tools'],
       include: listFlag(values, 'include'),
       exclude: listFlag(values, 'exclude'),

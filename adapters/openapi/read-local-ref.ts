@@ -1,5 +1,6 @@
 import { constants } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { open, readlink, realpath, stat } from 'node:fs/promises';
+import { sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type $Refs, FileResolver, ResolverError } from '@apidevtools/json-schema-ref-parser';
 import { describeError, displayUrl } from '../../src/index.js';
@@ -7,7 +8,11 @@ import { describeError, displayUrl } from '../../src/index.js';
 // The local files a spec's `$ref`s point to, read for the parser in place of its own file resolver,
 // which reads whatever path a reference names, from whichever document names it: a document
 // fetched by URL (`--allow-remote-refs`) could copy the user's files into the tools with
-// `$ref: file:///…`, and a reference to a device (`/dev/zero`) or a FIFO read without end.
+// `$ref: file:///…`, and a reference to a device (`/dev/zero`) or a FIFO read without end. A local
+// spec is someone else's work too: `default: {$ref: /proc/self/environ}` put the bridge's whole
+// environment, the API's credentials with it, into a tool a model fills in and sends to the spec's
+// own servers. So references are read only within one directory (the spec's own by default), by
+// the real path of the file actually opened, and never under /proc, /sys or /dev.
 
 /** What every referenced document of one load may still read, local files and fetches together. */
 export interface ByteBudget {
@@ -35,14 +40,24 @@ interface RefFile {
   reference?: string;
 }
 
+/** Where local references may be read from: a directory, and the flag that widens it. */
+export interface RefRoot {
+  /** The directory (absolute) whose files, and their subdirectories' files, may be read. */
+  dir: string;
+  /** How the user sets another, for the refusal's message. */
+  flag: string;
+}
+
 /**
  * The parser's resolver for local files. A reference is read only when it was reached from a local
  * document (the spec the user named, or a file it references): one from a document fetched by URL
- * is refused, naming both. Only regular files are read (no devices, FIFOs or directories), counted
- * against `budget`.
+ * is refused, naming both. Only regular files within `root` are read (no devices, FIFOs or
+ * directories, nothing under /proc, /sys or /dev), counted against `budget`.
  */
-export function localRefResolver(budget: ByteBudget): LocalRefResolver {
+export function localRefResolver(budget: ByteBudget, root: RefRoot): LocalRefResolver {
   const files: string[] = [];
+  // The root's real path, found once: a link to it still names the same files.
+  let rootReal: Promise<string> | undefined;
   return {
     files,
     resolver: {
@@ -59,7 +74,8 @@ export function localRefResolver(budget: ByteBudget): LocalRefResolver {
             );
           }
           const path = localPath(file.url);
-          const bytes = await readRegularFile(path, budget);
+          rootReal ??= realpath(root.dir).catch(() => root.dir);
+          const bytes = await readRegularFile(path, budget, { ...root, dir: await rootReal });
           if (!files.includes(path)) files.push(path);
           return bytes;
         } catch (error) {
@@ -113,11 +129,15 @@ function localPath(url: string): string {
 
 // A regular file's bytes, counted against the budget. Checked before it is opened (opening a FIFO
 // waits for a writer; opening some devices acts on them) and again once open, in case the path was
-// replaced in between; the descriptor is non-blocking for the same reason.
-async function readRegularFile(path: string, budget: ByteBudget): Promise<Buffer> {
+// replaced in between; the descriptor is non-blocking for the same reason. Where the file is, is
+// asked of the descriptor (what was opened, whatever links or renames led there).
+async function readRegularFile(path: string, budget: ByteBudget, root: RefRoot): Promise<Buffer> {
+  refuseOutside(await realpath(path), path, root);
   if (!(await stat(path)).isFile()) throw NOT_REGULAR();
   const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
+    const opened = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => realpath(path));
+    refuseOutside(opened, path, root);
     const info = await handle.stat();
     if (!info.isFile()) throw NOT_REGULAR();
     const chunks: Buffer[] = [];
@@ -135,6 +155,23 @@ async function readRegularFile(path: string, budget: ByteBudget): Promise<Buffer
   } finally {
     await handle.close();
   }
+}
+
+/** Real paths no reference is read under, whatever the root: the kernel's views of the machine. */
+const SYSTEM_DIRS = ['/proc', '/sys', '/dev'];
+
+function refuseOutside(real: string, path: string, root: RefRoot): void {
+  const within = (dir: string) => real === dir || real.startsWith(dir.endsWith(sep) ? dir : `${dir}${sep}`);
+  if (SYSTEM_DIRS.some(within)) {
+    throw new Error(
+      `${real} is a file of the system (under /proc, /sys or /dev): references never read those`,
+    );
+  }
+  if (within(root.dir)) return;
+  const where = real === path ? '' : ` (${real})`;
+  throw new Error(
+    `${path}${where} is outside ${root.dir}: local references are read only within it (${root.flag} names another directory)`,
+  );
 }
 
 const NOT_REGULAR = () =>
