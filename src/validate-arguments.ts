@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { listSome } from './list-some.js';
+import { compilePattern, SlowPatternError, withMatchBudget } from './match-pattern.js';
 import { namesProto, PROTO_STAND_IN, pointerToKey, renameKeys, spellProtoKeys } from './proto-key.js';
 import { clip } from './quote-input.js';
 import type { JsonSchema } from './tool.js';
@@ -40,6 +41,8 @@ function ajv(): Ajv2020 {
       // `properties`, `required` and `dependentRequired` look at own members only: without it a
       // left-out optional `constructor` is checked as `Object`, and a required `toString` is present.
       ownProperties: true,
+      // A spec's patterns may backtrack without end: matched within a time bound (match-pattern.ts).
+      code: { regExp: compilePattern },
     });
     formats.default(shared);
   }
@@ -54,11 +57,13 @@ export function compileValidator(schema: JsonSchema): ArgumentValidator {
   const validate = namesProto(schema) ? withProtoKeys(schema) : compilePlain(schema);
   return (args) => {
     try {
-      return validate(args);
+      return withMatchBudget(() => validate(args));
     } catch (error) {
       // The check recurses with the arguments' nesting (a recursive schema, a schema naming
       // `__proto__`): arguments nested deeper than the stack allows are the caller's to fix.
       if (error instanceof RangeError) return [{ path: '', message: 'are nested too deeply to be checked' }];
+      // A value the schema's pattern backtracks on without end: refused, the pattern named.
+      if (error instanceof SlowPatternError) return [{ path: '', message: error.message }];
       throw error;
     }
   };
