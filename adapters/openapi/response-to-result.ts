@@ -16,6 +16,12 @@ const PAGE_CHARS = 80_000;
 const ERROR_BODY_CHARS = 4_000;
 /** Binary bodies above this size are linked, not embedded. */
 const EMBED_BYTES = 1024 * 1024;
+/**
+ * JSON bodies above this size are passed on as the text they came as, never parsed: parsing is
+ * synchronous, on the event loop every caller shares, and 64 MiB of `[{},{},…]` (what the bridge
+ * reads of a body at most) took 17 s to parse and 2 GB of memory. 4 MiB of it takes ~0.3 s.
+ */
+export const MAX_PARSED_JSON_BYTES = 4 * 1024 * 1024;
 
 export interface ResultOptions {
   toolName: string;
@@ -64,6 +70,15 @@ export async function responseToResult(
     return binaryResult(response.body, mediaType || 'application/octet-stream', options, context);
 
   if (isJsonType(mediaType) || (mediaType === '' && /^\s*[[{]/.test(text))) {
+    if (response.body.length > MAX_PARSED_JSON_BYTES) {
+      const result = await pagedText(text, mediaType || 'application/json', options, context);
+      if (!options.checkOutput) return result;
+      // A declared outputSchema wants structuredContent, which this cannot be (see the deep case below).
+      const note =
+        `The response of ${options.toolName} is ${(response.body.length / 2 ** 20).toFixed(1)} MiB of JSON, ` +
+        `more than the ${MAX_PARSED_JSON_BYTES / 2 ** 20} MiB the bridge parses into structured content. The body follows.`;
+      return { content: [{ type: 'text', text: note }, ...result.content], isError: true };
+    }
     let value: unknown;
     try {
       value = JSON.parse(text);

@@ -248,6 +248,35 @@ describe('results', () => {
     expect(JSON.parse(whole).rows).toHaveLength(5000);
   });
 
+  it('passes JSON over 4 MiB on as paged text, never parsed: an error where an output schema wants it structured', async () => {
+    // ~5 MB of rows: parsing 64 MiB of small objects had held the event loop for 17 s.
+    const declared = await api.call('getBig', { count: 100_000 });
+    expect(declared.isError).toBe(true);
+    expect(firstText(declared)).toMatch(
+      /^The response of getBig is \d\.\d MiB of JSON, more than the 4 MiB the bridge parses into structured content\. The body follows\.$/,
+    );
+    expect(declared.structuredContent).toBeUndefined();
+    await using relaxed = await loadRelaxed();
+    const paged = await relaxed.call('getBig', { count: 100_000 });
+    expect(paged.isError).toBeFalsy();
+    expect(paged.structuredContent).toBeUndefined();
+    let whole = firstText(paged);
+    for (const link of paged.content.filter((c) => c.type === 'resource_link') as Array<{ uri: string }>) {
+      const page = await relaxed.store.read(link.uri, 'test');
+      whole += page && 'text' in page ? page.text : '';
+    }
+    // The body as it came, in pages (as many as the store keeps for a caller).
+    const body = JSON.stringify({
+      rows: Array.from({ length: 100_000 }, (_, i) => ({
+        id: i,
+        name: `row ${i}`,
+        note: 'lorem ipsum dolor',
+      })),
+    });
+    expect(whole.length).toBeGreaterThan(80_000);
+    expect(body.startsWith(whole)).toBe(true);
+  });
+
   it('holds no large body whole in a result: a paged JSON body without structuredContent, a large image linked', async () => {
     await using relaxed = await loadRelaxed();
     const paged = await relaxed.call('getBig', { count: 5000 });
