@@ -66,7 +66,12 @@ export {
 } from './protected-paths.js';
 export { clip, QUOTED_CHARS, quote } from './quote-input.js';
 export { type InputBytes, readInputFile } from './read-input-file.js';
-export { MAX_AUTH_RESPONSE_BYTES, MAX_RESPONSE_BYTES, readResponseBody } from './read-response-body.js';
+export {
+  MAX_AUTH_RESPONSE_BYTES,
+  MAX_PARSED_JSON_BYTES,
+  MAX_RESPONSE_BYTES,
+  readResponseBody,
+} from './read-response-body.js';
 export { inside, realOrSelf } from './real-path.js';
 export { invokeTool, type RegisteredTool, type SourceTools, ToolRegistry } from './registry.js';
 export {

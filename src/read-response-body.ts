@@ -8,6 +8,13 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 /**
+ * The largest JSON answer an adapter parses (4 MiB); a larger one is passed on as the text it came
+ * as. Parsing is synchronous, on the event loop every caller shares: 64 MiB of `[{},{},…]` took
+ * 17 s and 2 GB, 4 MiB of it ~0.3 s.
+ */
+export const MAX_PARSED_JSON_BYTES = 4 * 1024 * 1024;
+
+/**
  * Reads an upstream response body whole, failing with `tooLarge()` past `maxBytes` (the body is
  * destroyed, so the rest is never downloaded) or when it ends early. Listeners rather than
  * `for await`, whose async iterator costs more than a small body.

@@ -5,6 +5,7 @@ import {
   describeError,
   displayUrl,
   listSome,
+  MAX_PARSED_JSON_BYTES,
   pageOutput,
   type ToolContext,
   type ToolResult,
@@ -80,6 +81,14 @@ export async function responseToResult(
   context: ToolContext,
   label: string,
 ): Promise<ToolResult> {
+  if (response.large) {
+    // Not parsed (see MAX_PARSED_JSON_BYTES): the answer as sent, errors (if any) within it.
+    const note =
+      `${label}: the GraphQL endpoint answered ${(response.text.length / 2 ** 20).toFixed(1)} MiB of JSON, ` +
+      `more than the ${MAX_PARSED_JSON_BYTES / 2 ** 20} MiB the bridge parses: it follows as sent, not checked for errors ` +
+      '(select fewer fields or ask for smaller pages to get it as structured content).';
+    return { content: [{ type: 'text', text: note }, ...(await paged(response.text, context, label))] };
+  }
   const body = response.body as { data?: unknown; errors?: unknown } | undefined;
   const isGraphql = typeof body === 'object' && body !== null && ('data' in body || 'errors' in body);
   if (!isGraphql) {

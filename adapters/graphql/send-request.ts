@@ -7,6 +7,7 @@ import {
   htmlPageTitle,
   isHtmlPage,
   MAX_JSON_DEPTH,
+  MAX_PARSED_JSON_BYTES,
   MAX_RESPONSE_BYTES,
   mebibytes,
   readResponseBody,
@@ -31,8 +32,10 @@ export interface Endpoint {
 /** What the endpoint answered: the HTTP status and the parsed body (or its text when not JSON). */
 export interface GraphqlResponse {
   status: number;
-  /** The parsed JSON body, or `undefined` when the body is not JSON. */
+  /** The parsed JSON body, or `undefined` when the body is not JSON or is too large to parse. */
   body: unknown;
+  /** The body is JSON larger than `MAX_PARSED_JSON_BYTES`, left unparsed. */
+  large?: boolean;
   /** The raw body text (kept for error messages). */
   text: string;
 }
@@ -75,6 +78,9 @@ export async function sendRequest(
     );
     // TextDecoder, as undici's own text(), drops a byte order mark JSON.parse would trip over.
     const text = new TextDecoder().decode(bytes);
+    // Past the bound, passed on as the text it came as (see MAX_PARSED_JSON_BYTES).
+    if (bytes.length > MAX_PARSED_JSON_BYTES)
+      return { status: response.statusCode, body: undefined, text, large: true };
     const body = parseJson(text);
     // JSON.parse does not recurse, but what follows it does: the result's own JSON, a client's parser.
     if (body !== undefined && excessiveDepth(text) !== undefined) {

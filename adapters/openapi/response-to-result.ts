@@ -3,6 +3,7 @@ import {
   clipText,
   excessiveDepth,
   MAX_JSON_DEPTH,
+  MAX_PARSED_JSON_BYTES,
   pageOutput,
   type ToolContext,
   type ToolResult,
@@ -16,12 +17,6 @@ const PAGE_CHARS = 80_000;
 const ERROR_BODY_CHARS = 4_000;
 /** Binary bodies above this size are linked, not embedded. */
 const EMBED_BYTES = 1024 * 1024;
-/**
- * JSON bodies above this size are passed on as the text they came as, never parsed: parsing is
- * synchronous, on the event loop every caller shares, and 64 MiB of `[{},{},…]` (what the bridge
- * reads of a body at most) took 17 s to parse and 2 GB of memory. 4 MiB of it takes ~0.3 s.
- */
-export const MAX_PARSED_JSON_BYTES = 4 * 1024 * 1024;
 
 export interface ResultOptions {
   toolName: string;
@@ -70,6 +65,7 @@ export async function responseToResult(
     return binaryResult(response.body, mediaType || 'application/octet-stream', options, context);
 
   if (isJsonType(mediaType) || (mediaType === '' && /^\s*[[{]/.test(text))) {
+    // Not parsed at all past the bound (see MAX_PARSED_JSON_BYTES).
     if (response.body.length > MAX_PARSED_JSON_BYTES) {
       const result = await pagedText(text, mediaType || 'application/json', options, context);
       if (!options.checkOutput) return result;

@@ -8,12 +8,16 @@ import { modernRequest } from '../helpers/modern-request.js';
 import { BRIDGE_BIN, type HttpBridge, startHttpBridge } from '../helpers/start-bridge.js';
 
 // Large answers from a real `bridge graphql` process: compact JSON (no newlines) is paged exactly,
-// and an answer past the 64 MiB cap fails that call alone while the server goes on answering others.
+// one over 4 MiB is passed on as sent without being parsed (16 million small arrays in 64 MiB took
+// 7.6 s to parse, every caller waiting), and an answer past the 64 MiB cap fails that call alone
+// while the server goes on answering others.
 const SDL = `
   type Item { id: Int! name: String! }
-  type Query { items: [Item!]! flood: String small: String }
+  type Query { items: [Item!]! bulk: [[Int!]!]! flood: String small: String }
 `;
 const ITEMS = Array.from({ length: 60_000 }, (_, id) => ({ id, name: `item ${id}` }));
+/** ~6 MB of small arrays: over the 4 MiB the bridge parses. */
+const BULK = JSON.stringify({ data: { bulk: Array.from({ length: 1_500_000 }, () => [0]) } });
 const FLOOD_BYTES = 80 * 1024 * 1024;
 
 let upstream: ReturnType<typeof createServer>;
@@ -39,6 +43,7 @@ beforeAll(async () => {
     res.writeHead(200, { 'content-type': 'application/json' });
     if (query.includes('items')) return void res.end(JSON.stringify({ data: { items: ITEMS } }));
     if (query.includes('small')) return void res.end(JSON.stringify({ data: { small: 'ok' } }));
+    if (query.includes('bulk')) return void res.end(BULK);
     // The flood: one string, written as fast as the bridge reads it, until it hangs up.
     const chunk = Buffer.alloc(1024 * 1024, 'A');
     let sent = 0;
@@ -102,13 +107,25 @@ describe('large GraphQL answers', () => {
     expect(rebuilt === expected, `rebuilt ${rebuilt.length} characters of ${expected.length}`).toBe(true);
   });
 
+  it('passes an answer over 4 MiB on as sent, unparsed, in pages', async () => {
+    const result = (await call('bulk')).json?.result;
+    expect(result?.isError).toBeFalsy();
+    expect(result?.structuredContent).toBeUndefined();
+    const content = (result?.content ?? []) as Array<{ type: string; text?: string }>;
+    expect(content[0]?.text).toMatch(
+      /^bulk: the GraphQL endpoint answered 5\.\d MiB of JSON, more than the 4 MiB the bridge parses: it follows as sent/,
+    );
+    expect(BULK.startsWith(content[1]?.text ?? 'none')).toBe(true);
+    expect(content.some((block) => block.type === 'resource_link')).toBe(true);
+  });
+
   it('fails an answer over 64 MiB, naming the limit, stops reading it, and answers others meanwhile', async () => {
     const flood = call('flood');
     await floodStarted;
     // Another client, while the flood is arriving: answered.
     const [small, list] = await Promise.all([call('small'), modernRequest(bridge.url, 'tools/list', {})]);
     expect(small.json?.result?.content?.[0]?.text).toBe('{"small":"ok"}');
-    expect(list.json?.result?.tools).toHaveLength(3);
+    expect(list.json?.result?.tools).toHaveLength(4);
     const result = (await flood).json?.result;
     expect(result?.isError, JSON.stringify(result).slice(0, 500)).toBe(true);
     expect(result?.content?.[0]?.text).toMatch(/flood failed: .*answered with more than 64 MiB/);
