@@ -1,5 +1,6 @@
 import {
   type GraphQLField,
+  type GraphQLInterfaceType,
   type GraphQLNamedType,
   type GraphQLObjectType,
   type GraphQLSchema,
@@ -36,10 +37,19 @@ export interface BoundedSelection {
   dropped: string[];
 }
 
-// Shared by one build: the bytes left, and what did not fit.
+/**
+ * Fields one build may look at, chosen or not. The bytes bound what a selection holds, not the
+ * work of finding it: a schema's type of 8,000 fields, each of that type and none with a scalar
+ * the build may take, made every field's sub-selection come back empty, and one call's build took
+ * 49 s (F² fields at depth 1, F^(depth+1) deeper) with every other call waiting.
+ */
+export const MAX_SELECTION_WORK = 20_000;
+
+// Shared by one build: the bytes left, what did not fit, and the fields it may still look at.
 interface Room {
   left: number;
   dropped: string[];
+  work: number;
 }
 
 type AnyField = GraphQLField<unknown, unknown>;
@@ -64,7 +74,7 @@ export function buildBoundedSelection(
   type: GraphQLNamedType,
   budget: SelectionBudget,
 ): BoundedSelection {
-  const room: Room = { left: budget.maxBytes ?? MAX_SELECTION_BYTES, dropped: [] };
+  const room = newRoom(budget);
   if (isLeafType(type)) return { selection: '', dropped: [] };
   // A root connection (e.g. `search`) reads its page: counts, page info, nodes at full depth.
   const shape = connectionShape(type);
@@ -88,13 +98,13 @@ function selectionFor(
 ): string {
   if (isUnionType(type)) return unionSelection(schema, type.getTypes(), depth, budget, room);
   if (!isObjectType(type) && !isInterfaceType(type)) return '';
-  const fields = Object.values(type.getFields()).filter(
-    (field) =>
-      !field.deprecationReason &&
-      !field.name.startsWith('__') &&
-      !needsArguments(field) &&
-      (taken?.get(field.name) ?? String(field.type)) === String(field.type),
-  );
+  if (room.work <= 0) return '';
+  const known = eligibleFields(type);
+  // A union member's fields are matched against its siblings' one by one: charged as looked at.
+  room.work -= taken ? 1 + known.fields.length : 1;
+  const fits = (field: AnyField) => (taken?.get(field.name) ?? String(field.type)) === String(field.type);
+  const fields = taken ? known.fields.filter(fits) : known.fields;
+  const leaves = taken ? known.leaves.filter(fits) : known.leaves;
   const parts: string[] = [];
   // A nested selection already paid for its inner fields while it was built; the rest is charged here.
   const choose = (field: AnyField, text: string, prepaid = 0) => {
@@ -107,8 +117,6 @@ function selectionFor(
     parts.push(text);
     taken?.set(field.name, String(field.type));
   };
-  const leaves = fields.filter((field) => isLeafType(getNamedType(field.type)));
-  leaves.sort((a, b) => rank(a) - rank(b));
   // Scalars first, but a third of the budget is kept for nested objects while depth remains.
   const objects = depth > 0 ? fields.length - leaves.length : 0;
   const leafBudget = Math.max(1, budget.breadth - Math.min(objects, Math.floor(budget.breadth / 3)));
@@ -118,6 +126,8 @@ function selectionFor(
       if (parts.length >= budget.breadth) break;
       const named = getNamedType(field.type);
       if (isLeafType(named)) continue;
+      if (room.work <= 0) break;
+      room.work--;
       if (room.left <= field.name.length + 4) {
         room.dropped.push(`${type.name}.${field.name}`);
         continue;
@@ -134,6 +144,33 @@ function selectionFor(
   if (isAbstractType(type)) parts.push('__typename');
   if (parts.length === 0) return '';
   return `{ ${parts.join(' ')} }`;
+}
+
+// The fields a generated selection may take of a type (not deprecated, no required arguments),
+// and its scalars among them in the order they are taken: found once per type, since builds look
+// at the same types many times.
+interface EligibleFields {
+  fields: AnyField[];
+  leaves: AnyField[];
+}
+const eligible = new WeakMap<GraphQLObjectType | GraphQLInterfaceType, EligibleFields>();
+
+function eligibleFields(type: GraphQLObjectType | GraphQLInterfaceType): EligibleFields {
+  let known = eligible.get(type);
+  if (!known) {
+    const fields = Object.values(type.getFields()).filter(
+      (field) => !field.deprecationReason && !field.name.startsWith('__') && !needsArguments(field),
+    );
+    const leaves = fields.filter((field) => isLeafType(getNamedType(field.type)));
+    leaves.sort((a, b) => rank(a) - rank(b));
+    known = { fields, leaves };
+    eligible.set(type, known);
+  }
+  return known;
+}
+
+function newRoom(budget: SelectionBudget): Room {
+  return { left: budget.maxBytes ?? MAX_SELECTION_BYTES, dropped: [], work: MAX_SELECTION_WORK };
 }
 
 /** Names that usually identify or summarise an object, read before other scalars. */
@@ -220,7 +257,7 @@ function connectionBody(
   shape: ConnectionShape,
   depth: number,
   budget: SelectionBudget,
-  room: Room = { left: budget.maxBytes ?? MAX_SELECTION_BYTES, dropped: [] },
+  room: Room = newRoom(budget),
 ): string {
   const nodes = selectionFor(schema, shape.node, depth - 1, budget, room);
   const parts: string[] = [];

@@ -86,7 +86,8 @@ async function schemaFromEndpoint(
   const query = getIntrospectionQuery({ descriptions: true });
   let response: Awaited<ReturnType<typeof sendRequest>>;
   try {
-    response = await sendRequest(endpoint, { query, operationName: 'IntrospectionQuery' }, signal);
+    // Parsed whatever its size (up to what is read at all): the schema is what the bridge serves.
+    response = await sendRequest(endpoint, { query, operationName: 'IntrospectionQuery' }, signal, Infinity);
   } catch (error) {
     throw new BridgeError('load_failed', `${describeError(error)}; check the URL, or pass --schema FILE`, {
       cause: error,

@@ -45,12 +45,13 @@ export interface GraphqlResponse {
  * caller decides what a 4xx with a GraphQL body means. Throws a `BridgeError` (`upstream_failed`,
  * `timeout` or `aborted`) when no whole answer arrives, naming the endpoint and the cause; an
  * answer larger than `MAX_RESPONSE_BYTES` is one (it is not read past the limit), and so is JSON
- * nested deeper than `MAX_JSON_DEPTH`.
+ * nested deeper than `MAX_JSON_DEPTH`. JSON over `maxParsedBytes` is left unparsed (`large`).
  */
 export async function sendRequest(
   endpoint: Endpoint,
   operation: GraphqlRequest,
   signal?: AbortSignal,
+  maxParsedBytes = MAX_PARSED_JSON_BYTES,
 ): Promise<GraphqlResponse> {
   const timeout = AbortSignal.timeout(endpoint.timeout);
   const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
@@ -79,7 +80,7 @@ export async function sendRequest(
     // TextDecoder, as undici's own text(), drops a byte order mark JSON.parse would trip over.
     const text = new TextDecoder().decode(bytes);
     // Past the bound, passed on as the text it came as (see MAX_PARSED_JSON_BYTES).
-    if (bytes.length > MAX_PARSED_JSON_BYTES)
+    if (bytes.length > maxParsedBytes)
       return { status: response.statusCode, body: undefined, text, large: true };
     const body = parseJson(text);
     // JSON.parse does not recurse, but what follows it does: the result's own JSON, a client's parser.
