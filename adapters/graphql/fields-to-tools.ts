@@ -220,7 +220,19 @@ function droppedNote(dropped: readonly string[], selectName: string, budget: Sel
   return `Note: the default selection was cut at ${budget.maxBytes ?? MAX_SELECTION_BYTES} bytes; left out: ${shown}${more}. Pass "${selectName}" to read those fields.`;
 }
 
+// Found once per type: up to 10,000 root fields may return one type of thousands of fields.
+const examples = new WeakMap<GraphQLNamedType, string>();
+
 function exampleField(type: GraphQLNamedType): string {
+  let example = examples.get(type);
+  if (example === undefined) {
+    example = findExampleField(type);
+    examples.set(type, example);
+  }
+  return example;
+}
+
+function findExampleField(type: GraphQLNamedType): string {
   if (!('getFields' in type)) return '__typename';
   // Any field can be the example: one of those too long to show is not.
   const fields = Object.values(type.getFields()).filter((field) => field.name.length <= MAX_NAME_LENGTH);
