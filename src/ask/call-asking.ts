@@ -71,12 +71,11 @@ export function prepareAsking(
     };
   }
   const { keeper } = options.settings;
-  // Most calls never ask: the digest of their arguments is taken only when a state is opened or sealed.
-  let bound: string | undefined;
-  const bind = () => {
-    bound ??= RequestStateKeeper.bind(options.caller, options.tool, options.args);
-    return bound;
-  };
+  // The digest of the arguments as the client sent them, taken before anything runs: the checks
+  // correct a model's lossless slips in place ("5" → 5), and a retry repeating what the client
+  // sent must match the state sealed in the round before.
+  const bound = RequestStateKeeper.bind(options.caller, options.tool, options.args);
+  const bind = () => bound;
   const wire = ctx.mcpReq.requestState();
   let prior: RoundState | undefined;
   let ready: Promise<void> | undefined;

@@ -55,4 +55,16 @@ describe('confirmation answers on the wire (2026-07-28)', () => {
     expect(replay.json?.error?.message).toContain('already used');
     expect(deletes('asked')).toHaveLength(1);
   });
+
+  it('matches a retry that repeats arguments the checks corrected (a number sent as text)', async () => {
+    const status = (params: Record<string, unknown>) =>
+      modernRequest(bridge.url, 'tools/call', { name: 'getStatus', ...params }, { capabilities: forms });
+    const first = await status({ arguments: { code: '418' } });
+    const requestState = first.json?.result?.requestState;
+    expect(typeof requestState).toBe('string');
+    const done = await status({ arguments: { code: '418' }, inputResponses: confirmed, requestState });
+    expect(done.json?.error).toBeUndefined();
+    expect(done.json?.result?.content?.[0]?.text).toContain('418');
+    expect(upstream.requests.filter((seen) => seen.url.endsWith('/status/418'))).toHaveLength(1);
+  });
 });
