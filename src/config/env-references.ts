@@ -39,7 +39,10 @@ export function findInlineSecrets(
 ): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   visitStrings(options, path, (key, value, at, context) => {
-    if (value === '' || HAS_REFERENCE.test(value) || NAMES_A_VARIABLE.test(key)) return;
+    // A header's value is sent as it is, whatever its name says (`X-Environment-Token`); and an
+    // escaped `$${X}` is a literal, not a reference.
+    if (value === '' || referencedNames(value).length > 0) return;
+    if (context !== 'headers' && NAMES_A_VARIABLE.test(key)) return;
     const secret =
       (context === 'headers' && SECRET_HEADER.test(key)) ||
       (context === 'auth' && AUTH_SECRET_KEY.test(key)) ||

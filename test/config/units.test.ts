@@ -131,6 +131,27 @@ describe('secrets as environment references', () => {
     expect(problems[0]?.fix).toContain('"token ${GH_TOKEN}"');
   });
 
+  it('finds a secret header whatever else its name says, and an escaped reference is no reference', () => {
+    const problems = findInlineSecrets(
+      {
+        headers: {
+          'X-Environment-Token': 'abc123',
+          'X-Api-Key-Var': 'abc123',
+          'X-Auth': '$${LITERAL}abc123',
+          'X-Token': 'Bearer ${TOKEN}',
+        },
+        auth: { type: 'bearer', tokenEnv: 'MY_TOKEN' },
+      },
+      ['sources', 0, 'options'],
+      'api',
+    );
+    expect(problems.map((problem) => problem.path.join('.'))).toEqual([
+      'sources.0.options.headers.X-Environment-Token',
+      'sources.0.options.headers.X-Api-Key-Var',
+      'sources.0.options.headers.X-Auth',
+    ]);
+  });
+
   it('resolves ${VAR}, keeps $${ literal, and reports unset variables by path', () => {
     const problems: ConfigProblem[] = [];
     const resolved = resolveEnvReferences(
