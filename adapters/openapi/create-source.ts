@@ -127,6 +127,7 @@ export function createOpenApiSource(
         retries: options.retries ?? DEFAULT_RETRIES,
         relaxOutput: options.relaxOutput ?? false,
         forwardAuth: options.forwardAuth ?? false,
+        ...(options.allowRemoteRefs ? { remoteRefs: true } : {}),
       });
       const cached = cache ? readCache(cache, specPath, context.log) : undefined;
       if (cached) steady();
@@ -141,7 +142,8 @@ export function createOpenApiSource(
         if (guard) sender.guardAddresses(guard);
       }
       // With --base-url every call goes to the one origin the user named.
-      if (!options.baseUrl) warnElsewhere(converted.elsewhere, specPath, context.log);
+      if (!options.baseUrl)
+        warnElsewhere(converted.elsewhere, specPath, context.log, options.allowRemoteRefs === true);
       const mode = options.tools ?? 'auto';
       const { tools } = converted;
       const dynamic = mode === 'dynamic' || (mode === 'auto' && tools.length > AUTO_DYNAMIC_THRESHOLD);
@@ -339,7 +341,7 @@ const NAMED_OPERATIONS = 10;
 
 // Says at start-up which operations are not called with the user's credentials, or not at all
 // (see `callTarget`), rather than at their first 401.
-function warnElsewhere(elsewhere: [string, string][], spec: string, log: Logger): void {
+function warnElsewhere(elsewhere: [string, string][], spec: string, log: Logger, remoteRefs: boolean): void {
   if (elsewhere.length === 0) return;
   const named = elsewhere.slice(0, NAMED_OPERATIONS).map(([name, origin]) => `${name} (${origin})`);
   if (elsewhere.length > NAMED_OPERATIONS) named.push(`${elsewhere.length - NAMED_OPERATIONS} more`);
@@ -349,7 +351,9 @@ function warnElsewhere(elsewhere: [string, string][], spec: string, log: Logger)
       : [`${elsewhere.length} operations have`, 'they are'];
   const what = isFetched(spec)
     ? `a spec fetched by URL is called on that origin only, so ${they} not called (serve a downloaded copy to call them without your credentials, or pass --base-url)`
-    : `your --header values and credentials go to that origin only, so ${they} called without them (pass --base-url to send every call, with them, to one origin)`;
+    : remoteRefs
+      ? `the spec's references are followed to URLs (--allow-remote-refs), whose documents could have chosen those servers, so ${they} not called (bundle the referenced documents into the spec to call them without your credentials, or pass --base-url)`
+      : `your --header values and credentials go to that origin only, so ${they} called without them (pass --base-url to send every call, with them, to one origin)`;
   log.warn(
     `${displayUrl(spec)}: ${count} a server of its own on another origin than the spec's top-level server; ${what}: ${named.join(', ')}`,
   );

@@ -56,6 +56,11 @@ export interface CallSettings {
   retries: number;
   relaxOutput: boolean;
   forwardAuth: boolean;
+  /**
+   * The spec's `$ref`s are followed to URLs (`--allow-remote-refs`): a document fetched that way
+   * may hold a path item or operation with servers of its own, chosen by its author.
+   */
+  remoteRefs?: boolean;
 }
 
 /**
@@ -145,7 +150,7 @@ async function callOperation(
   checkOutput: ((value: unknown) => string[]) | undefined,
 ): Promise<ToolResult> {
   const { url: baseUrl, chosen } = targetOf(plan, setup);
-  if (!chosen && isFetched(setup.servers.location)) throw elsewhere(baseUrl, setup);
+  if (!chosen && (isFetched(setup.servers.location) || setup.remoteRefs)) throw elsewhere(baseUrl, setup);
   const idempotent = IDEMPOTENT_METHODS.has(plan.method);
   let applied = { missing: [] as string[], refreshable: false };
   let request!: HttpRequest;
@@ -191,6 +196,12 @@ async function callOperation(
 // network (169.254.169.254, a service on localhost): its operations are called on the API's own
 // origin only.
 function elsewhere(url: URL, setup: CallSettings): BridgeError {
+  if (!isFetched(setup.servers.location)) {
+    return new BridgeError(
+      'invalid_input',
+      `the operation's server ${url.origin} is on another origin than the spec's top-level server, and the spec's references are followed to URLs (--allow-remote-refs): a document fetched that way may have chosen this server, which could be this machine or its network. Nothing was sent. To call it, bundle the referenced documents into the spec, or pass --base-url to send every call to one origin.`,
+    );
+  }
   return new BridgeError(
     'invalid_input',
     `the operation's server ${url.origin} is on another origin than the spec's top-level server, and the operations of a spec fetched by URL (${displayUrl(setup.servers.location)}) are called on that origin only: its author chose this server, which could be this machine or its network. Nothing was sent. To call it, serve a downloaded copy of the spec (its operations on other origins are then called without your credentials), or pass --base-url to send every call to one origin.`,

@@ -86,7 +86,10 @@ afterEach(async () => {
   tools = undefined;
 });
 
-const load = async (location: string, options: { baseUrl?: string; forwardAuth?: boolean } = {}) => {
+const load = async (
+  location: string,
+  options: { baseUrl?: string; forwardAuth?: boolean; allowRemoteRefs?: boolean } = {},
+) => {
   tools = await loadTools({
     spec: location,
     tools: 'all',
@@ -155,6 +158,29 @@ describe('a local spec', () => {
     expect(api.requests.map(({ url }) => url)).toEqual(['/v1/elsewhere']);
     expect(credentials(api.requests[0])).toEqual(withCredentials);
     expect(warnings).toEqual([]);
+  });
+});
+
+describe('a local spec whose references are followed to URLs', () => {
+  // A document fetched for a `$ref` may be a path item with servers of its own: 169.254.169.254,
+  // or a service on this machine, chosen by whoever serves that document.
+  it('calls its own origin only, and refuses the others without sending anything', async () => {
+    const { warnings } = await load(join(dir, 'spec.json'), { allowRemoteRefs: true });
+    await call('top');
+    expect(credentials(api.requests[0])).toEqual(withCredentials);
+    for (const name of ['operationServer', 'pathServer']) {
+      const result = await call(name);
+      expect(result?.isError).toBe(true);
+      expect(firstText(result as never)).toContain(
+        `${name}: the operation's server ${other.origin} is on another origin than the spec's top-level server, and the spec's references are followed to URLs (--allow-remote-refs)`,
+      );
+    }
+    expect(other.requests).toEqual([]);
+    expect(warnings).toEqual([
+      expect.stringContaining(
+        "3 operations have a server of its own on another origin than the spec's top-level server; the spec's references are followed to URLs (--allow-remote-refs)",
+      ),
+    ]);
   });
 });
 
