@@ -1,6 +1,6 @@
 import { lstatSync, readlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, isAbsolute, join, sep } from 'node:path';
+import { dirname, isAbsolute, join, posix, sep } from 'node:path';
 import { BridgeError, inside, protectedPathOf, quote, realOrSelf } from '../../src/index.js';
 import { propertyOf } from './build-input-schema.js';
 import type { Policy } from './check-policy.js';
@@ -76,6 +76,12 @@ export function confinePaths(
       const allowed = policy.roots.some((root) => inside(real, root));
       if (allowed && (!client || client.some((root) => inside(real, root)))) {
         const within = protectedPart(real, rules.protectedDirs);
+        if (!within && climbs(candidate)) {
+          throw new BridgeError(
+            'invalid_arguments',
+            `refused: ${where} ${quote(value)} climbs above cwd with "..", and programs resolve paths from other directories than cwd (git from the work tree's top, tar after -C, curl after --output-dir), where it could lead out of the roots; set cwd to a directory the path does not climb out of`,
+          );
+        }
         if (!within) continue;
         throw new BridgeError(
           'invalid_arguments',
@@ -158,12 +164,28 @@ export interface PathRules {
   atFiles?: boolean;
 }
 
-/** The protected directory `real` lies below (`/r/repo/.git` for `/r/repo/.git/config`), if any. */
+/**
+ * The protected directory `real` is or lies below (`/r/repo/.git` for `/r/repo/.git/config`, and
+ * for `/r/repo/.git` itself: a clone into `proj/.git` writes the repository's config there), if
+ * any. Names are compared without case, as case-insensitive filesystems and git do.
+ */
 function protectedPart(real: string, names: readonly string[] | undefined): string | undefined {
   if (!names || names.length === 0) return undefined;
   const parts = real.split(sep);
-  const index = parts.findIndex((part, at) => names.includes(part) && at < parts.length - 1);
+  const lower = names.map((name) => name.toLowerCase());
+  const index = parts.findIndex((part) => lower.includes(part.toLowerCase()));
   return index < 0 ? undefined : parts.slice(0, index + 1).join(sep);
+}
+
+/**
+ * Whether a relative path climbs above the directory it starts from (`../x`, `a/../../x`). Programs
+ * resolve such values from other directories than `cwd`: git from the work tree's top (a fetch
+ * from `../../outside-repo` in a subdirectory), tar after `-C DIR`, curl after `--output-dir`.
+ */
+function climbs(value: string): boolean {
+  if (isAbsolute(value) || value.startsWith('~')) return false;
+  const normal = posix.normalize(value);
+  return normal === '..' || normal.startsWith('../');
 }
 
 /**

@@ -1,0 +1,143 @@
+// Ways out of the roots that each program opens on its own terms, found by an attacker's review:
+// a clone that writes a repository's config, a bare repository inside a work tree, paths a program
+// resolves from another directory than cwd, a default protocol that makes a name a file, a backup
+// suffix that is a path, and a dot-command that safe mode lets write. Real programs, assertions on
+// the files and repositories they would have read or written.
+
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { git, loadCli, makeRepo, outsideWorld, textOf } from '../cli/helpers.js';
+
+const world = outsideWorld('bridge-escapes-');
+const { ROOT, OUT, SECRET } = world;
+const BASE = world.base.path;
+writeFileSync(join(ROOT, 'mine.txt'), 'mine\n');
+mkdirSync(join(ROOT, 'a', 'b', 'c'), { recursive: true });
+afterAll(() => world[Symbol.dispose]());
+
+describe('git', () => {
+  it('refuses a clone into a directory named .git, whose config would run programs', async () => {
+    const source = makeRepo(mkdirOf(join(ROOT, 'source-repo')));
+    await using cli = await loadCli({ program: 'git', roots: [ROOT] }, ROOT);
+    for (const destination of ['proj/.git', 'proj/.GIT']) {
+      const result = await cli.call('git_clone', { args: [source, destination] });
+      expect(result.isError, textOf(result)).toBe(true);
+      expect(textOf(result)).toContain('where a file written could make the program run commands');
+    }
+    expect(existsSync(join(ROOT, 'proj'))).toBe(false);
+  });
+
+  it('does not use a bare repository found inside the roots: its config would run programs', async () => {
+    const marker = join(OUT, 'bare-ran');
+    const bare = join(ROOT, 'victim', 'evil');
+    mkdirSync(bare, { recursive: true });
+    git(bare, 'init', '-q', '--bare');
+    git(bare, 'config', 'core.fsmonitor', `touch ${marker}; false`);
+    await using cli = await loadCli({ program: 'git', roots: [ROOT] }, ROOT);
+    const result = await cli.call('git_status', { cwd: 'victim/evil' });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toContain('bare repository');
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('refuses a repository path that climbs above cwd: git resolves it from the work tree top', async () => {
+    const repo = makeRepo(mkdirOf(join(ROOT, 'repo')));
+    mkdirSync(join(repo, 'a', 'b'), { recursive: true });
+    const outside = makeRepo(mkdirOf(join(BASE, 'outrepo')));
+    writeFileSync(join(outside, 'secret.txt'), SECRET);
+    git(outside, 'add', 'secret.txt');
+    git(outside, 'commit', '-q', '-m', 'secret');
+    await using cli = await loadCli({ program: 'git', roots: [ROOT] }, ROOT);
+    const fetched = await cli.call('git_fetch', { cwd: 'repo/a/b', args: ['../../outrepo', 'main:stolen'] });
+    expect(fetched.isError, textOf(fetched)).toBe(true);
+    expect(textOf(fetched)).toContain('climbs above cwd');
+    expect(git(repo, 'branch', '--list', 'stolen')).toBe('');
+    const pushed = await cli.call('git_push', { cwd: 'repo/a/b', args: ['../../outrepo', 'HEAD:planted'] });
+    expect(pushed.isError, textOf(pushed)).toBe(true);
+    expect(git(outside, 'branch', '--list', 'planted')).toBe('');
+  });
+});
+
+describe('a directory option other paths are resolved from', () => {
+  it('tar -C refuses operands that climb, and reads nothing outside', async () => {
+    await using cli = await loadCli({ program: 'tar', roots: [ROOT] }, ROOT);
+    const result = await cli.call('tar', {
+      cwd: 'a/b/c',
+      create: true,
+      file: '-',
+      directory: '../../..',
+      args: ['../outside/secret.txt'],
+    });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(JSON.stringify(result)).not.toContain(SECRET);
+  });
+
+  it('curl --output-dir with a climbing --output writes nothing outside', async () => {
+    await using cli = await loadCli({ program: 'curl', roots: [ROOT] }, ROOT);
+    const result = await cli.call('curl', {
+      cwd: 'a/b/c',
+      'output-dir': '../../..',
+      output: '../pwned-by-curl',
+      args: [`file://${join(ROOT, 'mine.txt')}`],
+    });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(existsSync(join(BASE, 'pwned-by-curl'))).toBe(false);
+  });
+});
+
+describe('options that turn a value into another file', () => {
+  it('curl --proto-default is not offered: a name without a scheme would be a file URL', async () => {
+    await using cli = await loadCli({ program: 'curl', roots: [ROOT] }, ROOT);
+    const schema = cli.registry.get('curl')?.definition.inputSchema as { properties: object };
+    expect(Object.keys(schema.properties)).not.toContain('proto-default');
+    const result = await cli.call('curl', {
+      'proto-default': 'file',
+      args: [`localhost${join(OUT, 'secret.txt')}`],
+    });
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result)).not.toContain(SECRET);
+  });
+
+  it('sed -i takes no backup suffix holding "/", which GNU sed reads as a path', async () => {
+    writeFileSync(join(ROOT, 'bashrc'), 'echo planted\n');
+    await using cli = await loadCli({ program: 'sed', roots: [ROOT] }, ROOT);
+    const result = await cli.call('sed', {
+      'in-place': `${OUT}/.*`,
+      expression: 's/x/x/',
+      args: ['bashrc'],
+    });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toContain('in-place');
+    expect(existsSync(join(OUT, '.bashrc'))).toBe(false);
+    // A plain suffix keeps the backup beside the file.
+    const kept = await cli.call('sed', {
+      'in-place': '.bak',
+      expression: 's/planted/kept/',
+      args: ['bashrc'],
+    });
+    expect(kept.isError, textOf(kept)).toBeFalsy();
+    expect(existsSync(join(ROOT, 'bashrc.bak'))).toBe(true);
+  });
+
+  it('sqlite3 refuses the dot-commands safe mode lets write files', async () => {
+    await using cli = await loadCli({ program: 'sqlite3', roots: [ROOT] }, ROOT);
+    for (const command of ['.trace', '.session s changeset', ' .TRACE']) {
+      const target = join(OUT, `written-${command.trim().split(' ')[0]?.slice(1)}`);
+      const result = await cli.call('sqlite3', {
+        database: ':memory:',
+        sql: [`${command} ${target}`, 'SELECT 1 /*\ntouch planted\n*/;'],
+      });
+      expect(result.isError, textOf(result)).toBe(true);
+      expect(textOf(result)).toContain('refused pattern');
+      expect(existsSync(target)).toBe(false);
+    }
+    const plain = await cli.call('sqlite3', { database: ':memory:', sql: ['.tables', 'SELECT 41 + 1'] });
+    expect(textOf(plain)).toContain('42');
+  });
+});
+
+function mkdirOf(path: string): string {
+  mkdirSync(path, { recursive: true });
+  return path;
+}
