@@ -88,6 +88,16 @@ const PROGRAM_KEYS = [
   ['diff.x.textconv', 'touch pwned'],
   ['protocol.file.allow', 'always'],
   ['core.worktree', '/'],
+  ['gpg.ssh.defaultKeyCommand', 'touch pwned'],
+  ['core.alternateRefsCommand', 'touch pwned'],
+  ['interactive.diffFilter', 'touch pwned'],
+  ['difftool.x.cmd', 'touch pwned'],
+  ['sendemail.smtpServer', '/tmp/pwned'],
+  ['commit.template', SECRET_FILE],
+  ['blame.ignoreRevsFile', SECRET_FILE],
+  ['http.cookieFile', SECRET_FILE],
+  ['remote.origin.url', '/elsewhere'],
+  ['url./elsewhere/.insteadOf', 'origin'],
 ] as const;
 
 const ATTACKS: Row[] = [
