@@ -99,6 +99,18 @@ describe('options that turn a value into another file', () => {
     expect(JSON.stringify(result)).not.toContain(SECRET);
   });
 
+  it('curl --proxy-key and openssl s_client -unix are paths, checked against the roots', async () => {
+    await using curl = await loadCli({ program: 'curl', roots: [ROOT] }, ROOT);
+    const key = await curl.call('curl', {
+      'proxy-key': join(OUT, 'secret.txt'),
+      args: [`file://${join(ROOT, 'mine.txt')}`],
+    });
+    expect(textOf(key)).toContain('refused: proxy-key');
+    await using openssl = await loadCli({ program: 'openssl', roots: [ROOT] }, ROOT);
+    const socket = await openssl.call('openssl_s_client', { unix: join(OUT, 'agent.sock') });
+    expect(textOf(socket)).toContain('refused: unix');
+  });
+
   it('sed -i takes no backup suffix holding "/", which GNU sed reads as a path', async () => {
     writeFileSync(join(ROOT, 'bashrc'), 'echo planted\n');
     await using cli = await loadCli({ program: 'sed', roots: [ROOT] }, ROOT);
