@@ -6,6 +6,7 @@ import {
   displayUrl,
   listSome,
   MAX_PARSED_JSON_BYTES,
+  mebibytes,
   pageOutput,
   type ToolContext,
   type ToolResult,
@@ -84,8 +85,8 @@ export async function responseToResult(
   if (response.large) {
     // Not parsed (see MAX_PARSED_JSON_BYTES): the answer as sent, errors (if any) within it.
     const note =
-      `${label}: the GraphQL endpoint answered ${(response.text.length / 2 ** 20).toFixed(1)} MiB of JSON, ` +
-      `more than the ${MAX_PARSED_JSON_BYTES / 2 ** 20} MiB the bridge parses: it follows as sent, not checked for errors ` +
+      `${label}: the GraphQL endpoint answered ${mebibytes(Buffer.byteLength(response.text))} of JSON, ` +
+      `more than the ${mebibytes(MAX_PARSED_JSON_BYTES)} the bridge parses: it follows as sent, not checked for errors ` +
       '(select fewer fields or ask for smaller pages to get it as structured content).';
     return { content: [{ type: 'text', text: note }, ...(await paged(response.text, context, label))] };
   }

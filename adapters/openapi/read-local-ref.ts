@@ -1,9 +1,8 @@
 import { constants } from 'node:fs';
 import { open, readlink, realpath, stat } from 'node:fs/promises';
-import { sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type $Refs, FileResolver, ResolverError } from '@apidevtools/json-schema-ref-parser';
-import { describeError, displayUrl } from '../../src/index.js';
+import { describeError, displayUrl, inside } from '../../src/index.js';
 
 // The local files a spec's `$ref`s point to, read for the parser in place of its own file resolver,
 // which reads whatever path a reference names, from whichever document names it: a document
@@ -161,13 +160,12 @@ async function readRegularFile(path: string, budget: ByteBudget, root: RefRoot):
 const SYSTEM_DIRS = ['/proc', '/sys', '/dev'];
 
 function refuseOutside(real: string, path: string, root: RefRoot): void {
-  const within = (dir: string) => real === dir || real.startsWith(dir.endsWith(sep) ? dir : `${dir}${sep}`);
-  if (SYSTEM_DIRS.some(within)) {
+  if (SYSTEM_DIRS.some((dir) => inside(real, dir))) {
     throw new Error(
       `${real} is a file of the system (under /proc, /sys or /dev): references never read those`,
     );
   }
-  if (within(root.dir)) return;
+  if (inside(real, root.dir)) return;
   const where = real === path ? '' : ` (${real})`;
   throw new Error(
     `${path}${where} is outside ${root.dir}: local references are read only within it (${root.flag} names another directory)`,

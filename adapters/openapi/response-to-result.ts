@@ -4,6 +4,7 @@ import {
   excessiveDepth,
   MAX_JSON_DEPTH,
   MAX_PARSED_JSON_BYTES,
+  mebibytes,
   pageOutput,
   type ToolContext,
   type ToolResult,
@@ -71,8 +72,8 @@ export async function responseToResult(
       if (!options.checkOutput) return result;
       // A declared outputSchema wants structuredContent, which this cannot be (see the deep case below).
       const note =
-        `The response of ${options.toolName} is ${(response.body.length / 2 ** 20).toFixed(1)} MiB of JSON, ` +
-        `more than the ${MAX_PARSED_JSON_BYTES / 2 ** 20} MiB the bridge parses into structured content. The body follows.`;
+        `The response of ${options.toolName} is ${mebibytes(response.body.length)} of JSON, ` +
+        `more than the ${mebibytes(MAX_PARSED_JSON_BYTES)} the bridge parses into structured content. The body follows.`;
       return { content: [{ type: 'text', text: note }, ...result.content], isError: true };
     }
     let value: unknown;

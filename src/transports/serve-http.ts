@@ -6,6 +6,7 @@ import {
   STATUS_CODES,
 } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { mebibytes } from '../count-of.js';
 import { excessiveDepth, TOO_DEEP_MESSAGE } from '../json-depth.js';
 import type { Logger } from '../logger.js';
 import type { JsonAnswer } from '../server/direct-call.js';
@@ -17,7 +18,7 @@ import type { ListenAddress } from './listen-address.js';
 import { listenEnded, longStreamsOf } from './long-streams.js';
 import { isRefusal, readBody } from './read-body.js';
 import { RefusalLog } from './refusal-log.js';
-import { headRequest, sendEvents, sendJson, sendResponse } from './send-response.js';
+import { headRequest, MAX_UNREAD_EVENT_BYTES, sendEvents, sendJson, sendResponse } from './send-response.js';
 import { answerShutdown, type InFlight } from './shutdown-answers.js';
 
 /** The longest delay a Node timer keeps. */
@@ -257,7 +258,10 @@ export async function serveHttp(
     } else if ('open' in response) cut = await sendEvents(res, response);
     else sendJson(res, response);
     if (cut)
-      refusals?.refused('unread stream', `${req.method} from ${from}: more than 8 MiB left unread, closed`);
+      refusals?.refused(
+        'unread stream',
+        `${req.method} from ${from}: more than ${mebibytes(MAX_UNREAD_EVENT_BYTES)} left unread, closed`,
+      );
     finished = true;
   };
 
