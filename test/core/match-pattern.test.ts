@@ -10,7 +10,7 @@ describe('patterns that cannot backtrack far', () => {
     '^[a-z]+$',
     '^\\d{4}-\\d{2}-\\d{2}$',
     '[a-z]{1,16}_x',
-    '^(foo|bar)[0-9]+$',
+    '^(foo|bar)[0-9]{4}$',
     '^[^\\s]+$',
     '^.*$',
     '^[a-z]+?x$',
@@ -32,6 +32,11 @@ describe('patterns that cannot backtrack far', () => {
     '(?=a)b',
     '^a+|b+$',
     '^\\k<x>',
+    // Choices multiply each other, bounded or not.
+    '^(foo|bar)[0-9]+$',
+    '(a|a)(a|a)(a|a)b',
+    '^\\d{0,16}\\d{0,16}x$',
+    '^\\w+a?$',
   ])('%s is matched within a time bound', (pattern) => {
     expect(cannotBacktrackFar(pattern)).toBe(false);
   });
