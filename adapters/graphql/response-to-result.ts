@@ -82,10 +82,10 @@ export async function responseToResult(
   context: ToolContext,
   label: string,
 ): Promise<ToolResult> {
-  if (response.large) {
+  if (response.large !== undefined) {
     // Not parsed (see MAX_PARSED_JSON_BYTES): the answer as sent, errors (if any) within it.
     const note =
-      `${label}: the GraphQL endpoint answered ${mebibytes(Buffer.byteLength(response.text))} of JSON, ` +
+      `${label}: the GraphQL endpoint answered ${mebibytes(response.large)} of JSON, ` +
       `more than the ${mebibytes(MAX_PARSED_JSON_BYTES)} the bridge parses: it follows as sent, not checked for errors ` +
       '(select fewer fields or ask for smaller pages to get it as structured content).';
     return { content: [{ type: 'text', text: note }, ...(await paged(response.text, context, label))] };

@@ -34,8 +34,8 @@ export interface GraphqlResponse {
   status: number;
   /** The parsed JSON body, or `undefined` when the body is not JSON or is too large to parse. */
   body: unknown;
-  /** The body is JSON larger than `MAX_PARSED_JSON_BYTES`, left unparsed. */
-  large?: boolean;
+  /** The bytes of a successful JSON-looking body larger than `maxParsedBytes`, left unparsed. */
+  large?: number;
   /** The raw body text (kept for error messages). */
   text: string;
 }
@@ -80,8 +80,11 @@ export async function sendRequest(
     // TextDecoder, as undici's own text(), drops a byte order mark JSON.parse would trip over.
     const text = new TextDecoder().decode(bytes);
     // Past the bound, passed on as the text it came as (see MAX_PARSED_JSON_BYTES).
-    if (bytes.length > maxParsedBytes)
-      return { status: response.statusCode, body: undefined, text, large: true };
+    // A failed status or a body that is not JSON (an HTML page) is reported as such, unparsed.
+    if (bytes.length > maxParsedBytes) {
+      const json = response.statusCode < 400 && /^\s*\{/.test(text.slice(0, 1024));
+      return { status: response.statusCode, body: undefined, text, ...(json ? { large: bytes.length } : {}) };
+    }
     const body = parseJson(text);
     // JSON.parse does not recurse, but what follows it does: the result's own JSON, a client's parser.
     if (body !== undefined && excessiveDepth(text) !== undefined) {

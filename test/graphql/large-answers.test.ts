@@ -13,7 +13,7 @@ import { BRIDGE_BIN, type HttpBridge, startHttpBridge } from '../helpers/start-b
 // while the server goes on answering others.
 const SDL = `
   type Item { id: Int! name: String! }
-  type Query { items: [Item!]! bulk: [[Int!]!]! flood: String small: String }
+  type Query { items: [Item!]! bulk: [[Int!]!]! broken: String flood: String small: String }
 `;
 const ITEMS = Array.from({ length: 60_000 }, (_, id) => ({ id, name: `item ${id}` }));
 /** ~6 MB of small arrays: over the 4 MiB the bridge parses. */
@@ -40,6 +40,10 @@ beforeAll(async () => {
     let body = '';
     for await (const chunk of req) body += chunk;
     const query = String(JSON.parse(body).query);
+    if (query.includes('broken')) {
+      res.writeHead(502, { 'content-type': 'text/html' });
+      return void res.end(`<html><title>Bad gateway</title>${'x'.repeat(5 * 1024 * 1024)}</html>`);
+    }
     res.writeHead(200, { 'content-type': 'application/json' });
     if (query.includes('items')) return void res.end(JSON.stringify({ data: { items: ITEMS } }));
     if (query.includes('small')) return void res.end(JSON.stringify({ data: { small: 'ok' } }));
@@ -119,13 +123,21 @@ describe('large GraphQL answers', () => {
     expect(content.some((block) => block.type === 'resource_link')).toBe(true);
   });
 
+  it('reports a failed answer over 4 MiB as the failure it is, not as JSON passed on', async () => {
+    const result = (await call('broken')).json?.result;
+    expect(result?.isError).toBe(true);
+    expect(result?.content?.[0]?.text).toMatch(
+      /^broken failed: the GraphQL endpoint .* answered HTTP 502 with/,
+    );
+  });
+
   it('fails an answer over 64 MiB, naming the limit, stops reading it, and answers others meanwhile', async () => {
     const flood = call('flood');
     await floodStarted;
     // Another client, while the flood is arriving: answered.
     const [small, list] = await Promise.all([call('small'), modernRequest(bridge.url, 'tools/list', {})]);
     expect(small.json?.result?.content?.[0]?.text).toBe('{"small":"ok"}');
-    expect(list.json?.result?.tools).toHaveLength(4);
+    expect(list.json?.result?.tools).toHaveLength(5);
     const result = (await flood).json?.result;
     expect(result?.isError, JSON.stringify(result).slice(0, 500)).toBe(true);
     expect(result?.content?.[0]?.text).toMatch(/flood failed: .*answered with more than 64 MiB/);
