@@ -27,7 +27,7 @@ export function confinePaths(
   // Commands write into their working directory too (format-patch, clone without a destination).
   const cwdGuarded = protectedPathOf(cwd);
   if (cwdGuarded) throw ownFilesRefusal('cwd', cwd, cwd, cwdGuarded);
-  const cwdWithin = protectedPart(`${cwd}${sep}.`, rules.protectedDirs);
+  const cwdWithin = protectedPart(cwd, rules.protectedDirs);
   if (cwdWithin) {
     throw new BridgeError(
       'invalid_arguments',
@@ -158,7 +158,7 @@ function fileReferences(value: string, limit: number): string[] {
 
 /** What a CLI adds to the roots check. */
 export interface PathRules {
-  /** Directory names no path argument may point below (git: `.git`, whose hooks and config run programs). */
+  /** Directory names no path argument may name or point below (git: `.git`, whose hooks and config run programs). */
   protectedDirs?: readonly string[];
   /** The program reads `@file` and `name=@file` arguments (not git, whose `@{u}` and `@~1` are revisions). */
   atFiles?: boolean;
@@ -183,7 +183,7 @@ function protectedPart(real: string, names: readonly string[] | undefined): stri
  * from `../../outside-repo` in a subdirectory), tar after `-C DIR`, curl after `--output-dir`.
  */
 function climbs(value: string): boolean {
-  if (isAbsolute(value) || value.startsWith('~')) return false;
+  if (isAbsolute(value)) return false;
   const normal = posix.normalize(value);
   return normal === '..' || normal.startsWith('../');
 }

@@ -31,7 +31,7 @@ export interface ToolSettings {
   groups: Set<number>;
   /** Set with `--sandbox`: every command runs inside it. */
   sandbox?: Sandbox;
-  /** Directory names no path argument may point below (the overlay's `protectedDirs`). */
+  /** Directory names no path argument may name or point below (the overlay's `protectedDirs`). */
   protectedDirs?: string[];
 }
 

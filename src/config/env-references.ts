@@ -14,7 +14,8 @@ export interface ConfigProblem {
 }
 
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
-const HAS_REFERENCE = /\$\{[A-Za-z_][A-Za-z0-9_]*\}/;
+// Not after a `$`: `$${` writes a literal `${`.
+const HAS_REFERENCE = /(?<!\$)\$\{[A-Za-z_][A-Za-z0-9_]*\}/;
 
 // Header names whose values are credentials.
 const SECRET_HEADER = /^(authorization|proxy-authorization|cookie)$|api[-_]?key|token|secret|password|auth/i;
@@ -41,7 +42,7 @@ export function findInlineSecrets(
   visitStrings(options, path, (key, value, at, context) => {
     // A header's value is sent as it is, whatever its name says (`X-Environment-Token`); and an
     // escaped `$${X}` is a literal, not a reference.
-    if (value === '' || referencedNames(value).length > 0) return;
+    if (value === '' || HAS_REFERENCE.test(value)) return;
     if (context !== 'headers' && NAMES_A_VARIABLE.test(key)) return;
     const secret =
       (context === 'headers' && SECRET_HEADER.test(key)) ||

@@ -73,6 +73,13 @@ describe('a directory option other paths are resolved from', () => {
     expect(JSON.stringify(result)).not.toContain(SECRET);
   });
 
+  it('a value starting with ~ is checked as written too, and may not climb either', async () => {
+    await using cli = await loadCli({ program: 'cat', roots: [ROOT] }, ROOT);
+    const result = await cli.call('cat', { cwd: 'a/b/c', args: ['~/../../x'] });
+    expect(result.isError, textOf(result)).toBe(true);
+    expect(textOf(result)).toContain('climbs above cwd');
+  });
+
   it('curl --output-dir with a climbing --output writes nothing outside', async () => {
     await using cli = await loadCli({ program: 'curl', roots: [ROOT] }, ROOT);
     const result = await cli.call('curl', {
