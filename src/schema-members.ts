@@ -1,3 +1,4 @@
+import { isPlainObject } from './plain-object.js';
 import type { JsonSchema } from './tool.js';
 
 // What a JSON Schema holds as members (subschemas, enum values) and how they are counted: shared
@@ -31,10 +32,10 @@ export const SCHEMA_MAP_KEYS = [
 // How each keyword holds members: one subschema, a list, a map, or either (`items`, which may be
 // a draft-4 tuple).
 const SINGLE = 1;
-export const LIST = 2;
-export const MAP = 3;
-export const TUPLE = 4;
-export const KINDS = new Map<string, number>([
+const LIST = 2;
+const MAP = 3;
+const TUPLE = 4;
+const KINDS = new Map<string, number>([
   ...SCHEMA_KEYS.map((key): [string, number] => [
     key,
     key === 'items' || key === 'additionalItems' ? TUPLE : SINGLE,
@@ -45,8 +46,8 @@ export const KINDS = new Map<string, number>([
 
 // Maps of at least `LARGE_MAP` members, by their size: listing a map's keys costs its whole size
 // however early the loop stops, and one reached by many tools would be listed for each.
-export const largeMaps = new WeakMap<object, number>();
-export const LARGE_MAP = 256;
+const largeMaps = new WeakMap<object, number>();
+const LARGE_MAP = 256;
 
 // Members of a node: its subschemas and enum values (a large map's counted once: see `largeMaps`).
 export function memberCount(node: JsonSchema): number {
@@ -66,7 +67,7 @@ export function memberCount(node: JsonSchema): number {
   return count;
 }
 
-export function mapSize(map: JsonSchema): number {
+function mapSize(map: JsonSchema): number {
   let size = largeMaps.get(map);
   if (size === undefined) {
     size = 0;
@@ -77,7 +78,7 @@ export function mapSize(map: JsonSchema): number {
 }
 
 // The subschemas directly under `node`, and where each sits.
-export interface Members {
+interface Members {
   schemas: Array<{ key: string; name?: string | number; schema: JsonSchema }>;
 }
 
@@ -111,15 +112,14 @@ export function refName(node: JsonSchema): string | undefined {
 
 // A subschema counted as an entry: an empty one (`{}`, which accepts anything, as a stub's array
 // `items` is) says nothing and is not counted, so stubs never add to what was counted.
-export function isMember(value: unknown): value is JsonSchema {
+function isMember(value: unknown): value is JsonSchema {
   if (!isSchema(value)) return false;
   for (const _ in value) return true;
   return false;
 }
 
-export function isSchema(value: unknown): value is JsonSchema {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
+/** A member that is a schema (an object, not a list): the core's `isPlainObject`, typed for schemas. */
+export const isSchema = isPlainObject as (value: unknown) => value is JsonSchema;
 
 const PREFIX = '#/$defs/';
 

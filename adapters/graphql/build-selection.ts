@@ -43,7 +43,7 @@ export interface BoundedSelection {
  * the build may take, made every field's sub-selection come back empty, and one call's build took
  * 49 s (F² fields at depth 1, F^(depth+1) deeper) with every other call waiting.
  */
-export const MAX_SELECTION_WORK = 20_000;
+const MAX_SELECTION_WORK = 20_000;
 
 // Shared by one build: the bytes left, what did not fit, and the fields it may still look at.
 interface Room {
