@@ -21,11 +21,18 @@ export class InvalidRequestStateError extends AskInterrupt {
 }
 
 export interface RequestStateOptions {
-  /** HMAC key, at least 32 bytes; shared by every instance behind one endpoint. Default: random per process. */
+  /**
+   * HMAC key, at least 32 bytes, shared by every instance behind one endpoint; used only with
+   * `claims`. Without them a process remembers alone which states were used, so it signs with a key
+   * of its own: a state from before a restart, or from another instance, would open there unused.
+   */
   key?: string | Uint8Array;
   /** How long a round's state stays valid. Default 10 minutes. */
   ttlMs?: number;
-  /** How many used state ids are remembered to refuse replays (oldest forgotten first). Default 100,000. */
+  /**
+   * How many used state ids are remembered to refuse replays. Default 100,000. Past it the oldest
+   * is forgotten, and every state issued no later than it is refused from then on (see `open`).
+   */
   maxRemembered?: number;
   /** Where every instance behind one endpoint records the states it opened (the shared store). */
   claims?: StateClaims;
@@ -48,7 +55,8 @@ const PREFIX = 'b1.';
  * Each state opens once: a replayed state is refused, so a confirmed call cannot be run twice
  * from one confirmation. Replays are remembered per process and, with `claims` (the shared store
  * of several instances behind a load balancer, which also share one `key`), by all of them:
- * `claim` must then settle before the call runs.
+ * `claim` must then settle before the call runs. Without `claims` the key is the process's own, so
+ * no state outlives the memory of which were used.
  */
 export class RequestStateKeeper {
   readonly #key: Buffer;
@@ -57,13 +65,17 @@ export class RequestStateKeeper {
   readonly #claims: StateClaims | undefined;
   /** Used state ids → their expiry; insertion order is age order. */
   readonly #used = new Map<string, number>();
+  /** States expiring at or before this (ms since the epoch) are refused: one of them was forgotten. */
+  #forgottenUntil = 0;
 
   constructor(options: RequestStateOptions = {}) {
-    const key = options.key === undefined ? randomBytes(32) : Buffer.from(options.key);
-    if (key.length < 32) {
+    const key = options.key === undefined ? undefined : Buffer.from(options.key);
+    if (key && key.length < 32) {
       throw new RangeError(`The request-state key must be at least 32 bytes long (got ${key.length}).`);
     }
-    this.#key = key;
+    // A shared key without a shared record of used states would let a state open once per process:
+    // again after a restart, and once on each instance behind the endpoint.
+    this.#key = key && options.claims ? key : randomBytes(32);
     this.#ttlMs = options.ttlMs ?? 10 * 60_000;
     this.#maxRemembered = options.maxRemembered ?? 100_000;
     this.#claims = options.claims;
@@ -109,6 +121,11 @@ export class RequestStateKeeper {
     const now = Date.now();
     if (!(state.exp > now)) throw refused('it has expired');
     if (state.bind !== bind) throw refused('it belongs to another call (other tool, arguments or caller)');
+    if (state.exp <= this.#forgottenUntil) {
+      throw refused(
+        'it is older than the used states this server still remembers, so it cannot tell whether it was used (the server answered many rounds since)',
+      );
+    }
     if (this.#used.has(state.id))
       throw refused('it was already used (a request state answers one retry only)');
     this.#remember(state.id, state.exp, now);
@@ -124,8 +141,14 @@ export class RequestStateKeeper {
     if (this.#used.size <= this.#maxRemembered) return;
     for (const [old, oldExp] of this.#used) {
       // Expired ids need no remembering: an expired state is refused anyway.
-      if (oldExp <= now || this.#used.size > this.#maxRemembered) this.#used.delete(old);
-      else break;
+      if (oldExp <= now) this.#used.delete(old);
+      else if (this.#used.size > this.#maxRemembered) {
+        // Forgetting a live id must not make it usable again: every state expiring no later than
+        // it is refused from now on (those of rounds still waiting start over), so a flood of
+        // rounds costs the flooded callers a retry, never a second run.
+        this.#used.delete(old);
+        this.#forgottenUntil = Math.max(this.#forgottenUntil, oldExp);
+      } else break;
     }
   }
 }

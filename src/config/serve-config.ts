@@ -205,7 +205,8 @@ type RegisteredDefinition = ToolRegistry['tools'][number]['definition'];
  * The key that seals 2026-07-28 question rounds (`input_required` request state), from
  * `BRIDGE_STATE_KEY`. Unset, each process draws its own: fine for one instance, but behind a load
  * balancer a retry that reaches another instance could not be opened there, so with a shared
- * store the bridge says so.
+ * store the bridge says so. Set without a store, it is not used (see `RequestStateOptions.key`),
+ * and the bridge says that too.
  */
 function requestStateKey(shared: boolean, log: Logger): string | undefined {
   const key = process.env.BRIDGE_STATE_KEY;
@@ -214,6 +215,11 @@ function requestStateKey(shared: boolean, log: Logger): string | undefined {
       throw new BridgeError(
         'invalid_input',
         `BRIDGE_STATE_KEY must be at least 32 bytes long (got ${Buffer.byteLength(key)}); e.g. the output of "openssl rand -base64 32"`,
+      );
+    }
+    if (!shared) {
+      log.warn(
+        'BRIDGE_STATE_KEY is set but no shared store is (--store): it is not used. Without a store each process remembers alone which question rounds were answered, so it seals them with a key of its own (a round answered before a restart must not open again after it).',
       );
     }
     return key;
