@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventStreamAnswer } from '../server/direct-session-call.js';
+import { watchUnread } from './watch-unread.js';
 
 /**
  * The request line and headers as a bodiless `Request`, for the handler's header checks and for
@@ -35,17 +36,18 @@ export function sendJson(
 }
 
 /**
- * Bytes of events a client may leave unread on one stream. Past it the stream is closed, as if the
- * client had gone: what it missed stays in the session's event store, and it resumes with
- * `Last-Event-ID`. Without a bound, a client that stops reading makes the bridge hold every event
- * its calls still send (progress, log messages, large answers) in memory.
+ * Bytes of events a client may leave unread on one stream for long (see `watchUnread`). Past it
+ * the stream is closed, as if the client had gone: what it missed stays in the session's event
+ * store, and it resumes with `Last-Event-ID`. Without a bound, a client that stops reading makes
+ * the bridge hold every event its calls still send (progress, log messages, large answers) in memory.
  */
 export const MAX_UNREAD_EVENT_BYTES = 8 * 1024 * 1024;
 
 /**
  * Streams an event answer: the head, then what its sink is given, until the answer ends the
  * stream or the client goes away (then the sink writes nothing and says so: `gone`). Resolves then.
- * A client that leaves more than `maxUnread` bytes unread is treated as gone: `true` says it was.
+ * A client that leaves more than `maxUnread` bytes unread (see `watchUnread`) is treated as gone:
+ * `true` says it was.
  */
 export function sendEvents(
   res: ServerResponse,
@@ -53,21 +55,17 @@ export function sendEvents(
   maxUnread = MAX_UNREAD_EVENT_BYTES,
 ): Promise<boolean> {
   res.writeHead(answer.status, answer.headers);
-  let cut = false;
+  const unread = watchUnread(res, maxUnread);
   return new Promise((resolve) => {
-    res.once('close', () => resolve(cut));
+    res.once('close', () => {
+      unread.stop();
+      resolve(unread.cut());
+    });
     let corked = false;
     const open = () => !res.writableEnded && !res.destroyed;
     answer.open({
       write(text) {
-        if (!open()) return;
-        // Measured before this write: one large answer may go out whole; a client that has not
-        // read what came before is not waited for.
-        if (res.writableLength > maxUnread) {
-          cut = true;
-          res.destroy();
-          return;
-        }
+        if (!open() || !unread.allows()) return;
         // Held until the next tick, so that events written together leave in one write.
         if (!corked) {
           corked = true;
@@ -81,7 +79,7 @@ export function sendEvents(
       },
       end(text) {
         if (open()) res.end(text);
-        resolve(cut);
+        resolve(unread.cut());
       },
       get gone() {
         return !open();
@@ -106,7 +104,8 @@ export interface StreamEnd {
  * reads: the SDK queues every answer in it whatever the client reads (a batch of a hundred list
  * requests, a task stream's results), so waiting for the socket left that queue without a bound.
  * Read eagerly, the queue is the socket's, and a client that leaves more than `maxUnread` bytes
- * unread is treated as gone, as on the bridge's own event streams (`sendEvents`): `true` says so.
+ * unread (see `watchUnread`) is treated as gone, as on the bridge's own event streams
+ * (`sendEvents`): `true` says so.
  */
 export async function sendResponse(
   res: ServerResponse,
@@ -137,15 +136,13 @@ export async function sendResponse(
     }
   });
   const reader = response.body.getReader();
+  const unread = watchUnread(res, maxUnread);
+  res.once('close', unread.stop);
   try {
     for (;;) {
       const next = await Promise.race([reader.read(), stopped]);
       if (next === 'stopped' || next.done) break;
-      // Measured before this write: one large answer may go out whole.
-      if (res.writableLength > maxUnread) {
-        res.destroy();
-        return true;
-      }
+      if (!unread.allows()) return true;
       // Held until the next tick: an event and the stream's end that follows at once (a call's
       // result) leave in one write, while an event alone still goes out without waiting.
       res.cork();

@@ -10,47 +10,56 @@ const GITHUB_SPEC = createRequire(import.meta.url).resolve('@octokit/openapi/gen
 // session transport queues every answer in the request's event stream whether or not the client
 // reads it: a client that never read held them all in the bridge's memory (~230 MB a connection
 // for a 2.7 MB list), and 256 such connections from one address could take tens of gigabytes.
-// Now the stream is closed once 8 MiB are left unread, as the bridge's own streams are.
+// Now the stream is closed once 8 MiB are left unread for 2 s (or 32 MiB at all), as the
+// bridge's own streams are.
+// GitHub's tools over HTTP, and a 2025-03-26 session (the last revision with batches) opened on it.
+async function githubSession(dir: string) {
+  const server = await startHttpBridge({
+    script: BRIDGE_BIN,
+    args: ['openapi', GITHUB_SPEC, '--tools', 'all', '--base-url', 'http://127.0.0.1:9'],
+    env: { BRIDGE_CACHE_DIR: dir },
+  });
+  const post = (body: unknown, headers: Record<string, string> = {}) =>
+    fetch(server.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...headers,
+      },
+      body: JSON.stringify(body),
+    });
+  const initialized = await post({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-03-26',
+      capabilities: {},
+      clientInfo: { name: 'batch', version: '1' },
+    },
+  });
+  const session = initialized.headers.get('mcp-session-id') ?? '';
+  await initialized.text();
+  const headers = { 'mcp-session-id': session, 'mcp-protocol-version': '2025-03-26' };
+  await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers)).text();
+  return { server, post, headers };
+}
+
+const listBatch = (count: number) =>
+  Array.from({ length: count }, (_, n) => ({ jsonrpc: '2.0', id: n + 2, method: 'tools/list' }));
+
 describe('a batch whose answers are never read', () => {
   it('is cut off past the unread bound, and the bridge keeps serving', { timeout: 60_000 }, async () => {
     await using dir = await tempDir();
-    await using server = await startHttpBridge({
-      script: BRIDGE_BIN,
-      args: ['openapi', GITHUB_SPEC, '--tools', 'all', '--base-url', 'http://127.0.0.1:9'],
-      env: { BRIDGE_CACHE_DIR: dir.path },
-    });
-    const post = (body: unknown, headers: Record<string, string> = {}) =>
-      fetch(server.url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          ...headers,
-        },
-        body: JSON.stringify(body),
-      });
-    const initialized = await post({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-03-26',
-        capabilities: {},
-        clientInfo: { name: 'batch', version: '1' },
-      },
-    });
-    const session = initialized.headers.get('mcp-session-id') ?? '';
-    await initialized.text();
-    const headers = { 'mcp-session-id': session, 'mcp-protocol-version': '2025-03-26' };
-    await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers)).text();
+    const { server, post, headers } = await githubSession(dir.path);
+    await using _server = server;
     // One page read whole: what a hundred of them weigh.
     const page = await (await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers)).text();
     const whole = 100 * page.length;
     expect(whole).toBeGreaterThan(40 * 2 ** 20);
 
-    const batch = JSON.stringify(
-      Array.from({ length: 100 }, (_, n) => ({ jsonrpc: '2.0', id: n + 2, method: 'tools/list' })),
-    );
+    const batch = JSON.stringify(listBatch(100));
     const socket = await openSocket(server.url);
     socket.on('error', () => {});
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
@@ -72,5 +81,19 @@ describe('a batch whose answers are never read', () => {
     expect(rssOf(server.child.pid ?? 0)).toBeLessThan(400 * 2 ** 20);
     const again = await post({ jsonrpc: '2.0', id: 200, method: 'ping' }, headers);
     expect(await again.text()).toContain('"id":200');
+  });
+
+  // A burst is written faster than any socket takes it: the bound is on what a client leaves
+  // unread for long, so one that reads gets the whole batch (~23 MiB), however fast it came.
+  it('reaches a client that reads, whole', { timeout: 60_000 }, async () => {
+    await using dir = await tempDir();
+    const { server, post, headers } = await githubSession(dir.path);
+    await using _server = server;
+    const answered = await post(listBatch(40), headers);
+    const text = await answered.text();
+    const ids = new Set([...text.matchAll(/"jsonrpc":"2\.0","id":(\d+)/g)].map((match) => match[1]));
+    expect(ids.size).toBe(40);
+    expect(text.length).toBeGreaterThan(20 * 2 ** 20);
+    expect(server.stderr()).not.toContain('left unread');
   });
 });
