@@ -109,6 +109,18 @@ export class ToolRegistry {
 /** One compiled validator per definition (`null`: the schema does not compile), made on first call. */
 const validators = new WeakMap<ToolDefinition, ArgumentValidator | null>();
 
+/** What runs before the checks correct a call's arguments in place, by the call's context. */
+const changeHooks = new WeakMap<ToolContext, () => void>();
+
+/**
+ * Runs `hook` before the checks of the call whose context is `context` correct its arguments in
+ * place (see `coerceLosslessly`): for what must see them as the client sent them (a 2026-07-28
+ * round's digest), without paying for it on every call that needs no correction.
+ */
+export function beforeArgumentsChange(context: ToolContext, hook: () => void): void {
+  changeHooks.set(context, hook);
+}
+
 /**
  * The core's validating invoke, for a definition that is not in the registry (e.g. an operation
  * that a dynamic-mode meta-tool runs): checks `args` against its input schema (asking for missing
@@ -122,14 +134,15 @@ export async function invokeTool(
   name = definition.name,
 ): Promise<ToolResult> {
   const validate = validatorOf(definition, name, context);
-  let violations = validate?.(args) ?? [];
+  const beforeChange = changeHooks.get(context);
+  let violations = validate?.(args, beforeChange) ?? [];
   if (violations.length > 0 && definition.askMissing && context.ask) {
     // Asked before anything runs; in 2026-07-28 this may end the run with an input_required round.
     const asked = await askMissingArguments(definition, name, args, violations, context.ask);
     if (asked && 'refused' in asked) return textResult(asked.refused, true);
     if (asked) {
       args = asked.args;
-      violations = validate?.(args) ?? [];
+      violations = validate?.(args, beforeChange) ?? [];
     }
   }
   if (violations.length > 0) {

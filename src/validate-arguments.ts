@@ -20,9 +20,10 @@ export interface Violation {
 
 /**
  * Checks arguments against a tool's input schema: `[]` when they fit. Lossless slips of a model
- * are corrected in place first (see `coerceLosslessly`), so the caller passes on the same object.
+ * are corrected in place first (see `coerceLosslessly`), so the caller passes on the same object;
+ * `beforeChange` runs once before anything in them changes.
  */
-export type ArgumentValidator = (args: unknown) => Violation[];
+export type ArgumentValidator = (args: unknown, beforeChange?: () => void) => Violation[];
 
 let shared: Ajv2020 | undefined;
 
@@ -55,9 +56,9 @@ function ajv(): Ajv2020 {
  */
 export function compileValidator(schema: JsonSchema): ArgumentValidator {
   const validate = namesProto(schema) ? withProtoKeys(schema) : compilePlain(schema);
-  return (args) => {
+  return (args, beforeChange) => {
     try {
-      return withMatchBudget(() => validate(args));
+      return withMatchBudget(() => validate(args, beforeChange));
     } catch (error) {
       // The check recurses with the arguments' nesting (a recursive schema, a schema naming
       // `__proto__`): arguments nested deeper than the stack allows are the caller's to fix.
@@ -71,8 +72,9 @@ export function compileValidator(schema: JsonSchema): ArgumentValidator {
 
 function compilePlain(schema: JsonSchema): ArgumentValidator {
   const validate: ValidateFunction = ajv().compile(schema);
-  return (args) => {
+  return (args, beforeChange) => {
     if (validate(args)) return [];
+    beforeChange?.();
     // Each round fixes what the errors point at; a fix can reveal the next (["5"] → [5]).
     for (let round = 0; round < MAX_COERCION_ROUNDS; round++) {
       if (!coerceLosslessly(args, validate.errors ?? [])) break;
@@ -87,7 +89,9 @@ function compilePlain(schema: JsonSchema): ArgumentValidator {
 function withProtoKeys(schema: JsonSchema): ArgumentValidator {
   const check = compilePlain(spellProtoKeys(schema) as JsonSchema);
   const unspell = (text: string) => text.replaceAll(PROTO_STAND_IN, '__proto__');
-  return (args) => {
+  return (args, beforeChange) => {
+    // The names are swapped in place below: whoever must see the arguments as sent sees them first.
+    beforeChange?.();
     // Spelled by the caller, the stand-in would be checked and sent as `__proto__` (or overwrite
     // one while the names are swapped): refused, wherever it is.
     const spelled = pointerToKey(args, PROTO_STAND_IN);

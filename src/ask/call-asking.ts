@@ -36,6 +36,8 @@ export interface CallAsking {
    * call runs anything.
    */
   ready?: Promise<void>;
+  /** 2026-07-28: takes what must see the arguments as sent, before the checks correct them. */
+  snapshot?: () => void;
   /**
    * What the call answers once the tool returned or threw: `undefined` to send the tool's result
    * (or rethrow its error). Throws the era's JSON-RPC error for a refused question.
@@ -71,11 +73,16 @@ export function prepareAsking(
     };
   }
   const { keeper } = options.settings;
-  // The digest of the arguments as the client sent them, taken before anything runs: the checks
-  // correct a model's lossless slips in place ("5" → 5), and a retry repeating what the client
-  // sent must match the state sealed in the round before.
-  const bound = RequestStateKeeper.bind(options.caller, options.tool, options.args);
-  const bind = () => bound;
+  // The digest of the arguments as the client sent them: the checks correct a model's lossless
+  // slips in place ("5" → 5), and a retry repeating what the client sent must match the state
+  // sealed in the round before. Taken when a retry's state is opened, before a correction
+  // (`snapshot`), or when a round is sealed, whichever comes first: most calls need none (a
+  // canonical digest of 4 MiB of arguments costs ~0.8 s of the event loop).
+  let bound: string | undefined;
+  const bind = () => {
+    bound ??= RequestStateKeeper.bind(options.caller, options.tool, options.args);
+    return bound;
+  };
   const wire = ctx.mcpReq.requestState();
   let prior: RoundState | undefined;
   let ready: Promise<void> | undefined;
@@ -100,6 +107,7 @@ export function prepareAsking(
   });
   return {
     ...(ready ? { ready } : {}),
+    snapshot: bind,
     ask: () => round.ask,
     roots: () => fileRootsThrough(round.ask),
     settle(outcome) {

@@ -10,6 +10,7 @@ import { type AskSettings, prepareAsking } from '../ask/call-asking.js';
 import { callerOf } from '../caller.js';
 import { isPlainObject } from '../plain-object.js';
 import { quote } from '../quote-input.js';
+import { beforeArgumentsChange } from '../registry.js';
 import { type ToolResult, textResult } from '../tool.js';
 import { createCallContext } from './call-context.js';
 import type { ServerSetup } from './create-server.js';
@@ -128,6 +129,7 @@ export async function answerToolsCall(
     signalFollowsShutdown: site.signalFollowsShutdown,
     keepAliveMs: setup.progressKeepAliveMs,
   });
+  if (asking.snapshot) beforeArgumentsChange(call.context, asking.snapshot);
   let result: ToolResult;
   try {
     result = await registry.call(tool, args, call.context);
