@@ -1,14 +1,17 @@
-import { fileURLToPath } from 'node:url';
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
+import type { ClientRoot } from './ask/client-ask.js';
 
 /**
- * The client's MCP roots as local directories, for tools that confine paths to them. Asked with
- * `roots/list` the first time a tool needs them, kept for the connection, and asked again after
- * `notifications/roots/list_changed`. `undefined` when the client offers no roots: it did not
- * declare the capability, or the request is of the 2026-07-28 era, which has no server→client
- * requests.
+ * The client's MCP roots as it lists them, for tools that confine paths to them (each call reads
+ * them once, through `readLocalRoots`). Asked with `roots/list` the first time a tool needs them,
+ * kept for the connection, and asked again after `notifications/roots/list_changed`. `undefined`
+ * when the client offers no roots: it did not declare the capability, or the request is of the
+ * 2026-07-28 era, which has no server→client requests. Rejects when `roots/list` fails (and is
+ * asked again next time): a client that offers roots is never taken for one that offers none.
  */
-export function trackClientRoots(server: Server): (ctx: ServerContext) => Promise<string[] | undefined> {
+export function trackClientRoots(
+  server: Server,
+): (ctx: ServerContext) => Promise<readonly ClientRoot[] | undefined> {
   return trackerOf(server).get;
 }
 
@@ -22,7 +25,7 @@ export function forgetClientRoots(server: Server): void {
 }
 
 interface Tracker {
-  get: (ctx: ServerContext) => Promise<string[] | undefined>;
+  get: (ctx: ServerContext) => Promise<readonly ClientRoot[] | undefined>;
   forget: () => void;
 }
 
@@ -39,23 +42,20 @@ function trackerOf(server: Server): Tracker {
 }
 
 function newTracker(server: Server): Tracker {
-  let cached: Promise<string[] | undefined> | undefined;
+  let cached: Promise<readonly ClientRoot[]> | undefined;
   const forget = () => {
     cached = undefined;
   };
   server.setNotificationHandler('notifications/roots/list_changed', forget);
   const get = (ctx: ServerContext) => {
     if (!server.getClientCapabilities()?.roots) return Promise.resolve(undefined);
-    cached ??= ctx.mcpReq
-      .send({ method: 'roots/list' })
-      .then((result) =>
-        result.roots.filter((root) => root.uri.startsWith('file://')).map((root) => fileURLToPath(root.uri)),
-      )
-      .catch(() => {
-        cached = undefined;
-        return undefined;
-      });
-    return cached;
+    if (cached) return cached;
+    const asked = ctx.mcpReq.send({ method: 'roots/list' }).then((result) => result.roots);
+    cached = asked;
+    asked.catch(() => {
+      if (cached === asked) cached = undefined;
+    });
+    return asked;
   };
   return { get, forget };
 }

@@ -2,6 +2,8 @@ import type { ServerContext } from '@modelcontextprotocol/server';
 import type { ClientAsk } from './ask/client-ask.js';
 import { callerOf, quotaKeyOf } from './caller.js';
 import type { Logger } from './logger.js';
+import { once } from './once.js';
+import { type ReadClientRoots, readLocalRoots } from './read-local-roots.js';
 import { chargedTo, type ResourceStore } from './resource-store.js';
 import type { SignInCallbacks } from './sign-in/sign-in-callbacks.js';
 import type { ToolContext } from './tool.js';
@@ -34,7 +36,8 @@ export interface CallRuntime {
   progress: ToolContext['progress'];
   log: Logger;
   resources: ResourceStore;
-  roots?: () => Promise<string[] | undefined>;
+  /** The client's roots as it lists them, in the call's era (see `readLocalRoots`). */
+  roots?: ReadClientRoots;
   ask?: ClientAsk;
   signIn?: SignInCallbacks;
 }
@@ -55,7 +58,10 @@ export function buildToolContext(origin: CallOrigin, runtime: CallRuntime): Tool
   };
   if (origin.quotaKey !== origin.caller) context.quotaKey = origin.quotaKey;
   if (origin.authorization !== undefined) context.authorization = origin.authorization;
-  if (runtime.roots) context.roots = runtime.roots;
+  // Read at most once a call: a confirmation's preview and the run that follows must see the same
+  // roots, whatever the client says meanwhile (a list_changed, another answer in a later round).
+  const read = runtime.roots;
+  if (read) context.roots = once(() => readLocalRoots(read, { log: context.log, signal: context.signal }));
   if (runtime.ask) context.ask = runtime.ask;
   if (runtime.signIn) context.signIn = runtime.signIn;
   return context;

@@ -99,9 +99,13 @@ export interface ToolContext {
    */
   authorization?: string;
   /**
-   * The client's MCP roots as absolute directories, when the client offers them (initialize era,
-   * `roots` capability); `undefined` otherwise. Tools that take paths confine them to these as
-   * well as to the roots the user configured.
+   * The client's MCP roots as absolute directories, when the client offers them (the `roots`
+   * capability, in either era); `undefined` otherwise, never an empty list. Tools that take paths
+   * confine them to these as well as to the roots the user configured. Read from the client once
+   * a call: every call of this function in one tool call gives the same answer, so that what a
+   * confirmation showed is where the call runs. Rejects, saying why, when the client offers roots
+   * but none can be used (`roots/list` failed, or no entry is a local `file:` URL): the tool must
+   * then not run, rather than run unconfined.
    */
   roots?(): Promise<string[] | undefined>;
   /**

@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url';
 import {
   type CallToolResult,
   CLIENT_CAPABILITIES_META_KEY,
@@ -8,12 +7,13 @@ import {
   ProtocolErrorCode,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import type { ReadClientRoots } from '../read-local-roots.js';
 import { textResult } from '../tool.js';
 import { type LiveAskOptions, liveAsk } from './ask-live.js';
 import type { AskCapabilities } from './ask-params.js';
 import { InputRequiredInterrupt, InputRound } from './ask-rounds.js';
 import { InvalidAnswerError } from './check-answer.js';
-import { AskInterrupt, type ClientAsk, ClientCannotAnswerError } from './client-ask.js';
+import { AskInterrupt, type ClientAsk, ClientCannotAnswerError, type ClientRoot } from './client-ask.js';
 import { InvalidRequestStateError, RequestStateKeeper, type RoundState } from './request-state.js';
 
 /** How the server asks clients: one per server factory. */
@@ -28,8 +28,8 @@ export interface AskSettings {
 export interface CallAsking {
   /** The tool's `ClientAsk`, cancelled with `signal` (the call's). */
   ask(signal: AbortSignal): ClientAsk;
-  /** 2026-07-28 only: the client's `file://` roots through an `input_required` round, when it offers roots. */
-  roots?: () => Promise<string[] | undefined>;
+  /** 2026-07-28 only: the client's roots through an `input_required` round, when it offers roots. */
+  roots?: ReadClientRoots;
   /**
    * 2026-07-28, a retry: settles once the shared store recorded its request state as used, and
    * rejects (the era's JSON-RPC error) when another instance used it already. Await it before the
@@ -109,7 +109,7 @@ export function prepareAsking(
     ...(ready ? { ready } : {}),
     snapshot: bind,
     ask: () => round.ask,
-    roots: () => fileRootsThrough(round.ask),
+    roots: () => clientRootsThrough(round.ask),
     settle(outcome) {
       // A tool that swallowed the interrupt still waits for its answers: its result is not final.
       if (round.waiting) return round.result(keeper);
@@ -143,11 +143,9 @@ function modernError(error: unknown): unknown {
 }
 
 /**
- * The client's `file://` roots as paths, asked through `ask` (a 2026-07-28 round or a task's
+ * The client's roots as it lists them, asked through `ask` (a 2026-07-28 round or a task's
  * questions), or `undefined` when the client offers no roots.
  */
-export async function fileRootsThrough(ask: ClientAsk): Promise<string[] | undefined> {
-  if (!ask.can('roots')) return undefined;
-  const roots = await ask.roots();
-  return roots.filter((root) => root.uri.startsWith('file://')).map((root) => fileURLToPath(root.uri));
+export async function clientRootsThrough(ask: ClientAsk): Promise<ClientRoot[] | undefined> {
+  return ask.can('roots') ? ask.roots() : undefined;
 }

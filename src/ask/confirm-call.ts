@@ -1,6 +1,6 @@
 import { describeError } from '../errors.js';
 import { copyDefinition } from '../listed-json.js';
-import { type ToolAnnotations, type ToolDefinition, textResult } from '../tool.js';
+import { type ToolAnnotations, type ToolContext, type ToolDefinition, textResult } from '../tool.js';
 
 /** When a tool asks the user before it runs. */
 export type ConfirmMode = 'never' | 'destructive' | 'always';
@@ -80,9 +80,31 @@ export function withConfirmation(
               : 'cancelled';
         return textResult(`The user ${how} the call to ${tool.name}; nothing was run.`, true);
       }
+      // The user may take minutes to answer: what the action resolves to (a link's target, a
+      // directory) can change meanwhile. What the user confirmed is what runs, or nothing does.
+      const changed = await changedAction(tool, args, context, action);
+      if (changed) return textResult(changed, true);
       return tool.invoke(args, context);
     },
   });
+}
+
+// Why the action the call would take now is not the one the user confirmed, or undefined when it is.
+async function changedAction(
+  tool: ToolDefinition,
+  args: Record<string, unknown>,
+  context: ToolContext,
+  confirmed: string | undefined,
+): Promise<string | undefined> {
+  if (confirmed === undefined) return undefined;
+  let now: string;
+  try {
+    now = (await tool.preview?.(args, context)) ?? '';
+  } catch (error) {
+    now = `(it would fail: ${describeError(error)})`;
+  }
+  if (now === confirmed) return undefined;
+  return `${tool.name} was not run: what it would run changed while the user was asked (confirmed: ${confirmed}; now: ${now}). Call it again to confirm what it runs now.`;
 }
 
 function confirmationMessage(

@@ -10,6 +10,7 @@ import { type AskSettings, prepareAsking } from '../ask/call-asking.js';
 import { callerOf } from '../caller.js';
 import { isPlainObject } from '../plain-object.js';
 import { quote } from '../quote-input.js';
+import type { ReadClientRoots } from '../read-local-roots.js';
 import { beforeArgumentsChange } from '../registry.js';
 import { type ToolResult, textResult } from '../tool.js';
 import { createCallContext } from './call-context.js';
@@ -78,7 +79,7 @@ export interface ToolsCallSite {
   /** Initialize era: what the client declared at `initialize`. */
   capabilities?: AskCapabilities;
   /** Initialize era: the connection's roots (2026-07-28: asked through an `input_required` round). */
-  roots?: () => Promise<string[] | undefined>;
+  roots?: ReadClientRoots;
   /**
    * The request's signal is already aborted at shutdown (the stdio lane aborts its calls itself):
    * it is the call's signal as it is, with no second signal joining it to the server's.

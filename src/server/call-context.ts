@@ -1,6 +1,7 @@
 import type { LoggingLevel, ServerContext } from '@modelcontextprotocol/server';
 import type { ClientAsk } from '../ask/client-ask.js';
 import type { Logger } from '../logger.js';
+import type { ReadClientRoots } from '../read-local-roots.js';
 import type { ResourceStore } from '../resource-store.js';
 import type { SignInCallbacks } from '../sign-in/sign-in-callbacks.js';
 import type { Progress, ToolContext } from '../tool.js';
@@ -18,7 +19,7 @@ export function createCallContext(
     resources: ResourceStore;
     shutdown: AbortSignal;
     toolName: string;
-    roots?: () => Promise<string[] | undefined>;
+    roots?: ReadClientRoots;
     /** `ctx`'s signal is already aborted at shutdown: no joined signal is made (see `ToolsCallSite`). */
     signalFollowsShutdown?: boolean;
     /** Builds the call's `ClientAsk` from its signal (see `prepareAsking`). */

@@ -286,7 +286,7 @@ interface LaneCall {
   cancelled: boolean;
 }
 
-type Roots = (ctx: ServerContext) => Promise<string[] | undefined>;
+type Roots = ReturnType<typeof trackClientRoots>;
 
 /**
  * The request context the call path reads (see `answerToolsCall`), as the SDK builds it for an

@@ -61,12 +61,15 @@ export function installLegacyTasks(server: Server, runner: TaskRunner, registry:
         ),
       );
     }
-    // Roots are read now, while the request can still carry a server-to-client request.
-    return trackClientRoots(server)(ctx)
-      .then((roots) =>
+    // Roots are read now, while the request can still carry a server-to-client request; a failed
+    // read is kept for the task's tool, which reports it as a direct call would.
+    const roots = trackClientRoots(server)(ctx);
+    return roots
+      .catch(() => undefined)
+      .then(() =>
         startTaskCall(runner, target, {
           origin: callOrigin(ctx),
-          ...(roots ? { roots } : {}),
+          roots,
           askCapabilities: server.getClientCapabilities() ?? {},
           requestedTtl: (taskParam as { ttl?: unknown }).ttl,
           // Best effort: stdio always carries it; HTTP only while the client keeps its GET stream open.

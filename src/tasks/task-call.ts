@@ -1,5 +1,6 @@
 import { ProtocolError } from '@modelcontextprotocol/server';
 import type { AskCapabilities } from '../ask/ask-params.js';
+import type { ClientRoot } from '../ask/client-ask.js';
 import { BridgeError, JSON_RPC_ERROR_CODES } from '../errors.js';
 import type { RegisteredTool, ToolRegistry } from '../registry.js';
 import type { ToolResult } from '../tool.js';
@@ -32,7 +33,7 @@ interface TaskCallOptions {
   origin: CallOrigin;
   requestedTtl?: unknown;
   notify?: (task: Readonly<TaskRecord>) => void;
-  roots?: string[];
+  roots?: Promise<readonly ClientRoot[] | undefined>;
   askCapabilities?: AskCapabilities;
 }
 

@@ -1,6 +1,6 @@
 import type { AskCapabilities } from '../ask/ask-params.js';
-import { fileRootsThrough } from '../ask/call-asking.js';
-import { AskInterrupt } from '../ask/client-ask.js';
+import { clientRootsThrough } from '../ask/call-asking.js';
+import { AskInterrupt, type ClientRoot } from '../ask/client-ask.js';
 import { TaskQuestions } from '../ask/task-questions.js';
 import { mebibytes } from '../count-of.js';
 import { BridgeError, describeError } from '../errors.js';
@@ -71,8 +71,11 @@ export interface TaskCall {
   ttlMs: number;
   /** Hears the task's transitions (the connection that created it), when anyone can. */
   notify?: (task: Readonly<TaskRecord>) => void;
-  /** The client's MCP roots as read when the task was created, when it offers them. */
-  roots?: string[];
+  /**
+   * Initialize era: the client's MCP roots as read when the task was created (settled by then; a
+   * failed read is the task's to report, as a direct call's would be).
+   */
+  roots?: Promise<readonly ClientRoot[] | undefined>;
   /** What the creating client can answer (see `TaskQuestions`); without it, the task's tool cannot ask. */
   askCapabilities?: AskCapabilities;
 }
@@ -331,9 +334,9 @@ export class TaskRunner {
       // Roots read when the task was created (initialize era), else asked through the task's own
       // questions (2026-07-28: input_required, answered by tasks/update), as a direct call would.
       ...(roots
-        ? { roots: async () => roots }
+        ? { roots: () => roots }
         : questions?.ask.can('roots')
-          ? { roots: () => fileRootsThrough((questions as TaskQuestions).ask) }
+          ? { roots: () => clientRootsThrough((questions as TaskQuestions).ask) }
           : {}),
       ...(questions ? { ask: questions.ask } : {}),
       ...(this.#setup.signIn ? { signIn: this.#setup.signIn } : {}),
