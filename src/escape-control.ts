@@ -1,9 +1,15 @@
-// C0 controls but tab, DEL, C1 controls, the Unicode line and paragraph separators, and the
-// bidirectional controls (marks, embeddings, overrides, isolates): a right-to-left override in a
-// spec's path would show the rest of a log line, or of an inspect row, in another order than it
-// is written ("Trojan Source").
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+/**
+ * Characters a terminal or a dialog does not show as themselves: controls (Unicode category Cc:
+ * C0, DEL, C1), format characters (Cf: the bidirectional marks, embeddings, overrides and isolates,
+ * zero-width spaces and joiners, tag characters), the line and paragraph separators (Zl, Zp), and
+ * surrogates left without their pair. A right-to-left override in a spec's path would show the
+ * rest of a log line, or of an inspect row, in another order than it is written ("Trojan Source");
+ * a newline or a separator starts what passes for a line of its own.
+ */
+export const UNSEEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
+
+// Tabs stay: they move text along its line, but start none and hide nothing.
+const CONTROL = new RegExp(`(?!\t)${UNSEEN.source}`, 'gu');
 
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r' };
 
@@ -20,9 +26,12 @@ export function escapeControl(text: string): string {
   return text.replace(CONTROL, (char) => NAMED[char] ?? codeOf(char));
 }
 
+// `\x1b` up to U+00FF, `\u202e` in the rest of the Basic Multilingual Plane, `\u{e0001}` above.
 function codeOf(char: string): string {
-  const code = char.charCodeAt(0);
-  return code > 0xff ? `\\u${code.toString(16)}` : `\\x${code.toString(16).padStart(2, '0')}`;
+  const code = char.codePointAt(0) ?? 0;
+  if (code <= 0xff) return `\\x${code.toString(16).padStart(2, '0')}`;
+  if (code <= 0xffff) return `\\u${code.toString(16).padStart(4, '0')}`;
+  return `\\u{${code.toString(16)}}`;
 }
 
 /**
@@ -41,16 +50,21 @@ export function escapeParagraph(text: string): string {
     .join('\n');
 }
 
-// What JSON.stringify leaves raw that a terminal may still act on (it escapes C0 itself).
-const RAW_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+// What JSON.stringify leaves raw that a terminal may still act on or not show: DEL, C1, format
+// characters, the separators. It escapes C0 and lone surrogates itself; the newlines that remain
+// are its own indentation.
+const RAW_IN_JSON = new RegExp(`(?!\n)${UNSEEN.source}`, 'gu');
 
 /**
- * `value` as indented JSON for a terminal: the same document, with DEL, C1 and bidirectional
- * controls as `\u` escapes.
+ * `value` as indented JSON for a terminal or a dialog: the same document, with DEL, C1, format
+ * characters and the line and paragraph separators as `\u` escapes (a pair of them above the
+ * Basic Multilingual Plane, as JSON spells such a character).
  */
 export function jsonForTerminal(value: unknown): string {
-  return JSON.stringify(value, null, 2).replace(
-    RAW_IN_JSON,
-    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  return JSON.stringify(value, null, 2).replace(RAW_IN_JSON, (char) =>
+    char
+      .split('')
+      .map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`)
+      .join(''),
   );
 }

@@ -47,6 +47,7 @@ export {
   JSON_RPC_ERROR_CODES,
   toBridgeError,
 } from './errors.js';
+export { UNSEEN } from './escape-control.js';
 export { emptyCredentialWarnings, normalizeHeaders } from './expand-headers.js';
 export { booleanFlag, headerFlags, integerFlag, listFlag, stringFlag, withFlags } from './flags.js';
 export { htmlPageTitle, isHtmlPage } from './html-page.js';

@@ -16,6 +16,7 @@ import { inferAnnotations } from './infer-annotations.js';
 import { QUIET_ENV } from './probe.js';
 import { runCommand } from './run-command.js';
 import { type Sandbox, writableRoots } from './sandbox.js';
+import { shellQuote } from './shell-quote.js';
 
 /** What every tool of one source shares. */
 export interface ToolSettings {
@@ -83,11 +84,6 @@ export function makeTool(command: CommandSpec, settings: ToolSettings): ToolDefi
     },
   };
   return tool;
-}
-
-// For display only: the command never goes through a shell.
-function shellQuote(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /**

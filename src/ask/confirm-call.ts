@@ -1,4 +1,5 @@
 import { describeError } from '../errors.js';
+import { escapeControl, jsonForTerminal } from '../escape-control.js';
 import { copyDefinition } from '../listed-json.js';
 import { type ToolAnnotations, type ToolContext, type ToolDefinition, textResult } from '../tool.js';
 
@@ -119,10 +120,13 @@ function confirmationMessage(
     annotations.idempotentHint ? 'idempotent' : 'not idempotent',
     annotations.openWorldHint ? 'reaches outside this machine' : 'local',
   ].filter(Boolean);
+  // The arguments are the model's, the action is built from them, a title may come from a spec:
+  // none may start a line of its own (a forged "(in DIR)"), send escape sequences, or reorder
+  // what follows (U+202E). The lines of this message are the bridge's alone.
   const lines = [`Allow the tool "${tool.name}" to run?`];
-  if (tool.title && tool.title !== tool.name) lines.push(tool.title);
+  if (tool.title && tool.title !== tool.name) lines.push(escapeControl(tool.title));
   lines.push(`Hints: ${hints.join(', ')}`);
-  if (action) lines.push(`It will run: ${action}`);
-  lines.push(`Arguments: ${JSON.stringify(args, null, 2)}`);
+  if (action) lines.push(`It will run: ${escapeControl(action)}`);
+  lines.push(`Arguments: ${jsonForTerminal(args)}`);
   return lines.join('\n');
 }

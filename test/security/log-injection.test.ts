@@ -14,7 +14,9 @@ import { connectWithHeaders } from './helpers.js';
 const ESC = '\u001b';
 const CSI = '\u009b'; // the one-character C1 form of ESC [
 const RLO = '\u202e'; // right-to-left override: what follows is shown reversed
-const FORGED_PATH = `/x\nbridge info: ${ESC}[31mFAKE LINE: all credentials verified${ESC}[0m${CSI}2J${RLO}txt.exe`;
+// Format characters a terminal does not show at all: a zero-width space, a tag character.
+const UNSEEN = ['\u200b', '\u{e0041}'];
+const FORGED_PATH = `/x\nbridge info: ${ESC}[31mFAKE LINE: all credentials verified${ESC}[0m${CSI}2J${RLO}txt${UNSEEN[0]}.exe${UNSEEN[1]}`;
 const FORGED_SUMMARY = `Fine\r\nbridge info: ${ESC}[31mforged summary${ESC}[0m`;
 // Every line a bridge writes to stderr is one of its own log lines.
 const LOG_LINE = /^bridge (debug|info|warning|error): /;
@@ -57,12 +59,13 @@ describe('control characters from a spec are shown escaped', () => {
     expect(stderr).not.toContain(ESC);
     expect(stderr).not.toContain(CSI);
     expect(stderr).not.toContain(RLO);
+    for (const unseen of UNSEEN) expect(stderr).not.toContain(unseen);
     expect(stderr).not.toContain('\r');
     for (const line of lines(stderr)) expect(line).toMatch(LOG_LINE);
     const skipped = lines(stderr).filter((line) => line.includes('FAKE LINE'));
     expect(skipped).toEqual([
       'bridge warning: skipped operation GET /x\\nbridge info: \\x1b[31mFAKE LINE: all credentials verified' +
-        '\\x1b[0m\\x9b2J\\u202etxt.exe (bad) cannot be served: $ref #/nowhere points nowhere',
+        '\\x1b[0m\\x9b2J\\u202etxt\\u200b.exe\\u{e0041} (bad) cannot be served: $ref #/nowhere points nowhere',
     ]);
   });
 
