@@ -6,7 +6,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
 import { tempDir } from '../cli/helpers.js';
 import { connect, MATRIX } from '../helpers/connect.js';
 import { BRIDGE_BIN } from '../helpers/start-bridge.js';
@@ -83,5 +85,63 @@ describe.each(MATRIX)('client roots that cannot all be used ($kind client, $wire
       expect(String(failed.content[0]?.text)).toContain('the workspace is locked');
     }
     expect(runs()).toEqual([r1]);
+  });
+});
+
+describe('client roots that cannot be used, for an initialize-era task', () => {
+  it('end the task with an isError result, read when it was created, and nothing runs', async () => {
+    using base = tempDir('bridge-roots-closed-task-');
+    using cache = tempDir('bridge-roots-closed-task-cache-');
+    const log = join(base.path, 'runs.jsonl');
+    writeFileSync(log, '');
+    const config = join(base.path, 'bridge.yaml');
+    writeFileSync(
+      config,
+      stringify({
+        sources: [
+          {
+            kind: 'cli',
+            options: { program: WHERE_CLI, roots: [base.path] },
+            tools: { where_cli_mark: { taskSupport: 'optional' } },
+          },
+        ],
+      }),
+    );
+    let listed: string[] | Error = [SHARE];
+    await using client = await connect(
+      'v1',
+      'stdio',
+      {
+        script: BRIDGE_BIN,
+        args: ['serve', config, '--no-watch'],
+        env: { WHERE_CLI_LOG: log, BRIDGE_CACHE_DIR: cache.path },
+      },
+      {
+        capabilities: { roots: { listChanged: true } },
+        async answer() {
+          if (listed instanceof Error) throw listed;
+          return { roots: listed.map((uri) => ({ uri })) };
+        },
+      },
+    );
+    const raw = client.raw as ClientV1;
+    const runTask = async () => {
+      const created = await raw.request(
+        { method: 'tools/call', params: { name: 'where_cli_mark', arguments: {}, task: {} } },
+        CreateTaskResultSchema,
+      );
+      return raw.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema);
+    };
+
+    const shareOnly = await runTask();
+    expect(shareOnly.isError).toBe(true);
+    expect(JSON.stringify(shareOnly.content)).toContain('names no local directory');
+
+    listed = new Error('the workspace is locked');
+    await raw.sendRootsListChanged();
+    const failed = await runTask();
+    expect(failed.isError).toBe(true);
+    expect(JSON.stringify(failed.content)).toContain("The client's roots could not be read");
+    expect(readFileSync(log, 'utf8')).toBe('');
   });
 });
