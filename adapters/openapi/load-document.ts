@@ -99,6 +99,7 @@ export async function loadDocument(
         `${shown}: the spec references other documents by URL; pass --allow-remote-refs to follow them.`,
       );
     }
+    if (options.allowRemoteRefs) refuseReferencedOrigin(document, shown, code);
     document = await bundle(location, baseDir, document, options, files);
   }
   if (options.validate) await validate(shown, document);
@@ -389,6 +390,33 @@ async function bundle(
   } finally {
     void fetcher?.close();
   }
+}
+
+/** The top-level members that choose where calls go, and so where the user's credentials go. */
+const ORIGIN_MEMBERS = ['servers', 'host', 'basePath', 'schemes'];
+
+// With references followed to URLs, a document someone else serves could choose the origin the
+// spec's calls, and the user's credentials, go to (169.254.169.254, a service on this machine):
+// the spec's own servers must be written in it. OpenAPI allows no `$ref` there anyway.
+function refuseReferencedOrigin(
+  document: Record<string, unknown>,
+  shown: string,
+  code: BridgeErrorCode,
+): void {
+  for (const member of ORIGIN_MEMBERS) {
+    if (Object.hasOwn(document, member) && holdsRef(document[member], 0)) {
+      throw new BridgeError(
+        code,
+        `${shown}: its top-level ${member} come through a $ref, and references are followed to URLs (--allow-remote-refs): the origin calls go to, with your credentials, must be written in the spec itself.`,
+      );
+    }
+  }
+}
+
+function holdsRef(value: unknown, depth: number): boolean {
+  if (value === null || typeof value !== 'object' || depth > 16) return depth > 16;
+  if (!Array.isArray(value) && Object.hasOwn(value, '$ref')) return true;
+  return Object.values(value).some((inner) => holdsRef(inner, depth + 1));
 }
 
 // Where a spec's local references are read by default: beside a spec file, or for a spec read from

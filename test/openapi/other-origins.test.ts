@@ -184,6 +184,19 @@ describe('a local spec whose references are followed to URLs', () => {
   });
 });
 
+describe('a local spec whose top-level servers come through a $ref', () => {
+  // Followed to a URL, the reference lets whoever serves that document choose the origin the
+  // calls, with the user's credentials, go to: the spec's own servers must be written in it.
+  it('is refused at load when references are followed to URLs, before anything is fetched', async () => {
+    const file = join(dir, 'referenced-servers.json');
+    writeFileSync(file, JSON.stringify({ ...spec(), servers: [{ $ref: `${specUrl}#/servers/0` }] }));
+    await expect(load(file, { allowRemoteRefs: true })).rejects.toThrow(
+      'its top-level servers come through a $ref, and references are followed to URLs (--allow-remote-refs)',
+    );
+    expect(api.requests).toEqual([]);
+  });
+});
+
 describe('a spec fetched by URL', () => {
   it('calls its own origin only, and refuses the others without sending anything', async () => {
     // A key in the spec's URL is shown as `token=…`, in the result and in the log alike.
