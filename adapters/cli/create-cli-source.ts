@@ -17,6 +17,7 @@ import { cobraCompletions, discoverCobra } from './discover-cobra.js';
 import { discoverGeneric } from './discover-generic.js';
 import { type Discovered, discoverGit } from './discover-git.js';
 import { findProgram } from './find-program.js';
+import { warnOfHomeInRoots } from './guard-home-config.js';
 import { inferredDangerousFlags } from './infer-dangerous-flags.js';
 import { inferPaths } from './infer-paths.js';
 import { findBundledOverlay, type Overlay, readOverlay } from './load-overlay.js';
@@ -71,6 +72,7 @@ async function loadTools(
   const overlayPath = options.overlay ? resolve(baseDir, options.overlay) : findBundledOverlay(program);
   const overlay = overlayPath ? await readOverlay(overlayPath, context.signal) : undefined;
   const policy = policyOf(options, overlay, baseDir);
+  warnOfHomeInRoots(program, policy.roots, context.log);
   // Before discovery: a sandbox that was asked for and cannot run stops the start.
   const sandbox = options.sandbox
     ? await prepareSandbox(
@@ -185,11 +187,15 @@ async function discover(
     const cached = readCachedSpec(file, binary);
     if (cached) return cached;
   }
+  // Probes run with the arguments every call gets (wget's --no-config, curl's -q); git's
+  // discovery, in a scratch repository, has probes of its own.
+  const globalArgs = overlay?.globalArgs ?? [];
   const versionProbe = await probe(binary, ['--version'], {
     cwd: baseDir,
     timeoutMs: 3_000,
     signal: context.signal,
     ...(sandbox ? { sandbox } : {}),
+    globalArgs,
   });
   const version =
     versionProbe.text
@@ -204,11 +210,14 @@ async function discover(
     signal: context.signal,
     timeoutMs: options.probeTimeoutMs ?? 5_000,
     ...(sandbox ? { sandbox } : {}),
+    globalArgs,
   };
   let flavor: CliSpec['flavor'];
   let found: Discovered;
   const completions =
-    program === 'git' ? undefined : await cobraCompletions(binary, baseDir, context.signal, sandbox);
+    program === 'git'
+      ? undefined
+      : await cobraCompletions(binary, baseDir, context.signal, sandbox, globalArgs);
   if (program === 'git') {
     flavor = 'git';
     found = await discoverGit(request);

@@ -17,12 +17,14 @@ export async function cobraCompletions(
   cwd: string,
   signal?: AbortSignal,
   sandbox?: Sandbox,
+  globalArgs?: readonly string[],
 ): Promise<string | undefined> {
   const result = await probe(binary, ['__complete', ''], {
     cwd,
     timeoutMs: 3_000,
     ...(signal ? { signal } : {}),
     ...(sandbox ? { sandbox } : {}),
+    ...(globalArgs ? { globalArgs } : {}),
   });
   return result.exitCode === 0 && /(^|\n):\d+\s*(\n|$)/.test(result.text) ? result.text : undefined;
 }
@@ -44,12 +46,15 @@ export async function discoverCobra(request: {
   /** The name the program was invoked by (`buf`), for its help texts' command lines. */
   program: string;
   sandbox?: Sandbox;
+  /** Put before every probe's arguments (see `ProbeOptions`). */
+  globalArgs?: readonly string[];
 }): Promise<Discovered> {
   const options = {
     cwd: request.cwd,
     timeoutMs: request.timeoutMs ?? 5_000,
     ...(request.signal ? { signal: request.signal } : {}),
     ...sandboxOf(request),
+    ...(request.globalArgs ? { globalArgs: request.globalArgs } : {}),
   };
   const entries = parseCompletions(request.completions).filter(
     (entry) => !SKIPPED.has(entry.name) && (!request.commands || request.commands.includes(entry.name)),

@@ -31,12 +31,15 @@ export async function discoverGeneric(request: {
   signal?: AbortSignal;
   timeoutMs?: number;
   sandbox?: Sandbox;
+  /** Put before every probe's arguments (see `ProbeOptions`). */
+  globalArgs?: readonly string[];
 }): Promise<Discovered> {
   const options = {
     cwd: request.cwd,
     timeoutMs: request.timeoutMs ?? 5_000,
     ...(request.signal ? { signal: request.signal } : {}),
     ...sandboxOf(request),
+    ...(request.globalArgs ? { globalArgs: request.globalArgs } : {}),
   };
   const program = programNameOf(request.binary);
   const skipped: Discovered['skipped'] = [];

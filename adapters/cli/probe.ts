@@ -25,6 +25,12 @@ export interface ProbeOptions {
   sandbox?: Sandbox;
   /** Inside the sandbox, the directories the probe may write (git's scratch repository). */
   writable?: readonly string[];
+  /**
+   * Put before the probe's own arguments: the overlay's `globalArgs`, so the program reads at
+   * discovery no configuration a call would not read either (a ~/.wgetrc planted by a command
+   * names an `output_document`, which even `wget --version` creates).
+   */
+  globalArgs?: readonly string[];
 }
 
 /** The probe options that run it in the request's sandbox, if any, writing only `scratch`. */
@@ -52,9 +58,10 @@ export async function probe(binary: string, args: string[], options: ProbeOption
   // With --sandbox the program is confined from its first run: its help is read inside the
   // sandbox too, writing nowhere but `writable` (and working in the first of those, else `/`).
   const writable = options.writable ?? [];
+  const argv = [...(options.globalArgs ?? []), ...args];
   const run = options.sandbox
-    ? options.sandbox.wrap({ file: binary, args, cwd: writable[0] ?? '/', writable })
-    : { file: binary, args };
+    ? options.sandbox.wrap({ file: binary, args: argv, cwd: writable[0] ?? '/', writable })
+    : { file: binary, args: argv };
   const outcome = await runCommand({
     file: run.file,
     args: run.args,
