@@ -5,6 +5,7 @@ import { BridgeError, inside, protectedPathOf, quote, realOrSelf } from '../../s
 import { propertyOf } from './build-input-schema.js';
 import type { Policy } from './check-policy.js';
 import type { CommandSpec, OptionSpec, PathKind } from './cli-spec.js';
+import { refuseHomeConfig } from './guard-home-config.js';
 import { percentDecoded } from './percent-decoded.js';
 
 /**
@@ -27,6 +28,8 @@ export function confinePaths(
   // Commands write into their working directory too (format-patch, clone without a destination).
   const cwdGuarded = protectedPathOf(cwd);
   if (cwdGuarded) throw ownFilesRefusal('cwd', cwd, cwd, cwdGuarded);
+  const cwdConfig = refuseHomeConfig(policy.roots, 'cwd', cwd);
+  if (cwdConfig) throw cwdConfig;
   const cwdWithin = protectedPart(cwd, rules.protectedDirs);
   if (cwdWithin) {
     throw new BridgeError(
@@ -75,6 +78,8 @@ export function confinePaths(
       if (guarded) throw ownFilesRefusal(where, value, real, guarded);
       const allowed = policy.roots.some((root) => inside(real, root));
       if (allowed && (!client || client.some((root) => inside(real, root)))) {
+        const config = refuseHomeConfig(policy.roots, where, real, value);
+        if (config) throw config;
         const within = protectedPart(real, rules.protectedDirs);
         if (!within && climbs(candidate)) {
           throw new BridgeError(

@@ -4,13 +4,13 @@
 // names. The real programs through the built bridge, each with HOME inside its root; checked on
 // the answers, the outside directory and the process table.
 import { once } from 'node:events';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientStdout, serveCliForTests, clientText as text } from '../cli/helpers.js';
-import { processesUnder } from './world.js';
+import { processesUnder, snapshot } from './world.js';
 
 const SECRET = `TOP-SECRET-${process.pid}`;
 const home = (root: string) => ({ HOME: root });
@@ -86,5 +86,50 @@ describe("a program's configuration in a home directory inside the roots", () =>
       expect(log).toContain('Root a project directory instead (--root DIR), or use --sandbox');
     }
     expect(sqlite3.client().stderr()).not.toContain('holds the home directory');
+  });
+});
+
+describe("the home directory's configuration named by a path argument", () => {
+  const refusal = 'which programs read from the home directory';
+
+  it('is refused, to write it or to read it, however the path leads there', async () => {
+    const { work } = curl;
+    mkdirSync(join(work, '.ssh'));
+    symlinkSync('.npmrc', join(work, 'alias'));
+    const before = snapshot(work);
+    const page = `file://${join(work, 'page.txt')}`;
+    const answers: Array<{ row: string; isError: unknown; text: string }> = [];
+    for (const row of [
+      { output: '.gitconfig' },
+      { output: '.GitConfig' },
+      { output: '.npmrc' },
+      { output: '~/.npmrc' },
+      { output: 'alias' },
+      { output: 'not-yet/../.bashrc' },
+      { output: '.config/git/config' },
+      { output: '.ssh/authorized_keys' },
+      { 'dump-header': '.wgetrc' },
+      { 'netrc-file': '.netrc' },
+      { cwd: '.ssh', output: 'config' },
+    ]) {
+      const result = await curl.client().callTool('curl', { ...row, args: [page] });
+      answers.push({ row: JSON.stringify(row), isError: result.isError, text: text(result) });
+    }
+    expect(snapshot(work)).toEqual(before);
+    for (const answer of answers) {
+      expect(answer.isError, answer.row).toBe(true);
+      expect(answer.text, answer.row).toContain(refusal);
+    }
+  });
+
+  it('leaves a file of the same name elsewhere than the top of the home directory alone', async () => {
+    const { work } = curl;
+    mkdirSync(join(work, 'project'));
+    const page = `file://${join(work, 'page.txt')}`;
+    for (const output of ['project/.gitconfig', 'notes.txt']) {
+      const result = await curl.client().callTool('curl', { output, args: [page] });
+      expect(result.isError, text(result)).toBeFalsy();
+      expect(existsSync(join(work, output))).toBe(true);
+    }
   });
 });
