@@ -25,9 +25,12 @@ export function buildInputSchema(
   for (const option of options) properties[propertyOf(option)] = optionSchema(option);
   for (const positional of command.positionals) {
     if (properties[positional.name]) continue;
+    const item: JsonSchema = positional.pattern
+      ? { type: 'string', pattern: positional.pattern }
+      : { type: 'string' };
     properties[positional.name] = {
       type: 'array',
-      items: positional.path ? pathSchema({ type: 'string' }, positional.path) : { type: 'string' },
+      items: positional.path ? pathSchema(item, positional.path) : item,
       description: positional.path ? `${positional.description} ${PATH_NOTE}` : positional.description,
       ...(positional.required ? { minItems: 1 } : {}),
     };

@@ -58,6 +58,11 @@ export interface PositionalSpec {
   required?: boolean;
   /** The values name files or directories (`false`: known not to, e.g. git grep's pattern). */
   path?: PathKind | false;
+  /**
+   * A regular expression every value must match (an overlay's): for operands the program reads as
+   * more than they look (npm view's package, which may also be a path, a tarball or a git URL).
+   */
+  pattern?: string;
 }
 
 /** One subcommand, which becomes one tool. */

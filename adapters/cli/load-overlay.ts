@@ -48,6 +48,8 @@ const CommandOverlay = z
           placement: z.enum(['operand', 'path']),
           required: z.boolean().optional(),
           path: PathKind.optional(),
+          /** A regular expression (JSON Schema's) every value must match, as an option's `pattern`. */
+          pattern: z.string().refine(isSchemaPattern, 'not a valid regular expression').optional(),
         })
         .strict(),
     ),
