@@ -51,6 +51,7 @@ function curate(command: CommandSpec, entry: CommandOverlayEntry): CommandSpec {
   if (entry.stdin !== undefined) result.stdin = entry.stdin;
   if (entry.longRunning !== undefined) result.longRunning = entry.longRunning;
   if (entry.endOfOptions !== undefined) result.endOfOptions = entry.endOfOptions;
+  if (entry.env) result.env = { ...command.env, ...entry.env };
   if (entry.annotations) result.annotations = { ...command.annotations, ...entry.annotations };
   for (const [name, patch] of Object.entries(entry.options ?? {})) {
     const index = result.options.findIndex((option) => option.name === name);
@@ -79,6 +80,8 @@ function modeOf(base: CommandSpec, name: string, mode: ModeOverlayEntry): Comman
   };
   if (base.endOfOptions !== undefined) spec.endOfOptions = base.endOfOptions;
   if (base.longRunning !== undefined) spec.longRunning = base.longRunning;
+  // A mode runs the base command: what its environment keeps from the program, the mode keeps.
+  if (base.env) spec.env = base.env;
   const { args: _args, keepOptions: _keep, ...entry } = mode;
   return curate(spec, entry);
 }

@@ -87,6 +87,8 @@ export interface CommandSpec {
   longRunning?: boolean;
   /** Overrides the CLI's end-of-options marker for this command (`null`: none). */
   endOfOptions?: '--end-of-options' | '--' | null;
+  /** Environment added when this command runs, over the overlay's program-wide `env`. */
+  env?: Record<string, string>;
 }
 
 /** Which discovery produced a spec. */

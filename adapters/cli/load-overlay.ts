@@ -60,6 +60,8 @@ const CommandOverlay = z
     stdin: z.boolean(),
     longRunning: z.boolean(),
     endOfOptions: z.enum(['--end-of-options', '--']).nullable(),
+    /** Environment added when this command runs, over the program's (git push's `GIT_PROTOCOL_FROM_USER`). */
+    env: z.record(z.string(), z.string()),
   })
   .partial()
   .strict();

@@ -127,7 +127,7 @@ async function invokeCommand(
     ...run,
     guard: [settings.spec.binary, ...argv].join(' ').slice(0, 200),
     cwd,
-    env: { ...QUIET_ENV, ...settings.env },
+    env: { ...QUIET_ENV, ...settings.env, ...command.env },
     timeoutMs,
     signal: context.signal,
     ...(command.stdin && typeof args.stdin === 'string' ? { stdin: args.stdin } : {}),
