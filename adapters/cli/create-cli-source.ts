@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
-import { realpathSync, statSync } from 'node:fs';
-import { basename, delimiter, dirname, resolve } from 'node:path';
+import { mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, delimiter, dirname, join, resolve } from 'node:path';
 import {
   BridgeError,
   inside,
@@ -80,7 +81,7 @@ async function loadTools(
         context.signal,
       )
     : undefined;
-  const spec = await discover(binary, options, overlay, policy, baseDir, context, sandbox);
+  const spec = await discover(binary, options, overlay, policy, context, sandbox);
   // Options that run programs, list files or follow links are dangerous wherever they are found
   // (git's overlay curates git's): offered only when --allow-option names them.
   if (spec.flavor !== 'git') {
@@ -174,7 +175,6 @@ async function discover(
   options: CliOptions,
   overlay: Overlay | undefined,
   policy: Policy,
-  baseDir: string,
   context: LoadContext,
   sandbox: Sandbox | undefined,
 ): Promise<CliSpec> {
@@ -187,67 +187,76 @@ async function discover(
     const cached = readCachedSpec(file, binary);
     if (cached) return cached;
   }
-  // Probes run with the arguments every call gets (wget's --no-config, curl's -q); git's
-  // discovery, in a scratch repository, has probes of its own.
-  const globalArgs = overlay?.globalArgs ?? [];
-  const versionProbe = await probe(binary, ['--version'], {
-    cwd: baseDir,
-    timeoutMs: 3_000,
-    signal: context.signal,
-    ...(sandbox ? { sandbox } : {}),
-    globalArgs,
-  });
-  const version =
-    versionProbe.text
-      .split('\n')
-      .find((line) => line.trim() !== '')
-      ?.trim() ?? 'unknown';
-  const program = basename(binary);
-  const request = {
-    binary,
-    cwd: baseDir,
-    commands: requested,
-    signal: context.signal,
-    timeoutMs: options.probeTimeoutMs ?? 5_000,
-    ...(sandbox ? { sandbox } : {}),
-    globalArgs,
-  };
-  let flavor: CliSpec['flavor'];
-  let found: Discovered;
-  const completions =
-    program === 'git'
-      ? undefined
-      : await cobraCompletions(binary, baseDir, context.signal, sandbox, globalArgs);
-  if (program === 'git') {
-    flavor = 'git';
-    found = await discoverGit(request);
-  } else if (completions !== undefined) {
-    flavor = 'cobra';
-    found = await discoverCobra({ ...request, completions, program: programNameOf(binary) });
-  } else {
-    flavor = 'generic';
-    found = await discoverGeneric(request);
+  // The probes run in an empty directory of their own, never the user's: a program given an
+  // argument it does not know may take it as a file to create (sqlite3 made a database named
+  // `__complete` in the directory the bridge started in).
+  const scratch = mkdtempSync(join(tmpdir(), 'bridge-discover-'));
+  let spec: CliSpec;
+  try {
+    // Probes run with the arguments every call gets (wget's --no-config, curl's -q); git's
+    // discovery, in a scratch repository, has probes of its own.
+    const globalArgs = overlay?.globalArgs ?? [];
+    const versionProbe = await probe(binary, ['--version'], {
+      cwd: scratch,
+      timeoutMs: 3_000,
+      signal: context.signal,
+      ...(sandbox ? { sandbox } : {}),
+      globalArgs,
+    });
+    const version =
+      versionProbe.text
+        .split('\n')
+        .find((line) => line.trim() !== '')
+        ?.trim() ?? 'unknown';
+    const program = basename(binary);
+    const request = {
+      binary,
+      cwd: scratch,
+      commands: requested,
+      signal: context.signal,
+      timeoutMs: options.probeTimeoutMs ?? 5_000,
+      ...(sandbox ? { sandbox } : {}),
+      globalArgs,
+    };
+    let flavor: CliSpec['flavor'];
+    let found: Discovered;
+    const completions =
+      program === 'git'
+        ? undefined
+        : await cobraCompletions(binary, scratch, context.signal, sandbox, globalArgs);
+    if (program === 'git') {
+      flavor = 'git';
+      found = await discoverGit(request);
+    } else if (completions !== undefined) {
+      flavor = 'cobra';
+      found = await discoverCobra({ ...request, completions, program: programNameOf(binary) });
+    } else {
+      flavor = 'generic';
+      found = await discoverGeneric(request);
+    }
+    spec = {
+      program,
+      binary,
+      version,
+      flavor,
+      endOfOptions:
+        overlay?.endOfOptions !== undefined
+          ? overlay.endOfOptions
+          : flavor === 'git'
+            ? '--end-of-options'
+            : '--',
+      ...(overlay?.longValues ? { longValues: overlay.longValues } : {}),
+      commands: found.commands,
+      skipped: found.skipped,
+    };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
   }
-  const spec: CliSpec = {
-    program,
-    binary,
-    version,
-    flavor,
-    endOfOptions:
-      overlay?.endOfOptions !== undefined
-        ? overlay.endOfOptions
-        : flavor === 'git'
-          ? '--end-of-options'
-          : '--',
-    ...(overlay?.longValues ? { longValues: overlay.longValues } : {}),
-    commands: found.commands,
-    skipped: found.skipped,
-  };
   if (options.cache !== false && spec.commands.length > 0) {
     try {
       writeCachedSpec(file, spec);
     } catch (error) {
-      context.log.debug(`cli ${program}: discovery cache not written`, { file, error: String(error) });
+      context.log.debug(`cli ${spec.program}: discovery cache not written`, { file, error: String(error) });
     }
   }
   return spec;

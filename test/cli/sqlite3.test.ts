@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { serveCliForTests, clientText as text } from './helpers.js';
@@ -8,6 +8,13 @@ import { serveCliForTests, clientText as text } from './helpers.js';
 const { work, outside, client } = serveCliForTests('sqlite3', 'v1', 'http');
 
 describe('sqlite3', () => {
+  // Discovery's probes ran in the directory the bridge started in, and `sqlite3 __complete ''`
+  // (the probe for a Cobra program) created a database file named `__complete` there.
+  it('is discovered without a file written where the bridge started', async () => {
+    expect((await client().listTools()).tools.some((tool) => tool.name === 'sqlite3')).toBe(true);
+    expect(readdirSync(work)).toEqual([]);
+  });
+
   it('runs SQL against a database file in the root', async () => {
     const made = await client().callTool('sqlite3', {
       database: ['shop.db'],
