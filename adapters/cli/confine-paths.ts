@@ -1,19 +1,21 @@
-import { lstatSync, readlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, posix, sep } from 'node:path';
 import { BridgeError, inside, protectedPathOf, quote, realOrSelf } from '../../src/index.js';
 import { propertyOf } from './build-input-schema.js';
 import type { Policy } from './check-policy.js';
 import type { CommandSpec, OptionSpec, PathKind } from './cli-spec.js';
+import { findBases } from './find-bases.js';
+import { realPathOf } from './follow-links.js';
 import { refuseHomeConfig } from './guard-home-config.js';
 import { percentDecoded } from './percent-decoded.js';
 
 /**
- * Checks every path-valued argument of a call (see `inferPaths`) against the roots: resolved
- * against `cwd` as the program will resolve it, through every symbolic link, it must land inside
- * one of the allowed roots and, when the client gave MCP roots, inside one of those too. `-`
- * (standard input or output) passes. Throws a refusal naming the argument, where the value leads
- * and what is allowed.
+ * Checks every path-valued argument of a call (see `inferPaths`) against the roots: resolved as
+ * the program will resolve it, through every symbolic link, from `cwd` and from every other
+ * directory the program may resolve it from (`findBases`: tar's `--directory`, curl's
+ * `--output-dir`, git's work tree top), it must land inside one of the allowed roots and, when the
+ * client gave MCP roots, inside one of those too. `-` (standard input or output) passes. Throws a
+ * refusal naming the argument, where the value leads and what is allowed.
  */
 export function confinePaths(
   command: CommandSpec,
@@ -37,10 +39,13 @@ export function confinePaths(
       `refused: cwd ${cwd} is inside ${cwdWithin}, where a file written could make the program run commands (hooks, configuration)`,
     );
   }
-  const check = (value: unknown, kind: PathKind | undefined, where: string): void => {
+  const limits = { roots: policy.roots, client, protectedDirs: rules.protectedDirs };
+  // Relative values that stay inside from cwd, resolved from the other directories at the end.
+  const relative: Array<{ candidate: string; where: string; value: string; property: string }> = [];
+  const check = (value: unknown, kind: PathKind | undefined, where: string, property: string): void => {
     // Every string at any depth: a repeatable two-value option arrives as [[name, value], …].
     if (Array.isArray(value)) {
-      for (const [index, item] of value.entries()) check(item, kind, `${where}[${index}]`);
+      for (const [index, item] of value.entries()) check(item, kind, `${where}[${index}]`, property);
       return;
     }
     if (typeof value !== 'string') return;
@@ -72,47 +77,85 @@ export function confinePaths(
           `refused: ${where} ${quote(value)} holds a path (or what may be one) of ${bytes} bytes, longer than the ${PATH_MAX} checked; ${instead}`,
         );
       }
+      if (isAbsolute(candidate)) {
+        confine(realPathOf(candidate), where, value, limits);
+        continue;
+      }
       // Not `join`: it would fold `link/..` away as text before the link is followed.
-      const real = realPathOf(isAbsolute(candidate) ? candidate : `${cwd}${sep}${candidate}`);
-      const guarded = protectedPathOf(real);
-      if (guarded) throw ownFilesRefusal(where, value, real, guarded);
-      const allowed = policy.roots.some((root) => inside(real, root));
-      if (allowed && (!client || client.some((root) => inside(real, root)))) {
-        const config = refuseHomeConfig(policy.roots, where, real, value);
-        if (config) throw config;
-        const within = protectedPart(real, rules.protectedDirs);
-        if (!within && climbs(candidate)) {
-          throw new BridgeError(
-            'invalid_arguments',
-            `refused: ${where} ${quote(value)} climbs above cwd with "..", and programs resolve paths from other directories than cwd (git from the work tree's top, tar after -C, curl after --output-dir), where it could lead out of the roots; set cwd to a directory the path does not climb out of`,
-          );
-        }
-        if (!within) continue;
+      confine(realPathOf(`${cwd}${sep}${candidate}`), where, value, limits);
+      if (climbs(candidate)) {
         throw new BridgeError(
           'invalid_arguments',
-          `refused: ${where} ${quote(value)} resolves to ${real}, inside ${within}, where a file written could make the program run commands (hooks, configuration)`,
+          `refused: ${where} ${quote(value)} climbs above cwd with "..", and programs resolve paths from other directories than cwd, not all of which the checks know, where it could lead out of the roots; set cwd to a directory the path does not climb out of`,
         );
       }
-      const [scope, roots] = allowed
-        ? ["the client's roots", client ?? []]
-        : ['the allowed roots', policy.roots];
-      throw new BridgeError(
-        'invalid_arguments',
-        `refused: ${where} ${quote(value)} resolves to ${real}, which is outside ${scope}: ${roots.join(', ')}${allowed ? '' : ' (set with --root)'}`,
-      );
+      relative.push({ candidate, where, value, property });
     }
   };
   for (const option of options) {
     if (!option.path && !rules.atFiles) continue;
     const kind = option.path || undefined;
     const property = propertyOf(option);
-    check(Object.hasOwn(args, property) ? args[property] : undefined, kind, property);
+    check(Object.hasOwn(args, property) ? args[property] : undefined, kind, property, property);
   }
   for (const positional of command.positionals) {
     const value = Object.hasOwn(args, positional.name) ? args[positional.name] : undefined;
     if ((!positional.path && !rules.atFiles) || !Array.isArray(value)) continue;
-    check(value, positional.path || undefined, positional.name);
+    check(value, positional.path || undefined, positional.name, positional.name);
   }
+  // The other directories the program may resolve them from, found once per call (each value
+  // naming one has passed the checks above).
+  for (const base of findBases(options, args, cwd, policy.roots, rules.aboveCwd === true)) {
+    if (base.dir === cwd) continue;
+    const real = realPathOf(base.dir);
+    // The directory itself is where the program goes (tar's `-C a -C b` goes to `a/b`).
+    if (base.property) confine(real, base.property, base.value ?? '', limits);
+    // The client's roots bound where cwd may be; git looks above them for the work tree's top by
+    // design, and from there only --root bounds it: with the client's roots applied there, every
+    // pathspec of a client rooted below the top would be refused.
+    const inClient = !client || client.some((root) => inside(real, root));
+    const there = { ...limits, client: inClient ? client : undefined, from: { real, reason: base.reason } };
+    for (const { candidate, where, value, property } of relative) {
+      // A directory option's own value is resolved from the directories before it, not itself.
+      if (base.property === property) continue;
+      confine(realPathOf(`${base.dir}${sep}${candidate}`), where, value, there);
+    }
+  }
+}
+
+/** Where a resolved path may lie, and the directory it was resolved from when not `cwd`. */
+interface Limits {
+  roots: readonly string[];
+  client: readonly string[] | undefined;
+  protectedDirs: readonly string[] | undefined;
+  from?: { real: string; reason?: string };
+}
+
+/**
+ * Throws unless `real`, where `where`'s `value` leads, is inside the roots (and the client's),
+ * neither a file the bridge reads itself nor inside a protected directory (`.git`).
+ */
+function confine(real: string, where: string, value: string, limits: Limits): void {
+  const guarded = protectedPathOf(real);
+  if (guarded) throw ownFilesRefusal(where, value, real, guarded);
+  const { roots, client, from } = limits;
+  const resolves = from ? `resolves from ${from.real} (${from.reason}) to` : 'resolves to';
+  const allowed = roots.some((root) => inside(real, root));
+  if (allowed && (!client || client.some((root) => inside(real, root)))) {
+    const config = refuseHomeConfig(roots, where, real, value);
+    if (config) throw config;
+    const within = protectedPart(real, limits.protectedDirs);
+    if (!within) return;
+    throw new BridgeError(
+      'invalid_arguments',
+      `refused: ${where} ${quote(value)} ${resolves} ${real}, inside ${within}, where a file written could make the program run commands (hooks, configuration)`,
+    );
+  }
+  const [scope, listed] = allowed ? ["the client's roots", client ?? []] : ['the allowed roots', roots];
+  throw new BridgeError(
+    'invalid_arguments',
+    `refused: ${where} ${quote(value)} ${resolves} ${real}, which is outside ${scope}: ${listed.join(', ')}${allowed ? '' : ' (set with --root)'}`,
+  );
 }
 
 // What the bridge itself reads to decide what it serves and runs (see src/protected-paths.ts).
@@ -167,6 +210,12 @@ export interface PathRules {
   protectedDirs?: readonly string[];
   /** The program reads `@file` and `name=@file` arguments (not git, whose `@{u}` and `@~1` are revisions). */
   atFiles?: boolean;
+  /**
+   * The program looks for its project above `cwd` and resolves values from its top (git: from the
+   * work tree's top, `--contents`, `--ignore-revs-file`, pathspecs, fetch and push paths): every
+   * directory between `cwd` and its outermost root is one they are resolved from too.
+   */
+  aboveCwd?: boolean;
 }
 
 /**
@@ -220,53 +269,4 @@ function localReadings(value: string): string[] {
     readings.push(`${home}${tilde[2] ?? ''}`);
   }
   return readings;
-}
-
-/**
- * The real path `path` (absolute) leads to, resolving symbolic links component by component as the
- * kernel does, so `link/../x` goes where the link points, not where the text says. A missing
- * component counts as the directory the program would create (`mkdir -p`), so the walk goes on:
- * `missing/../link/x` still follows `link`; a dangling link is followed to where it points.
- */
-export function realPathOf(path: string, depth = 0): string {
-  if (depth > 40) return path; // a link loop: the program fails with ELOOP anyway
-  const parts = path.split(sep).filter((part) => part !== '' && part !== '.');
-  let current: string = sep;
-  // How many components `current` lies below the first missing one: nothing below a missing
-  // directory exists, so the walk skips the lstat until `..` climbs back out (one per component
-  // keeps a long path linear).
-  let missing = 0;
-  for (let index = 0; index < parts.length; index++) {
-    const part = parts[index] as string;
-    if (part === '..') {
-      current = dirname(current);
-      if (missing > 0) missing--;
-      continue;
-    }
-    // Not `join`: it normalises the whole path again at every component. `part` holds no `/`,
-    // `.` or `..`, so the text is the same.
-    const next = current === sep ? `${sep}${part}` : `${current}${sep}${part}`;
-    if (missing > 0) {
-      current = next;
-      missing++;
-      continue;
-    }
-    let link: string | undefined;
-    try {
-      // Not under /proc: `/proc/self`, its `cwd`, `root` and `fd/N` (and `/dev/fd`, `/dev/stdin`,
-      // which lead there) are the process that opens them, the command, not this one; taken as
-      // written, they lie outside any root but `/`.
-      if (!underProc(next) && lstatSync(next).isSymbolicLink()) link = readlinkSync(next);
-    } catch {
-      // Missing (or unreadable): a plain directory-to-be, whatever follows is walked on.
-      missing = 1;
-    }
-    if (link === undefined) current = next;
-    else current = realPathOf(isAbsolute(link) ? link : `${current}${sep}${link}`, depth + 1);
-  }
-  return current;
-}
-
-function underProc(path: string): boolean {
-  return path.startsWith(`${sep}proc${sep}`);
 }

@@ -132,6 +132,8 @@ async function loadTools(
     groups,
     ...(sandbox ? { sandbox } : {}),
     ...(overlay?.protectedDirs ? { protectedDirs: overlay.protectedDirs } : {}),
+    // A program kept from looking above the roots for its project looks above cwd for it.
+    aboveCwd: overlay?.ceilingEnv !== undefined,
   };
   if (sandbox)
     context.log.info(`cli ${program}: every command runs in a bubblewrap sandbox (${sandbox.bwrap})`);

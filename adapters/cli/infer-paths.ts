@@ -38,7 +38,8 @@ const WEAK_PARTS = new Set([
 // Not a "file format" (`-inform`: "Input file format") or a "file pass phrase" (its source, `pass:…`).
 const PATH_PROSE = /\b(path to|path of|file|filename|directory|folder)\b(?!\s+(format|pass[- ]?phrase))/i;
 
-function wordsOf(text: string): string[] {
+/** The words of a placeholder or an option name: `<template-directory>` is `template`, `directory`. */
+export function wordsOf(text: string): string[] {
   return text
     .replace(/^[=<[\s]+|[>\]\s.]+$/g, '')
     .toLowerCase()

@@ -114,6 +114,8 @@ export const OverlaySchema = z
     /**
      * An environment variable set to the parents of the roots, so the program never looks above
      * them for its project (git: `GIT_CEILING_DIRECTORIES`, so a repository enclosing a root is not used).
+     * Such a program looks above cwd, and may resolve values from there: each path value is also
+     * checked from every directory between cwd and its root.
      */
     ceilingEnv: z.string().optional(),
     /** Directory names no path argument may point below (git: `.git`, whose hooks and config run programs). */

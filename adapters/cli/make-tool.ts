@@ -34,6 +34,8 @@ export interface ToolSettings {
   sandbox?: Sandbox;
   /** Directory names no path argument may name or point below (the overlay's `protectedDirs`). */
   protectedDirs?: string[];
+  /** The program looks for its project above cwd (the overlay names a `ceilingEnv`): git. */
+  aboveCwd?: boolean;
 }
 
 /**
@@ -103,6 +105,7 @@ async function planCommand(
   confinePaths(command, options, args, cwd, settings.policy, clientRoots, {
     ...(settings.protectedDirs ? { protectedDirs: settings.protectedDirs } : {}),
     atFiles: settings.spec.flavor !== 'git',
+    aboveCwd: settings.aboveCwd === true,
   });
   // Only a sandbox binds them (checking each exists): an unsandboxed call needs none.
   const writable = settings.sandbox ? writableRoots(settings.policy.roots, clientRoots) : [];
