@@ -1,13 +1,17 @@
 // Programs resolve a relative path from other directories than cwd: tar after --directory, curl
-// under --output-dir, git from the work tree's top. A repository cloned into the roots brings
-// symbolic links there (`lnk -> outside`, `out -> outside`): each value must stay inside the roots
-// from every such directory. Real programs behind the built bridge, two clients and wires; the
+// under --output-dir, git from the work tree's top, wget under a name it picks from the URL. A
+// repository cloned into the roots brings symbolic links there (`lnk -> outside`,
+// `out -> outside`, a dangling `pwn -> outside/x`): each value must stay inside the roots from
+// every such directory. Real programs behind the built bridge, two clients and wires; the
 // assertions are on the files outside the roots, the repository there and every output.
 
 import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientStdout, git, makeRepo, tempDir } from '../cli/helpers.js';
 import { type ClientKind, connect, type TestClient } from '../helpers/connect.js';
 import { BRIDGE_BIN, type Wire } from '../helpers/start-bridge.js';
@@ -26,11 +30,15 @@ writeFileSync(join(OUT, 'secret.txt'), `${SECRET}\n`);
 writeFileSync(join(OUT, 'victim.txt'), 'still here\n');
 makeRepo(mkdirOf(join(OUT, 'repo')));
 writeFileSync(join(ROOT, 'payload.txt'), 'payload\n');
+mkdirSync(join(ROOT, 'data'));
+writeFileSync(join(ROOT, 'data', 'pwn'), 'payload\n');
 // The repository an agent clones: links to the outside, committed, and a subdirectory.
 const ORIGIN = makeRepo(mkdirOf(join(base.path, 'origin')));
 symlinkSync(OUT, join(ORIGIN, 'lnk'));
 symlinkSync(OUT, join(ORIGIN, 'out'));
 symlinkSync(join(OUT, 'repo'), join(ORIGIN, 'outrepo'));
+symlinkSync(join(OUT, 'pwned-by-remote-name'), join(ORIGIN, 'pwn'));
+symlinkSync(join(OUT, 'pwned-by-wget'), join(ORIGIN, 'wget-pwn'));
 mkdirSync(join(ORIGIN, 'sub'));
 writeFileSync(join(ORIGIN, 'sub', 'notes.txt'), 'notes\n');
 git(ORIGIN, 'add', '-A');
@@ -39,7 +47,17 @@ git(ROOT, 'clone', '-q', ORIGIN, 'proj');
 const before = snapshot(OUT);
 const outputs: string[] = [];
 
+// What wget and curl download: a file under /out/ (wget -x makes `out/` of it) and one named pwn.
+const server = createServer((request, response) => response.end(`served ${request.url}\n`));
+let site = '';
+beforeAll(async () => {
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  site = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
 afterAll(() => {
+  server.close();
   base[Symbol.dispose]();
   cache[Symbol.dispose]();
 });
@@ -83,6 +101,15 @@ describe.each(combos)('paths resolved from other directories, $kind client over 
       `refused: output "out/curl-wrote-this" resolves from ${PROJ} (named by output-dir) to ${join(OUT, 'curl-wrote-this')}`,
     );
     expect(existsSync(join(OUT, 'curl-wrote-this'))).toBe(false);
+    // A name picked from the URL reaches no check: --remote-name is not offered.
+    const named = await call(curl, 'curl', {
+      cwd: ROOT,
+      'output-dir': 'proj',
+      'remote-name': true,
+      args: [`file://${join(ROOT, 'data', 'pwn')}`],
+    });
+    expect(named.result.isError, named.text).toBe(true);
+    expect(existsSync(join(OUT, 'pwned-by-remote-name'))).toBe(false);
     // Inside, --output-dir still works.
     const kept = await call(curl, 'curl', {
       cwd: ROOT,
@@ -158,6 +185,40 @@ describe.each(combos)('paths resolved from other directories, $kind client over 
     const far = await call(client, 'git_log', { cwd: deep, paths: ['x'] });
     expect(far.result.isError, far.text).toBe(true);
     expect(far.text).toContain('more than 64 directories');
+  });
+
+  it('wget: never names a file itself, so a URL path or a planted link leads nowhere outside', async () => {
+    const wget = await serve('wget');
+    // -x makes `out/` of the URL's path, and `out` is the link.
+    const forced = await call(wget, 'wget', {
+      cwd: PROJ,
+      quiet: true,
+      'force-directories': true,
+      'no-host-directories': true,
+      args: [`${site}/out/wget-pwn.txt`],
+    });
+    expect(forced.result.isError, forced.text).toBeFalsy();
+    expect(clientStdout(forced.result)).toBe('served /out/wget-pwn.txt\n');
+    expect(existsSync(join(OUT, 'wget-pwn.txt'))).toBe(false);
+    // A name taken from the URL's last part is a dangling link to the outside.
+    const plain = await call(wget, 'wget', { cwd: PROJ, quiet: true, args: [`${site}/wget-pwn`] });
+    expect(plain.result.isError, plain.text).toBeFalsy();
+    expect(existsSync(join(OUT, 'pwned-by-wget'))).toBe(false);
+    const prefixed = await call(wget, 'wget', {
+      cwd: PROJ,
+      'directory-prefix': 'out',
+      args: [`${site}/x`],
+    });
+    expect(prefixed.text).toContain(`refused: directory-prefix "out" resolves to ${OUT}`);
+    // A file the call names is checked, and written where it says.
+    const named = await call(wget, 'wget', {
+      cwd: PROJ,
+      quiet: true,
+      'output-document': `got-${kind}.txt`,
+      args: [`${site}/page`],
+    });
+    expect(named.result.isError, named.text).toBeFalsy();
+    expect(readFileSync(join(PROJ, `got-${kind}.txt`), 'utf8')).toBe('served /page\n');
   });
 
   it('left the world as it was: nothing written or removed outside, no secret in any output, no process', async () => {
