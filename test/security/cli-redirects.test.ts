@@ -74,6 +74,16 @@ describe('curl following a redirect to a file: URL', () => {
     }
   });
 
+  // curl 8.3 and later write what follows `%output{FILE}` in --write-out into FILE.
+  it('refuses a --write-out that names a file to write (%output{…})', async () => {
+    for (const format of [`%output{${planted}}x`, `%output{>>${planted}}x`, `a%OUTPUT{${planted}}`]) {
+      const result = await client().callTool('curl', { 'write-out': format, args: [url] });
+      answers.push(JSON.stringify(result));
+      expect(result.isError, format).toBe(true);
+      expect(text(result), format).toContain('%output');
+    }
+  });
+
   it('left the world as it was: no secret in any answer, nothing written outside, no process', async () => {
     for (const answer of answers) expect(answer).not.toContain(SECRET);
     expect(snapshot(outside)).toEqual(before);
