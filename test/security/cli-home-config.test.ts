@@ -26,7 +26,12 @@ const curl = serveCliForTests('curl', 'v1', 'stdio', {
 });
 const wget = serveCliForTests('wget', 'v2', 'http', {
   env: home,
-  prepare: (root) => writeFileSync(join(root, '.wgetrc'), `output_document = ${join(wget.outside, 'got')}\n`),
+  // A log file is written whatever --output-document says: the planted wgetrc is read or not.
+  prepare: (root) =>
+    writeFileSync(
+      join(root, '.wgetrc'),
+      `output_document = ${join(wget.outside, 'got')}\nlogfile = ${join(wget.outside, 'log')}\n`,
+    ),
 });
 // sqlite3 finds the home directory in the password database, not in $HOME: no test can give it one
 // of its own, so what it is given in place of ~/.sqliterc is read from the process table.
@@ -51,11 +56,13 @@ describe("a program's configuration in a home directory inside the roots", () =>
     expect(JSON.stringify(result)).not.toContain(SECRET);
   });
 
-  it('wget reads no ~/.wgetrc: a planted one wrote the download outside the roots', async () => {
+  it('wget reads no ~/.wgetrc: a planted one wrote the download and its log outside the roots', async () => {
     const result = await wget.client().callTool('wget', { args: [url] });
     expect(result.isError, text(result)).toBeFalsy();
     expect(existsSync(join(wget.outside, 'got'))).toBe(false);
-    expect(existsSync(join(wget.work, 'page'))).toBe(true);
+    expect(existsSync(join(wget.outside, 'log'))).toBe(false);
+    // The planted output_document ignored, the download comes back as wget's standard output.
+    expect(clientStdout(result)).toBe('served\n');
   });
 
   it('sqlite3 runs with -init /dev/null, so no ~/.sqliterc runs before safe mode', async () => {
