@@ -5,6 +5,7 @@ import { propertyOf } from './build-input-schema.js';
 import type { Policy } from './check-policy.js';
 import type { CommandSpec, OptionSpec, PathKind } from './cli-spec.js';
 import { findBases } from './find-bases.js';
+import { findDerivedNames, type NamedPath } from './find-derived-names.js';
 import { realPathOf } from './follow-links.js';
 import { refuseHomeConfig } from './guard-home-config.js';
 import { percentDecoded } from './percent-decoded.js';
@@ -42,6 +43,8 @@ export function confinePaths(
   const limits = { roots: policy.roots, client, protectedDirs: rules.protectedDirs };
   // Relative values that stay inside from cwd, resolved from the other directories at the end.
   const relative: Array<{ candidate: string; where: string; value: string; property: string }> = [];
+  // Every value's path, for the names a program derives from them (see `findDerivedNames`).
+  const named: NamedPath[] = [];
   const check = (value: unknown, kind: PathKind | undefined, where: string, property: string): void => {
     // Every string at any depth: a repeatable two-value option arrives as [[name, value], …].
     if (Array.isArray(value)) {
@@ -79,10 +82,12 @@ export function confinePaths(
       }
       if (isAbsolute(candidate)) {
         confine(realPathOf(candidate), where, value, limits);
+        named.push({ where, value, path: candidate });
         continue;
       }
       // Not `join`: it would fold `link/..` away as text before the link is followed.
       confine(realPathOf(`${cwd}${sep}${candidate}`), where, value, limits);
+      named.push({ where, value, path: `${cwd}${sep}${candidate}` });
       if (climbs(candidate)) {
         throw new BridgeError(
           'invalid_arguments',
@@ -121,6 +126,11 @@ export function confinePaths(
       confine(realPathOf(`${base.dir}${sep}${candidate}`), where, value, there);
     }
   }
+  // A name the program makes from a value rather than is given (cp's `DIR/<base name>`, wget's
+  // `x.warc.gz`) holds no link leading out either: a clone or an archive plants them.
+  for (const { where, value, link, real, why } of findDerivedNames(named)) {
+    confine(real, where, value, { ...limits, derived: { link, why } });
+  }
 }
 
 /** Where a resolved path may lie, and the directory it was resolved from when not `cwd`. */
@@ -129,6 +139,8 @@ interface Limits {
   client: readonly string[] | undefined;
   protectedDirs: readonly string[] | undefined;
   from?: { real: string; reason?: string };
+  /** A link at a name the program derives from the value, which `real` is where it leads. */
+  derived?: { link: string; why: string };
 }
 
 /**
@@ -138,8 +150,12 @@ interface Limits {
 function confine(real: string, where: string, value: string, limits: Limits): void {
   const guarded = protectedPathOf(real);
   if (guarded) throw ownFilesRefusal(where, value, real, guarded);
-  const { roots, client, from } = limits;
-  const resolves = from ? `resolves from ${from.real} (${from.reason}) to` : 'resolves to';
+  const { roots, client, from, derived } = limits;
+  const resolves = derived
+    ? `leads the program to ${derived.link} (${derived.why}), a symbolic link to`
+    : from
+      ? `resolves from ${from.real} (${from.reason}) to`
+      : 'resolves to';
   const allowed = roots.some((root) => inside(real, root));
   if (allowed && (!client || client.some((root) => inside(real, root)))) {
     const config = refuseHomeConfig(roots, where, real, value);

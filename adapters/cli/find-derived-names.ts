@@ -1,0 +1,174 @@
+import { type Dir, lstatSync, opendirSync, statSync } from 'node:fs';
+import { basename, dirname, posix, sep } from 'node:path';
+import { BridgeError, quote } from '../../src/index.js';
+import { realPathOf } from './follow-links.js';
+
+/** A path argument of a call: the value, the path it stands for, as text, absolute. */
+export interface NamedPath {
+  where: string;
+  value: string;
+  path: string;
+}
+
+/** A symbolic link at a name a program derives from a path argument, and where it leads. */
+export interface DerivedName {
+  where: string;
+  value: string;
+  /** The link, absolute, in a directory already resolved. */
+  link: string;
+  /** Where the link leads (see `realPathOf`). */
+  real: string;
+  /** Why the program may write or read it, for a refusal. */
+  why: string;
+}
+
+/** Directory entries read in one call, over all its directories: a cloned tree can hold 100,000. */
+export const MAX_ENTRIES = 20_000;
+
+/** Names looked up one by one (an lstat each) in one call, once its directories are not read. */
+export const MAX_LOOKUPS = 100_000;
+
+// What programs add to a name they are given: wget's `--warc-file x` writes `x.warc.gz` (and
+// `x.cdx`), openssl's `-CAcreateserial` `ca.srl`, sqlite3 `db-journal`, `-wal` and `-shm`, editors
+// and `--backup` `x~`, `x.bak`, `x.orig`. Read from the directory, any name starting so counts;
+// these are looked up by name where a directory is too large to read.
+const SUFFIX_STARTS = new Set(['.', '-', '~']);
+const KNOWN_SUFFIXES = [
+  '~',
+  '.bak',
+  '.orig',
+  '.srl',
+  '.warc.gz',
+  '.warc',
+  '.cdx',
+  '-journal',
+  '-wal',
+  '-shm',
+];
+
+/**
+ * Every symbolic link at a name a program derives from this call's path arguments rather than
+ * names: `DIR/<base name>` of every other argument when one is an existing directory (cp, mv,
+ * install and ln copy into it), and `<name><suffix>` beside each argument, from its directory as
+ * written and as resolved (sqlite3 resolves the database's links before adding `-journal`). Each
+ * directory is read once, at most `MAX_ENTRIES` entries in all; past that, names are looked up.
+ */
+export function findDerivedNames(named: readonly NamedPath[]): DerivedName[] {
+  const found: DerivedName[] = [];
+  const listing = new Listing();
+  const resolved = named.map((item) => ({ ...item, real: realPathOf(item.path) }));
+  const dirs = resolved.filter((item) => isDirectory(item.real));
+  for (const dir of dirs) {
+    for (const item of resolved) {
+      if (item === dir) continue;
+      const name = posix.basename(item.path);
+      if (!plainName(name) || !listing.holdsLink(dir.real, name)) continue;
+      const link = `${dir.real}${sep}${name}`;
+      const why = `what a program copying, moving or linking into ${dir.where} ${quote(dir.value)} writes`;
+      found.push({ where: item.where, value: item.value, link, real: realPathOf(link), why });
+    }
+  }
+  for (const item of resolved) {
+    const places = new Map([
+      [`${realPathOf(dirname(item.path))}${sep}${basename(item.path)}`, item.path],
+      [item.real, item.real],
+    ]);
+    for (const place of places.keys()) {
+      const name = basename(place);
+      if (!plainName(name)) continue;
+      for (const link of listing.linksSuffixed(dirname(place), name)) {
+        const why =
+          'a name the program may make of it by adding a suffix, as for a backup, journal, serial or archive';
+        found.push({ where: item.where, value: item.value, link, real: realPathOf(link), why });
+      }
+    }
+  }
+  return found;
+}
+
+function isDirectory(real: string): boolean {
+  try {
+    return statSync(real).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+// `.` and `..` copy into the directory itself or above it: no name is made there.
+function plainName(name: string): boolean {
+  return name !== '' && name !== '.' && name !== '..' && name !== sep;
+}
+
+/** The symbolic links of each directory, read once, and by name once the budget is spent. */
+class Listing {
+  #entries = 0;
+  #lookups = 0;
+  readonly #dirs = new Map<string, Links | undefined>();
+
+  holdsLink(dir: string, name: string): boolean {
+    const links = this.#read(dir);
+    return links ? links.exact.has(name) : this.#isLink(`${dir}${sep}${name}`);
+  }
+
+  linksSuffixed(dir: string, name: string): string[] {
+    const links = this.#read(dir);
+    if (links) return (links.byStem.get(name) ?? []).map((link) => `${dir}${sep}${link}`);
+    return KNOWN_SUFFIXES.map((suffix) => `${dir}${sep}${name}${suffix}`).filter((path) =>
+      this.#isLink(path),
+    );
+  }
+
+  #isLink(path: string): boolean {
+    if (++this.#lookups > MAX_LOOKUPS) {
+      throw new BridgeError(
+        'invalid_arguments',
+        `refused: the paths of this call name more than ${MAX_LOOKUPS} places where a program may write a file it names after them (a copy into a directory, a suffix added), the most checked; name fewer paths per call`,
+      );
+    }
+    try {
+      return lstatSync(path).isSymbolicLink();
+    } catch {
+      return false;
+    }
+  }
+
+  // Undefined once the budget is spent, in this directory or before it.
+  #read(dir: string): Links | undefined {
+    if (this.#dirs.has(dir)) return this.#dirs.get(dir);
+    let links: Links | undefined = { exact: new Set(), byStem: new Map() };
+    let handle: Dir | undefined;
+    try {
+      handle = opendirSync(dir);
+      for (let entry = handle.readSync(); entry; entry = handle.readSync()) {
+        if (++this.#entries > MAX_ENTRIES) {
+          links = undefined;
+          break;
+        }
+        if (entry.isSymbolicLink()) addLink(links, entry.name);
+      }
+    } catch {
+      // Missing or unreadable: nothing planted there that the program could use either.
+    } finally {
+      handle?.closeSync();
+    }
+    this.#dirs.set(dir, links);
+    return links;
+  }
+}
+
+interface Links {
+  exact: Set<string>;
+  /** Each name before a `.`, `-` or `~` in a link's name, to the links named so. */
+  byStem: Map<string, string[]>;
+}
+
+function addLink(links: Links, name: string): void {
+  links.exact.add(name);
+  for (let index = 1; index < name.length; index++) {
+    if (!SUFFIX_STARTS.has(name[index] as string)) continue;
+    const stem = name.slice(0, index);
+    const named = links.byStem.get(stem);
+    if (named) named.push(name);
+    else links.byStem.set(stem, [name]);
+  }
+}

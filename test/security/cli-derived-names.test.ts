@@ -1,0 +1,96 @@
+// A program writes files whose names it derives from a path argument rather than is given: cp
+// copies into `DIR/<base name of SRC>`, wget's `--warc-file x` writes `x.warc.gz`. A clone or an
+// archive plants a link at that name leading outside the roots. Real programs behind the built
+// bridge, two clients and wires; the assertions are on the files outside the roots.
+
+import { once } from 'node:events';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_ENTRIES } from '../../adapters/cli/find-derived-names.js';
+import { clientText, serveCliForTests } from '../cli/helpers.js';
+import type { ClientKind } from '../helpers/connect.js';
+import type { Wire } from '../helpers/start-bridge.js';
+import { snapshot } from './world.js';
+
+const server = createServer((request, response) => response.end(`served ${request.url}\n`));
+let site = '';
+beforeAll(async () => {
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  site = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => {
+  server.close();
+});
+
+const combos: Array<{ kind: ClientKind; wire: Wire }> = [
+  { kind: 'v1', wire: 'stdio' },
+  { kind: 'v2', wire: 'http' },
+];
+
+describe.each(combos)('names derived from a path argument, $kind client over $wire', ({ kind, wire }) => {
+  // A victim outside the roots, and links in the root to it (what a clone or an archive brings).
+  const plant = (root: string, victims: string, links: string[]) => {
+    writeFileSync(join(victims, 'victim.txt'), 'still here\n');
+    for (const name of links) symlinkSync(join(victims, 'victim.txt'), join(root, name));
+  };
+
+  const cp = serveCliForTests('cp', kind, wire, {
+    prepare: (root) => {
+      writeFileSync(join(root, 'payload.txt'), 'payload\n');
+      mkdirSync(join(root, 'cloned'));
+      mkdirSync(join(root, 'clean'));
+      plant(root, cp.outside, ['cloned/payload.txt']);
+    },
+  });
+
+  it('cp: copying into a directory whose entry of that name is a link leading out is refused', async () => {
+    const before = snapshot(cp.outside);
+    const result = await cp.client().callTool('cp', { args: ['payload.txt', 'cloned'] });
+    const text = clientText(result);
+    expect(result.isError, text).toBe(true);
+    expect(text).toContain(
+      `refused: args[0] "payload.txt" leads the program to ${join(cp.work, 'cloned', 'payload.txt')} (what a program copying, moving or linking into args[1] "cloned" writes), a symbolic link to ${join(cp.outside, 'victim.txt')}, which is outside the allowed roots`,
+    );
+    expect(readFileSync(join(cp.outside, 'victim.txt'), 'utf8')).toBe('still here\n');
+    expect(snapshot(cp.outside)).toEqual(before);
+    // A directory without such a link is copied into.
+    const kept = await cp.client().callTool('cp', { args: ['payload.txt', 'clean/'] });
+    expect(kept.isError, clientText(kept)).toBeFalsy();
+    expect(readFileSync(join(cp.work, 'clean', 'payload.txt'), 'utf8')).toBe('payload\n');
+  });
+
+  const wget = serveCliForTests('wget', kind, wire, {
+    prepare: (root) => {
+      mkdirSync(join(root, 'crowded'));
+      // More entries than are read: the names programs are known to add are looked up instead.
+      for (let index = 0; index <= MAX_ENTRIES; index++)
+        writeFileSync(join(root, 'crowded', `f${index}`), '');
+      plant(root, wget.outside, ['crawl.warc.gz', 'crowded/crawl.warc.gz']);
+    },
+  });
+
+  it('wget: a --warc-file whose .warc.gz is a link leading out is refused, in a crowded directory too', async () => {
+    const before = snapshot(wget.outside);
+    for (const [cwd, warc] of [
+      [wget.work, 'crawl'],
+      [wget.work, 'crowded/crawl'],
+    ] as const) {
+      const result = await wget.client().callTool('wget', { cwd, 'warc-file': warc, args: [`${site}/page`] });
+      const text = clientText(result);
+      expect(result.isError, text).toBe(true);
+      expect(text).toContain(
+        `refused: warc-file "${warc}" leads the program to ${join(wget.work, `${warc}.warc.gz`)} (a name the program may make of it by adding a suffix, as for a backup, journal, serial or archive), a symbolic link to ${join(wget.outside, 'victim.txt')}`,
+      );
+    }
+    expect(readFileSync(join(wget.outside, 'victim.txt'), 'utf8')).toBe('still here\n');
+    expect(snapshot(wget.outside)).toEqual(before);
+    // A name without such a link is written.
+    const kept = await wget.client().callTool('wget', { 'warc-file': 'kept', args: [`${site}/page`] });
+    expect(kept.isError, clientText(kept)).toBeFalsy();
+    expect(readFileSync(join(wget.work, 'kept.warc.gz')).length).toBeGreaterThan(0);
+  });
+});
