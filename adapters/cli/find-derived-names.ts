@@ -49,7 +49,8 @@ const KNOWN_SUFFIXES = [
 /**
  * Every symbolic link at a name a program derives from this call's path arguments rather than
  * names: `DIR/<base name>` of every other argument when one is an existing directory (cp, mv,
- * install and ln copy into it), and `<name><suffix>` beside each argument, from its directory as
+ * install and ln copy into it), and `<name><suffix>` beside each argument (its name without its
+ * extension too: `ca.pem` gives `ca.srl`), from its directory as
  * written and as resolved (sqlite3 resolves the database's links before adding `-journal`). Each
  * directory is read once, at most `MAX_ENTRIES` entries in all; past that, names are looked up.
  */
@@ -76,7 +77,10 @@ export function findDerivedNames(named: readonly NamedPath[]): DerivedName[] {
     for (const place of places.keys()) {
       const name = basename(place);
       if (!plainName(name)) continue;
-      for (const link of listing.linksSuffixed(dirname(place), name)) {
+      // openssl's serial file replaces the extension: `-CA ca.pem` writes `ca.srl`.
+      const dot = name.lastIndexOf('.');
+      const stems = dot > 0 ? [name, name.slice(0, dot)] : [name];
+      for (const link of stems.flatMap((stem) => listing.linksSuffixed(dirname(place), stem))) {
         const why =
           'a name the program may make of it by adding a suffix, as for a backup, journal, serial or archive';
         found.push({ where: item.where, value: item.value, link, real: realPathOf(link), why });

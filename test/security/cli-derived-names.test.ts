@@ -3,8 +3,9 @@
 // archive plants a link at that name leading outside the roots. Real programs behind the built
 // bridge, two clients and wires; the assertions are on the files outside the roots.
 
+import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -92,5 +93,42 @@ describe.each(combos)('names derived from a path argument, $kind client over $wi
     const kept = await wget.client().callTool('wget', { 'warc-file': 'kept', args: [`${site}/page`] });
     expect(kept.isError, clientText(kept)).toBeFalsy();
     expect(readFileSync(join(wget.work, 'kept.warc.gz')).length).toBeGreaterThan(0);
+  });
+  const openssl = serveCliForTests('openssl', kind, wire, {
+    prepare: (root) => {
+      const run = (...args: string[]) => execFileSync('openssl', args, { cwd: root, stdio: 'ignore' });
+      for (const key of ['ca.key', 'leaf.key']) {
+        run('genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', key);
+      }
+      run('req', '-x509', '-key', 'ca.key', '-out', 'ca.pem', '-subj', '/CN=ca', '-days', '2');
+      run('req', '-new', '-key', 'leaf.key', '-out', 'leaf.csr', '-subj', '/CN=leaf');
+    },
+  });
+
+  it('openssl: a CA whose serial file (ca.srl for ca.pem) is a dangling link leading out is refused', async () => {
+    // Dangling: -CAcreateserial makes the file it leads to.
+    symlinkSync(join(openssl.outside, 'made-as-serial'), join(openssl.work, 'ca.srl'));
+    const before = snapshot(openssl.outside);
+    const sign = {
+      req: true,
+      in: 'leaf.csr',
+      CA: 'ca.pem',
+      CAkey: 'ca.key',
+      CAcreateserial: true,
+      out: 'leaf.pem',
+    };
+    const result = await openssl.client().callTool('openssl_x509', sign);
+    const text = clientText(result);
+    expect(result.isError, text).toBe(true);
+    expect(text).toContain(
+      `leads the program to ${join(openssl.work, 'ca.srl')} (a name the program may make of it by adding a suffix, as for a backup, journal, serial or archive), a symbolic link to ${join(openssl.outside, 'made-as-serial')}`,
+    );
+    expect(existsSync(join(openssl.outside, 'made-as-serial'))).toBe(false);
+    expect(snapshot(openssl.outside)).toEqual(before);
+    // Without the link the serial is made beside the CA.
+    unlinkSync(join(openssl.work, 'ca.srl'));
+    const kept = await openssl.client().callTool('openssl_x509', sign);
+    expect(kept.isError, clientText(kept)).toBeFalsy();
+    expect(readFileSync(join(openssl.work, 'ca.srl'), 'utf8')).toMatch(/^[0-9A-F]+\n$/);
   });
 });
