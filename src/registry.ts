@@ -92,15 +92,17 @@ export class ToolRegistry {
    * When the tool asks for missing arguments (`askMissing`) and `args` lacks required ones, asks
    * the user for them: the completed arguments, a refusal text, or `undefined` when there is
    * nothing to ask. In 2026-07-28 the question may end the run with an input_required round.
+   * `beforeChange` runs before the checks correct `args` in place (see `beforeArgumentsChange`).
    */
   async askMissing(
     tool: RegisteredTool,
     args: Record<string, unknown>,
     ask: ClientAsk,
     context: Pick<ToolContext, 'log'>,
+    beforeChange?: () => void,
   ): Promise<{ args: Record<string, unknown> } | { refused: string } | undefined> {
     if (!tool.definition.askMissing) return undefined;
-    const violations = validatorOf(tool.definition, tool.name, context)?.(args) ?? [];
+    const violations = validatorOf(tool.definition, tool.name, context)?.(args, beforeChange) ?? [];
     if (violations.length === 0) return undefined;
     return askMissingArguments(tool.definition, tool.name, args, violations, ask);
   }

@@ -49,9 +49,9 @@ async function gatherMissing(
       target.tool,
       target.args,
       asking.ask(ctx.mcpReq.signal),
-      {
-        log,
-      },
+      { log },
+      // The round's digest is of the arguments as the client sent them, taken before any correction.
+      asking.snapshot,
     );
     if (!completed) return { args: target.args };
     if ('refused' in completed) return { refused: completed.refused };

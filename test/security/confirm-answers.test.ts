@@ -1,5 +1,7 @@
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../config/helpers.js';
 import { modernRequest } from '../helpers/modern-request.js';
 import { BRIDGE_BIN, type HttpBridge, startHttpBridge } from '../helpers/start-bridge.js';
 import { FIXTURES } from '../openapi/helpers/in-process.js';
@@ -66,5 +68,46 @@ describe('confirmation answers on the wire (2026-07-28)', () => {
     expect(done.json?.error).toBeUndefined();
     expect(done.json?.result?.content?.[0]?.text).toContain('418');
     expect(upstream.requests.filter((seen) => seen.url.endsWith('/status/418'))).toHaveLength(1);
+  });
+});
+
+// A task tool's missing arguments are asked before the task exists; the retry that answers them
+// must match the round although the checks corrected the arguments the client sent ("5" → 5).
+describe('missing arguments of a task tool (2026-07-28)', () => {
+  it('are answered by a retry repeating arguments the checks corrected, and the task starts', async () => {
+    await using dir = await tempDir();
+    await using upstream = await startUpstream();
+    const config = join(dir.path, 'bridge.config.yaml');
+    await writeFile(
+      config,
+      [
+        'server:',
+        '  askMissing: true',
+        'sources:',
+        '  - kind: openapi',
+        `    options: { spec: ${JSON.stringify(join(FIXTURES, 'api-3.0.yaml'))}, baseUrl: ${JSON.stringify(upstream.url)} }`,
+        '    tools:',
+        '      getItem: { taskSupport: optional }',
+        '',
+      ].join('\n'),
+    );
+    await using bridge = await startHttpBridge({ script: BRIDGE_BIN, args: ['serve', config, '--no-watch'] });
+    const capabilities = { ...forms, extensions: { 'io.modelcontextprotocol/tasks': {} } };
+    const getItem = (params: Record<string, unknown>) =>
+      modernRequest(bridge.url, 'tools/call', { name: 'getItem', ...params }, { capabilities });
+    const first = await getItem({ arguments: { ids: ['5'] } });
+    const round = first.json?.result as Record<string, unknown>;
+    expect(round.resultType).toBe('input_required');
+    const [key] = Object.keys(round.inputRequests as object);
+    const answered = await getItem({
+      arguments: { ids: ['5'] },
+      requestState: round.requestState,
+      inputResponses: { [key as string]: { action: 'accept', content: { itemId: 'asked' } } },
+    });
+    expect(answered.json?.error).toBeUndefined();
+    expect(answered.json?.result?.resultType).toBe('task');
+    await expect
+      .poll(() => upstream.requests.filter((seen) => seen.url.includes('/items/asked')).length)
+      .toBe(1);
   });
 });
