@@ -69,6 +69,8 @@ describe('sqlite3 and the files safe mode lets it reach', () => {
     for (const sql of [
       '.selftest',
       '.selft',
+      '. selftest',
+      '."selftest"',
       'pragma trusted_schema = on; select * from v',
       '.dbconfig trusted_schema on',
       '.dbc trusted_schema on',
@@ -89,7 +91,20 @@ describe('sqlite3 and the files safe mode lets it reach', () => {
   });
 
   it('refuses every prefix of a refused dot-command (.t FILE is .trace FILE)', async () => {
-    for (const command of ['.t', '.tr', '.trac', '.ses s changeset', '.chec', '.io']) {
+    // Spaces after the dot, and a quoted name (with backslash escapes), are the same commands.
+    for (const command of [
+      '.t',
+      '.tr',
+      '.trac',
+      '.ses s changeset',
+      '.chec',
+      '.io',
+      '. trace',
+      '.  t',
+      '."trace"',
+      ".'trace'",
+      '. "\\164race"',
+    ]) {
       const target = join(outside, `written-${command.slice(1).split(' ')[0]}`);
       const result = await call({ database: [':memory:'], sql: [`${command} ${target}`, 'select 1'] });
       expect(result.isError, command).toBe(true);
