@@ -403,6 +403,13 @@ function refuseReferencedOrigin(
   shown: string,
   code: BridgeErrorCode,
 ): void {
+  // A `$ref` at the root brings in whatever members the document it names has, servers included.
+  if (Object.hasOwn(document, '$ref')) {
+    throw new BridgeError(
+      code,
+      `${shown}: its root is a $ref, and references are followed to URLs (--allow-remote-refs): the document it names could choose the origin calls go to, with your credentials; write the spec's own members in it, referring only from below them.`,
+    );
+  }
   for (const member of ORIGIN_MEMBERS) {
     if (Object.hasOwn(document, member) && holdsRef(document[member], 0)) {
       throw new BridgeError(

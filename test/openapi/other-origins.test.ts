@@ -193,6 +193,13 @@ describe('a local spec whose top-level servers come through a $ref', () => {
     await expect(load(file, { allowRemoteRefs: true })).rejects.toThrow(
       'its top-level servers come through a $ref, and references are followed to URLs (--allow-remote-refs)',
     );
+    // Or through a `$ref` at the root, which brings in the servers of the document it names.
+    const { servers: _servers, ...withoutServers } = spec();
+    const rooted = join(dir, 'referenced-root.json');
+    writeFileSync(rooted, JSON.stringify({ ...withoutServers, $ref: specUrl }));
+    await expect(load(rooted, { allowRemoteRefs: true })).rejects.toThrow(
+      'its root is a $ref, and references are followed to URLs (--allow-remote-refs)',
+    );
     expect(api.requests).toEqual([]);
   });
 });
