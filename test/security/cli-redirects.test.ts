@@ -82,6 +82,12 @@ describe('curl following a redirect to a file: URL', () => {
       expect(result.isError, format).toBe(true);
       expect(text(result), format).toContain('%output');
     }
+    // Nor read from a file inside the roots, where the value holds no %output{ to refuse.
+    writeFileSync(join(work, 'format.txt'), `%output{${planted}}x`);
+    const fromFile = await client().callTool('curl', { 'write-out': '@format.txt', args: [url] });
+    answers.push(JSON.stringify(fromFile));
+    expect(fromFile.isError).toBe(true);
+    expect(text(fromFile)).toContain('Invalid arguments');
   });
 
   it('left the world as it was: no secret in any answer, nothing written outside, no process', async () => {
