@@ -9,11 +9,11 @@ import { Worker } from 'node:worker_threads';
 // as usual, or one that might, run in a worker thread the event loop waits for a bounded time. A
 // match that takes longer is stopped (the worker is ended and a new one started when needed), and
 // a pattern once caught taking that long is not run again on values longer than a few characters.
-// Every value a guarded pattern tests goes to the worker, however short.
+// Short values go there too unless the pattern's shape bounds their cost (see `shortIsSafe`).
 
 /** How long one validation may wait for the worker's matches, all of them together. */
 export const MATCH_BUDGET_MS = 250;
-/** Values at most this long are still matched, in the worker, by a pattern once caught being slow. */
+/** Values at most this long may be matched here (see `shortIsSafe`), and are still matched by a pattern once caught being slow. */
 const SHORT = 8;
 /** A counted repetition allowing more than this many is treated as unbounded. */
 const MAX_BOUNDED_COUNT = 16;
@@ -52,12 +52,13 @@ export const compilePattern = Object.assign(compiledPattern, {
 function compiledPattern(pattern: string, flags: string): PatternTester {
   const native = new RegExp(pattern, flags);
   if (cannotBacktrackFar(pattern)) return native;
+  // A short value is matched here only when the pattern's shape bounds its cost (see `shortIsSafe`):
+  // a trip to the worker costs ~10-20 µs, which thousands of short values would spend at once.
+  const shortHere = shortIsSafe(pattern);
   return {
     toString: () => `guarded ${native}`,
     test(text) {
-      // Even eight characters are too many to match here: twenty alternatives under a `*` take
-      // 20^7 steps on `aaaaaaa!` (9.6 s).
-      if (text.length === 0) return native.test(text);
+      if (text.length === 0 || (shortHere && text.length <= SHORT)) return native.test(text);
       if (text.length > SHORT && slowPatterns.has(pattern)) throw new SlowPatternError(pattern);
       return matchInWorker(pattern, flags, text);
     },
@@ -89,14 +90,47 @@ const slowPatterns = new Set<string>();
  * took 4.7 s on 30 characters, six `\d{0,16}` in a row 0.6 s on 90), so two are already left to
  * the worker. A choice beside two repetitions past `MAX_BOUNDED_COUNT`, fixed ones included
  * (`^\w*\w{60000}$` retries the 60,000 at each place the `*` gives back: 8.5 s), or in a
- * pattern longer than `LONG_PATTERN` with one of them, is left to the worker too. Conservative: a
- * pattern it cannot vouch for is only matched in the worker, never refused.
+ * pattern longer than `LONG_PATTERN` with one of them (its counts added to its length: forty
+ * `\w{16}` after `^\w*` took 4.9 s on 1 MB), is left to the worker too. Conservative: a pattern
+ * it cannot vouch for is only matched in the worker, never refused.
  */
 export function cannotBacktrackFar(pattern: string): boolean {
-  let choices = 0;
-  let large = 0;
+  const shape = shapeOf(pattern);
+  if (shape.nested || shape.choices > 1) return false;
+  if (shape.choices === 1 && (shape.large > 1 || (shape.large === 1 && shape.weight > LONG_PATTERN))) {
+    return false;
+  }
+  return shape.large === 0 || (pattern.startsWith('^') && !shape.topLevelAlternative);
+}
+
+/**
+ * Whether a guarded pattern may still match a value of at most `SHORT` characters natively: only
+ * without a repeated group, backreference or lookaround, and with at most three choices (eight
+ * characters shared among them make at most a few hundred ways to try). Twenty alternatives under
+ * a `*` took 20^7 steps on `aaaaaaa!` (9.6 s); a hundred `a?` would choose 8 of 100.
+ */
+function shortIsSafe(pattern: string): boolean {
+  const shape = shapeOf(pattern);
+  return !shape.nested && shape.choices <= 3;
+}
+
+/** What `cannotBacktrackFar` and `shortIsSafe` read of a pattern. */
+interface PatternShape {
+  /** A repeated group, a backreference or a lookaround: backtracking without a bound. */
+  nested: boolean;
+  /** Repetitions of varying length, `?`, and alternations. */
+  choices: number;
+  /** Repetitions allowing more than `MAX_BOUNDED_COUNT`, fixed counts included. */
+  large: number;
+  /** An alternative outside every group (`^a+|b+$`: the anchor binds only the first). */
+  topLevelAlternative: boolean;
+  /** The pattern's length plus its counts: what a choice may make the engine retry. */
+  weight: number;
+}
+
+function shapeOf(pattern: string): PatternShape {
+  const shape: PatternShape = { nested: false, choices: 0, large: 0, topLevelAlternative: false, weight: 0 };
   let depth = 0;
-  let topLevelAlternative = false;
   // What the character before was: a group's end (a repetition of it is refused), or a repetition
   // (a `?` after it only makes it lazy).
   let before: 'atom' | 'group' | 'repetition' = 'atom';
@@ -108,7 +142,7 @@ export function cannotBacktrackFar(pattern: string): boolean {
         before = 'atom';
         continue;
       }
-      if (before === 'group') return false; // a repeated group: (a+)+, (\w+\s?)*, (a|a)*
+      if (before === 'group') shape.nested = true; // a repeated group: (a+)+, (\w+\s?)*, (a|a)*
       const least = count ? Number(count[1]) : char === '+' ? 1 : 0;
       const most = count
         ? count[2] === undefined
@@ -119,33 +153,35 @@ export function cannotBacktrackFar(pattern: string): boolean {
         : char === '?'
           ? 1
           : Infinity;
-      if (most !== least) choices++;
-      if (most > MAX_BOUNDED_COUNT) large++;
-      if (count) at += count[0].length - 1;
+      if (most !== least) shape.choices++;
+      if (most > MAX_BOUNDED_COUNT) shape.large++;
+      if (count) {
+        shape.weight += Math.min(Number.isFinite(most) ? most : least, 1_000_000);
+        at += count[0].length - 1;
+      }
       before = 'repetition';
       continue;
     }
     before = 'atom';
     if (char === '\\') {
-      if (/[1-9k]/.test(pattern[at + 1] ?? '')) return false; // a backreference
+      if (/[1-9k]/.test(pattern[at + 1] ?? '')) shape.nested = true; // a backreference
       at++;
     } else if (char === '[') {
       // A class is one atom: skip to its end (escapes inside included).
       for (at++; at < pattern.length && pattern[at] !== ']'; at++) if (pattern[at] === '\\') at++;
     } else if (char === '(') {
-      if (pattern[at + 1] === '?' && /^(=|!|<=|<!)/.test(pattern.slice(at + 2, at + 4))) return false;
+      if (pattern[at + 1] === '?' && /^(=|!|<=|<!)/.test(pattern.slice(at + 2, at + 4))) shape.nested = true;
       depth++;
     } else if (char === ')') {
       depth--;
       before = 'group';
     } else if (char === '|') {
-      choices++;
-      if (depth === 0) topLevelAlternative = true;
+      shape.choices++;
+      if (depth === 0) shape.topLevelAlternative = true;
     }
   }
-  if (choices > 1) return false;
-  if (choices === 1 && (large > 1 || (large === 1 && pattern.length > LONG_PATTERN))) return false;
-  return large === 0 || (pattern.startsWith('^') && !topLevelAlternative);
+  shape.weight += pattern.length;
+  return shape;
 }
 
 // The worker: one thread that matches what it is sent and says so through shared memory, so that
