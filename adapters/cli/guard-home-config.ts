@@ -29,7 +29,12 @@ const HOME_CONFIG = new Set([
   '.kube',
   '.docker',
   '.aws',
-  // Run by the next shell the user opens.
+  // Run by the next shell the user opens (Debian's ~/.bashrc sources ~/.bash_aliases), or put on
+  // its PATH by ~/.profile (~/bin, ~/.local/bin: a program there runs in place of one it names).
+  '.bash_aliases',
+  '.zlogout',
+  'bin',
+  '.local',
   '.profile',
   '.bashrc',
   '.bash_profile',

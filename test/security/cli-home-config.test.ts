@@ -113,6 +113,11 @@ describe("the home directory's configuration named by a path argument", () => {
       { output: '~/.npmrc' },
       { output: 'alias' },
       { output: 'not-yet/../.bashrc' },
+      // Sourced by Debian's ~/.bashrc, run at logout, and put on PATH by ~/.profile.
+      { output: '.bash_aliases' },
+      { output: '.zlogout' },
+      { output: 'bin/git' },
+      { output: '.local/bin/ls' },
       { output: '.config/git/config' },
       { output: '.ssh/authorized_keys' },
       { 'dump-header': '.wgetrc' },
