@@ -79,7 +79,8 @@ export function sendEvents(
       },
       end(text) {
         if (open()) res.end(text);
-        resolve(unread.cut());
+        // Past the bound the client may still be cut for what it leaves unread: 'close' says.
+        if (!unread.pending()) resolve(unread.cut());
       },
       get gone() {
         return !open();
@@ -156,5 +157,7 @@ export async function sendResponse(
   }
   if (end?.signal.aborted && end.farewell && !signal.aborted) res.end(end.farewell);
   else res.end();
-  return false;
+  // Past the bound the client may still be cut for what it leaves unread, after the end: wait.
+  if (unread.pending()) await new Promise((resolve) => res.once('close', resolve));
+  return unread.cut();
 }

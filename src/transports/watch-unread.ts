@@ -13,12 +13,13 @@ export const UNREAD_CEILING_FACTOR = 4;
  * `graceMs`, or when the unread bytes pass `UNREAD_CEILING_FACTOR` times the bound at all (what a
  * client that does not read can make the bridge hold). Then the response is destroyed and
  * `cut()` says so. `allows()` is asked before each write: false once the stream is cut.
+ * `pending()`: the stream is past the bound, its client not yet judged (it may still be cut).
  */
 export function watchUnread(
   res: ServerResponse,
   maxUnread: number,
   graceMs = UNREAD_GRACE_MS,
-): { allows(): boolean; cut(): boolean; stop(): void } {
+): { allows(): boolean; cut(): boolean; pending(): boolean; stop(): void } {
   let cut = false;
   let timer: NodeJS.Timeout | undefined;
   const stop = () => {
@@ -53,6 +54,7 @@ export function watchUnread(
       return true;
     },
     cut: () => cut,
+    pending: () => timer !== undefined && !cut && !res.destroyed,
     stop,
   };
 }

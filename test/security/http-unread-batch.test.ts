@@ -96,4 +96,19 @@ describe('a batch whose answers are never read', () => {
     expect(text.length).toBeGreaterThan(20 * 2 ** 20);
     expect(server.stderr()).not.toContain('left unread');
   });
+
+  // Under the 32 MiB ceiling a client is judged by the 2 s grace, which may pass after the
+  // stream has ended: the cut is logged all the same.
+  it('is cut and logged after the grace when it stays under the ceiling', { timeout: 60_000 }, async () => {
+    await using dir = await tempDir();
+    const { server, headers } = await githubSession(dir.path);
+    await using _server = server;
+    const batch = JSON.stringify(listBatch(40));
+    const socket = await openSocket(server.url);
+    socket.on('error', () => {});
+    socket.pause(); // never reads
+    socket.write(postHead(server.url, Buffer.byteLength(batch), headers) + batch);
+    await expect.poll(() => server.stderr(), { timeout: 30_000 }).toContain('more than 8 MiB left unread');
+    socket.destroy();
+  });
 });
