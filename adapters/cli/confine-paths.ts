@@ -6,7 +6,7 @@ import type { Policy } from './check-policy.js';
 import type { CommandSpec, OptionSpec, PathKind } from './cli-spec.js';
 import { findBases } from './find-bases.js';
 import { findDerivedNames, type NamedPath } from './find-derived-names.js';
-import { realPathOf } from './follow-links.js';
+import { type LinkMemo, realPathFrom, realPathOf } from './follow-links.js';
 import { refuseHomeConfig } from './guard-home-config.js';
 import { percentDecoded } from './percent-decoded.js';
 
@@ -41,6 +41,8 @@ export function confinePaths(
     );
   }
   const limits = { roots: policy.roots, client, protectedDirs: rules.protectedDirs };
+  // Each path looked at once for the whole call: its values share their directories.
+  const seen: LinkMemo = new Map();
   // Relative values that stay inside from cwd, resolved from the other directories at the end.
   const relative: Array<{ candidate: string; where: string; value: string; property: string }> = [];
   // Every value's path, for the names a program derives from them (see `findDerivedNames`).
@@ -81,12 +83,12 @@ export function confinePaths(
         );
       }
       if (isAbsolute(candidate)) {
-        confine(realPathOf(candidate), where, value, limits);
+        confine(realPathOf(candidate, 0, seen), where, value, limits);
         named.push({ where, value, path: candidate });
         continue;
       }
       // Not `join`: it would fold `link/..` away as text before the link is followed.
-      confine(realPathOf(`${cwd}${sep}${candidate}`), where, value, limits);
+      confine(realPathOf(`${cwd}${sep}${candidate}`, 0, seen), where, value, limits);
       named.push({ where, value, path: `${cwd}${sep}${candidate}` });
       if (climbs(candidate)) {
         throw new BridgeError(
@@ -112,7 +114,7 @@ export function confinePaths(
   // naming one has passed the checks above).
   for (const base of findBases(options, args, cwd, policy.roots, rules.aboveCwd === true)) {
     if (base.dir === cwd) continue;
-    const real = realPathOf(base.dir);
+    const real = realPathOf(base.dir, 0, seen);
     // The directory itself is where the program goes (tar's `-C a -C b` goes to `a/b`).
     if (base.property) confine(real, base.property, base.value ?? '', limits);
     // The client's roots bound where cwd may be; git looks above them for the work tree's top by
@@ -123,12 +125,12 @@ export function confinePaths(
     for (const { candidate, where, value, property } of relative) {
       // A directory option's own value is resolved from the directories before it, not itself.
       if (base.property === property) continue;
-      confine(realPathOf(`${base.dir}${sep}${candidate}`), where, value, there);
+      confine(realPathFrom(real, candidate, seen), where, value, there);
     }
   }
   // A name the program makes from a value rather than is given (cp's `DIR/<base name>`, wget's
   // `x.warc.gz`) holds no link leading out either: a clone or an archive plants them.
-  for (const { where, value, link, real, why } of findDerivedNames(named)) {
+  for (const { where, value, link, real, why } of findDerivedNames(named, seen)) {
     confine(real, where, value, { ...limits, derived: { link, why } });
   }
 }

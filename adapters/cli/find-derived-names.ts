@@ -1,7 +1,7 @@
 import { type Dir, lstatSync, opendirSync, statSync } from 'node:fs';
 import { basename, dirname, posix, sep } from 'node:path';
 import { BridgeError, quote } from '../../src/index.js';
-import { realPathOf } from './follow-links.js';
+import { type LinkMemo, realPathOf } from './follow-links.js';
 
 /** A path argument of a call: the value, the path it stands for, as text, absolute. */
 export interface NamedPath {
@@ -54,10 +54,10 @@ const KNOWN_SUFFIXES = [
  * written and as resolved (sqlite3 resolves the database's links before adding `-journal`). Each
  * directory is read once, at most `MAX_ENTRIES` entries in all; past that, names are looked up.
  */
-export function findDerivedNames(named: readonly NamedPath[]): DerivedName[] {
+export function findDerivedNames(named: readonly NamedPath[], seen?: LinkMemo): DerivedName[] {
   const found: DerivedName[] = [];
   const listing = new Listing();
-  const resolved = named.map((item) => ({ ...item, real: realPathOf(item.path) }));
+  const resolved = named.map((item) => ({ ...item, real: realPathOf(item.path, 0, seen) }));
   const dirs = resolved.filter((item) => isDirectory(item.real));
   for (const dir of dirs) {
     for (const item of resolved) {
@@ -66,12 +66,12 @@ export function findDerivedNames(named: readonly NamedPath[]): DerivedName[] {
       if (!plainName(name) || !listing.holdsLink(dir.real, name)) continue;
       const link = `${dir.real}${sep}${name}`;
       const why = `what a program copying, moving or linking into ${dir.where} ${quote(dir.value)} writes`;
-      found.push({ where: item.where, value: item.value, link, real: realPathOf(link), why });
+      found.push({ where: item.where, value: item.value, link, real: realPathOf(link, 0, seen), why });
     }
   }
   for (const item of resolved) {
     const places = new Map([
-      [`${realPathOf(dirname(item.path))}${sep}${basename(item.path)}`, item.path],
+      [`${realPathOf(dirname(item.path), 0, seen)}${sep}${basename(item.path)}`, item.path],
       [item.real, item.real],
     ]);
     for (const place of places.keys()) {
@@ -83,7 +83,7 @@ export function findDerivedNames(named: readonly NamedPath[]): DerivedName[] {
       for (const link of stems.flatMap((stem) => listing.linksSuffixed(dirname(place), stem))) {
         const why =
           'a name the program may make of it by adding a suffix, as for a backup, journal, serial or archive';
-        found.push({ where: item.where, value: item.value, link, real: realPathOf(link), why });
+        found.push({ where: item.where, value: item.value, link, real: realPathOf(link, 0, seen), why });
       }
     }
   }

@@ -7,10 +7,31 @@ import { dirname, isAbsolute, sep } from 'node:path';
  * component counts as the directory the program would create (`mkdir -p`), so the walk goes on:
  * `missing/../link/x` still follows `link`; a dangling link is followed to where it points.
  */
-export function realPathOf(path: string, depth = 0): string {
+export function realPathOf(path: string, depth = 0, seen?: LinkMemo): string {
+  return walk(sep, path, depth, seen);
+}
+
+/**
+ * What one check has found of each path it looked at: a link's target, `null` for a missing path,
+ * `''` for anything else. One call's values share most of their directories (a git call checks
+ * each from every directory up to its root): each is looked at once.
+ */
+export type LinkMemo = Map<string, string | null>;
+
+/**
+ * `realPathOf` of `relative` below `realDir`, a path `realPathOf` gave: only `relative`'s own
+ * components are walked, so one directory resolved once serves many values (a git call checks
+ * each value from every directory up to its root).
+ */
+export function realPathFrom(realDir: string, relative: string, seen?: LinkMemo): string {
+  return walk(realDir, relative, 0, seen);
+}
+
+// Walks `path`'s components from `start` (a real path; `sep` for an absolute `path`).
+function walk(start: string, path: string, depth: number, seen: LinkMemo | undefined): string {
   if (depth > 40) return path; // a link loop: the program fails with ELOOP anyway
   const parts = path.split(sep).filter((part) => part !== '' && part !== '.');
-  let current: string = sep;
+  let current: string = isAbsolute(path) ? sep : start;
   // How many components `current` lies below the first missing one: nothing below a missing
   // directory exists, so the walk skips the lstat until `..` climbs back out (one per component
   // keeps a long path linear).
@@ -30,20 +51,29 @@ export function realPathOf(path: string, depth = 0): string {
       missing++;
       continue;
     }
-    let link: string | undefined;
-    try {
-      // Not under /proc: `/proc/self`, its `cwd`, `root` and `fd/N` (and `/dev/fd`, `/dev/stdin`,
-      // which lead there) are the process that opens them, the command, not this one; taken as
-      // written, they lie outside any root but `/`.
-      if (!underProc(next) && lstatSync(next).isSymbolicLink()) link = readlinkSync(next);
-    } catch {
-      // Missing (or unreadable): a plain directory-to-be, whatever follows is walked on.
-      missing = 1;
+    let found = seen?.get(next);
+    if (found === undefined) {
+      found = lookAt(next);
+      seen?.set(next, found);
     }
-    if (link === undefined) current = next;
-    else current = realPathOf(isAbsolute(link) ? link : `${current}${sep}${link}`, depth + 1);
+    // Missing (or unreadable): a plain directory-to-be, whatever follows is walked on.
+    if (found === null) missing = 1;
+    if (!found) current = next;
+    else current = walk(sep, isAbsolute(found) ? found : `${current}${sep}${found}`, depth + 1, seen);
   }
   return current;
+}
+
+// A link's target, `null` when `path` is missing or unreadable, `''` for anything else.
+function lookAt(path: string): string | null {
+  try {
+    // Not under /proc: `/proc/self`, its `cwd`, `root` and `fd/N` (and `/dev/fd`, `/dev/stdin`,
+    // which lead there) are the process that opens them, the command, not this one; taken as
+    // written, they lie outside any root but `/`.
+    return !underProc(path) && lstatSync(path).isSymbolicLink() ? readlinkSync(path) : '';
+  } catch {
+    return null;
+  }
 }
 
 function underProc(path: string): boolean {
