@@ -81,8 +81,9 @@ export class ToolRegistry {
 
   /**
    * Validates `args` and runs the tool. Throws only an `AskInterrupt` (a question to the client
-   * that ends this run): invalid arguments, a throwing invoke and a cancelled call all come back as
-   * `isError` results whose text says what happened.
+   * that ends this run), or a tool's unexpected failure where `throwInternalFailures` asked for it:
+   * invalid arguments, a throwing invoke and a cancelled call all come back as `isError` results
+   * whose text says what happened.
    */
   call(tool: RegisteredTool, args: Record<string, unknown>, context: ToolContext): Promise<ToolResult> {
     return invokeTool(tool.definition, args, context, tool.name);
@@ -113,6 +114,19 @@ const validators = new WeakMap<ToolDefinition, ArgumentValidator | null>();
 
 /** What runs before the checks correct a call's arguments in place, by the call's context. */
 const changeHooks = new WeakMap<ToolContext, () => void>();
+
+/** Contexts whose calls throw a tool's unexpected failure rather than answer it (see below). */
+const throwingInternal = new WeakSet<ToolContext>();
+
+/**
+ * Makes the calls with `context` throw a tool's unexpected failure (a `BridgeError` coded
+ * `internal`: a bug, not an upstream's or a caller's failure) instead of answering it as an
+ * `isError` result: a task's calls, which then end `failed` with the JSON-RPC error, the status
+ * SEP-2663 keeps for protocol-level failures (a tool's own error result stays `completed`).
+ */
+export function throwInternalFailures(context: ToolContext): void {
+  throwingInternal.add(context);
+}
 
 /**
  * Runs `hook` before the checks of the call whose context is `context` correct its arguments in
@@ -156,6 +170,7 @@ export async function invokeTool(
     // A question to the client ends the run here; the server answers it (see `ClientAsk`).
     if (error instanceof AskInterrupt) throw error;
     const failure = toBridgeError(error);
+    if (failure.code === 'internal' && throwingInternal.has(context)) throw failure;
     if (failure.code === 'internal') context.log.error(`tool ${name} failed`, error);
     const text = failure.code === 'aborted' ? 'The call was cancelled.' : describeError(failure);
     return textResult(`${name}: ${text}`, true);

@@ -6,7 +6,7 @@ import { mebibytes } from '../count-of.js';
 import { BridgeError, describeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { quote } from '../quote-input.js';
-import type { RegisteredTool, ToolRegistry } from '../registry.js';
+import { type RegisteredTool, type ToolRegistry, throwInternalFailures } from '../registry.js';
 import type { ResourceStore } from '../resource-store.js';
 import type { SignInCallbacks } from '../sign-in/sign-in-callbacks.js';
 import { type ToolContext, type ToolResult, textResult } from '../tool.js';
@@ -341,6 +341,8 @@ export class TaskRunner {
       ...(questions ? { ask: questions.ask } : {}),
       ...(this.#setup.signIn ? { signIn: this.#setup.signIn } : {}),
     });
+    // A tool's unexpected failure ends the task `failed` with -32603 (see `#settle`), not `completed`.
+    throwInternalFailures(context);
     // A question the client cannot take, or a bad answer, ends the task's call as the model's error.
     const work = call.registry.call(call.tool, call.args, context).catch((error: unknown) => {
       if (error instanceof AskInterrupt) return textResult(`${call.tool.name}: ${error.message}`, true);
@@ -403,7 +405,8 @@ export class TaskRunner {
         resultBytes: bytes,
       });
     } catch (error) {
-      // `registry.call` turns tool failures into results; reaching here is a bridge bug.
+      // `registry.call` turns tool failures into results but the unexpected ones (a bug, in the
+      // tool or the bridge): a protocol-level failure, the task's `failed` status.
       this.#setup.log.error(`task ${taskId} (${toolName}) failed`, { reason: describeError(error) });
       await this.store
         .transition(taskId, 'failed', {

@@ -242,7 +242,7 @@ const taskFixtures: ToolDefinition[] = [
   },
   {
     name: 'protocol_error_job',
-    description: 'Throws; the core turns the throw into an isError result.',
+    description: 'Throws unexpectedly: as a task, it ends failed with the JSON-RPC error.',
     inputSchema: noArguments,
     annotations: READ_ONLY_LOCAL,
     taskSupport: 'optional',

@@ -77,6 +77,16 @@ export const taskTools: ToolDefinition[] = [
       return { content: [{ type: 'text', text: `Hello, ${answer.content.name}!` }] };
     },
   },
+  {
+    name: 'crash',
+    description: 'Throws an unexpected error (a bug, not an isError result). Runs only as a task.',
+    inputSchema: { type: 'object', properties: {} },
+    annotations,
+    taskSupport: 'required',
+    async invoke() {
+      throw new TypeError("Cannot read properties of undefined (reading 'items')");
+    },
+  },
   sleepTool('sleep', 'optional'),
   sleepTool('sleep_required', 'required'),
   sleepTool('sleep_forbidden', 'forbidden'),

@@ -80,6 +80,18 @@ describe.each(['stdio', 'http'] as const)('2025-11-25 tasks with the v1 client o
     expect(String(page.contents[0]?.text)).toMatch(/^\d+\n/);
   });
 
+  it('ends a task whose tool throws unexpectedly as failed; tasks/result is the JSON-RPC error', async () => {
+    await using client = await connectV1(wire);
+    const created = await client.v1.request(
+      { method: 'tools/call', params: { name: 'crash', arguments: {}, task: {} } },
+      CreateTaskResultSchema,
+    );
+    await expect(
+      client.v1.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema),
+    ).rejects.toThrow("reading 'items'");
+    expect((await client.v1.experimental.tasks.getTask(created.task.taskId)).status).toBe('failed');
+  });
+
   it('cancels a running task: status cancelled and the process killed', async () => {
     using pids = pidDirectory();
     await using client = await connectV1(wire, pids.path);

@@ -117,6 +117,16 @@ describe('2026-07-28 tasks extension over HTTP', () => {
     }
   });
 
+  // SEP-2663: `failed` is for protocol-level failures; a tool's own error result is `completed`.
+  it('ends a task whose tool throws unexpectedly as failed, with the JSON-RPC error inlined', async () => {
+    const created = await rpc('tools/call', { name: 'crash', arguments: {} });
+    expect(created.result?.resultType).toBe('task');
+    const task = await untilTerminal(String(created.result?.taskId));
+    expect(task).toMatchObject({ status: 'failed', error: { code: -32603 } });
+    expect(String((task?.error as { message?: string } | undefined)?.message)).toContain("reading 'items'");
+    expect(task).not.toHaveProperty('result');
+  });
+
   it('cancels a task: empty ack, the process killed, status cancelled', async () => {
     const taskId = await createTask('sleep_required', { seconds: 60 });
     const pid = await eventually(() => pids.pids().find((candidate) => isAlive(candidate)));
