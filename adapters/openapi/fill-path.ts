@@ -14,7 +14,7 @@ import { isObject } from './resolve-ref.js';
 
 /** The operation's path with `args` filled into its template; throws `invalid_arguments` for a value that would leave it. */
 export function fillPath(plan: OperationPlan, args: Record<string, unknown>): string {
-  const values = new Map<string, { arg: string; text: string }>();
+  const values = new Map<string, { arg: string; text: string; matrix: boolean }>();
   for (const param of plan.params) {
     if (param.in !== 'path') continue;
     const value = Object.hasOwn(args, param.arg) ? args[param.arg] : undefined;
@@ -22,35 +22,90 @@ export function fillPath(plan: OperationPlan, args: Record<string, unknown>): st
       throw new BridgeError('invalid_arguments', `the path parameter "${param.arg}" is required`);
     }
     if (value === '') throw refusal(param.arg, 'is empty', plan.path);
-    values.set(param.name, { arg: param.arg, text: serializePath(param, value, plan.path) });
+    values.set(param.name, {
+      arg: param.arg,
+      text: serializePath(param, value, plan.path),
+      matrix: param.style === 'matrix',
+    });
   }
   if (values.size === 0) return plan.path;
   // Segment by segment, so that each one a value went into is checked as the server will read it.
   const segments = plan.path.split('/').map((segment) => {
     if (!segment.includes('{')) return segment;
     const filled: string[] = [];
+    let matrix = false;
     const built = segment.replace(/\{([^{}]+)\}/g, (whole, name: string) => {
       const value = values.get(name);
       if (value === undefined) return whole;
       filled.push(value.arg);
+      matrix ||= value.matrix;
       return value.text;
     });
     const problem =
-      filled.length > 0 ? segmentProblem(built, filled.length > 1 ? 'make' : 'makes') : undefined;
+      filled.length > 0 ? segmentProblem(built, filled.length > 1 ? 'make' : 'makes', matrix) : undefined;
     if (problem) throw refusal(filled, problem, plan.path);
     return built;
   });
   return segments.join('/');
 }
 
-// What a decoding proxy makes of `text`: `%2E`, `%2F` and `%5C` decoded, behind any number of
-// `%25` (`%252E` is `.` to a proxy that decodes twice). One pass: a loop decoding one level at a
-// time costs a value of n `25`s n passes over it.
-function decodeSeparators(text: string): string {
-  return text.replace(/%(?:25)*(2e|2f|5c)/gi, (_, hex: string) =>
-    String.fromCharCode(Number.parseInt(hex, 16)),
-  );
+// What the servers on the way may make of `text`, decoding it as many times as they like (a proxy
+// such as nginx, then the application): every `%XX` as bytes (lenient UTF-8, so that the overlong
+// `%C0%AE` is `.`), IIS's `%uXXXX`, and NFKC (a fullwidth `／` or `．` is `/` or `.` to a server
+// that normalizes), round after round until nothing changes. Past a few rounds, one last pass
+// decodes an escape behind any number of `%25` at once (`%252E` is `.` after two decodes): a
+// round per level would cost a value of n `25`s n passes over it.
+function asServersRead(text: string): string {
+  let current = text;
+  for (let round = 0; round < DECODE_ROUNDS; round++) {
+    const next = decodeOnce(current).normalize('NFKC');
+    if (next === current) return current;
+    current = next;
+  }
+  return current
+    .replace(/%(?:25)*([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+    .normalize('NFKC');
 }
+
+const DECODE_ROUNDS = 8;
+
+function decodeOnce(text: string): string {
+  return text
+    .replace(/%u([0-9a-f]{4})/gi, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+    .replace(/(?:%[0-9a-f]{2})+/gi, (run) => lenientUtf8(Buffer.from(run.replaceAll('%', ''), 'hex')));
+}
+
+// UTF-8 as a lenient decoder reads it: an overlong form of an ASCII character (`C0 AE`, `E0 80 AE`)
+// is that character; anything else invalid is U+FFFD.
+function lenientUtf8(bytes: Buffer): string {
+  let text = '';
+  let start = 0;
+  for (let at = 0; at < bytes.length; at++) {
+    const lead = bytes[at] as number;
+    const overlong2 = (lead === 0xc0 || lead === 0xc1) && isContinuation(bytes[at + 1]);
+    const overlong3 =
+      lead === 0xe0 &&
+      (bytes[at + 1] ?? 0xff) < 0x82 &&
+      isContinuation(bytes[at + 1]) &&
+      isContinuation(bytes[at + 2]);
+    if (!overlong2 && !overlong3) continue;
+    text += bytes.subarray(start, at).toString('utf8');
+    const code = overlong2
+      ? ((lead & 0x1f) << 6) | ((bytes[at + 1] as number) & 0x3f)
+      : (((bytes[at + 1] as number) & 0x3f) << 6) | ((bytes[at + 2] as number) & 0x3f);
+    text += String.fromCharCode(code);
+    at += overlong2 ? 1 : 2;
+    start = at + 1;
+  }
+  return text + bytes.subarray(start).toString('utf8');
+}
+
+function isContinuation(byte: number | undefined): boolean {
+  return byte !== undefined && (byte & 0xc0) === 0x80;
+}
+
+/** Control characters: a URL parser drops tab, CR and LF (`.\t.` is `..`), a C server ends at NUL. */
+const CONTROL = /\p{Cc}/u;
 
 // A `.` or `..` segment, with its `;parameters` (RFC 3986 §3.3) taken off as Tomcat and Spring
 // take them off before they normalize: `..;` is `..` to them.
@@ -59,13 +114,15 @@ function isDotSegment(part: string): boolean {
   return bare === '.' || bare === '..';
 }
 
-// Why a segment as built (encoded) cannot be sent, or undefined when it can.
-function segmentProblem(segment: string, verb: string): string | undefined {
-  const parts = decodeSeparators(segment).split(/[/\\]/);
+// Why a segment as built (encoded) cannot be sent, or undefined when it can. A matrix-style value
+// builds `;name=value` by design; any other segment empty but for `;parameters` is empty to Tomcat
+// and Spring, which take them off (`;` for an id reaches the collection).
+function segmentProblem(segment: string, verb: string, matrix: boolean): string | undefined {
+  const parts = asServersRead(segment).split(/[/\\]/);
   if (parts.some(isDotSegment)) {
     return `${verb} the path segment "${clip(segment)}", which a server reads as "." or ".."`;
   }
-  if (parts.every((part) => part === '')) {
+  if (parts.every((part) => (matrix ? part : part.split(';', 1)[0]) === '')) {
     return segment === ''
       ? `${verb} an empty path segment`
       : `${verb} the path segment "${clip(segment)}", empty once decoded`;
@@ -91,7 +148,14 @@ const UNRESERVED = /^[A-Za-z0-9._~-]+$/;
 function pathValue(text: string, param: ParamPlan, template: string): string {
   // Only unreserved characters (no `%`, `/` or `\`): only `.` and `..` themselves are dot-segments.
   if (UNRESERVED.test(text) && text !== '.' && text !== '..') return text;
-  const dots = decodeSeparators(text).split(/[/\\]/).find(isDotSegment);
+  const read = asServersRead(text);
+  if (CONTROL.test(read)) {
+    throw new BridgeError(
+      'invalid_arguments',
+      `the path parameter "${param.arg}" holds a control character (${clip(JSON.stringify(text))}), encoded or not, in ${template}: a URL parser drops tabs and line ends (".\\t." is ".."), a server may end the path at a NUL; give the value without it`,
+    );
+  }
+  const dots = read.split(/[/\\]/).find(isDotSegment);
   if (dots !== undefined) {
     throw refusal(
       param.arg,

@@ -54,6 +54,8 @@ describe('simple path values', () => {
     ['.github/workflows/ci.yml', '/v1/items/.github%2Fworkflows%2Fci.yml/owner'],
     ['feature/x', '/v1/items/feature%2Fx/owner'],
     ["it's (x)*!", '/v1/items/it%27s%20%28x%29%2A%21/owner'],
+    ['a;b', '/v1/items/a%3Bb/owner'],
+    ['100%', '/v1/items/100%25/owner'],
     ['é?#', '/v1/items/%C3%A9%3F%23/owner'],
   ])('%j', (value, path) => {
     expect(pathOf(simple, value)).toBe(path);
@@ -72,6 +74,22 @@ describe('simple path values', () => {
     ['x/.;jsessionid=1/y', /"id" holds the path segment "\.;jsessionid=1"/],
     ['', /"id" is empty/],
     ['/', /"id" makes the path segment "%2F", empty once decoded/],
+    // Decoded as many times as a chain of servers likes, however each level is spelled.
+    ['%25%32%45%25%32%45', /"id" holds the path segment "\.\."/],
+    ['..%3B', /"id" holds the path segment "\.\.;"/],
+    ['%u002e%u002e', /"id" holds the path segment "\.\."/],
+    ['%C0%AE%C0%AE/admin', /"id" holds the path segment "\.\."/],
+    ['%E0%80%AE%E0%80%AE', /"id" holds the path segment "\.\."/],
+    ['x／..／y', /"id" holds the path segment "\.\."/],
+    ['x/．．/y', /"id" holds the path segment "\.\."/],
+    // A URL parser drops tabs and line ends: `.\t.` is `..`; a C server stops at NUL.
+    ['.\t./.\t./admin', /"id" holds a control character/],
+    ['\n..\n', /"id" holds a control character/],
+    ['..%00', /"id" holds a control character/],
+    ['a%0Db', /"id" holds a control character/],
+    // Nothing but `;parameters`: Tomcat and Spring take them off, leaving an empty id.
+    [';', /"id" makes the path segment "%3B", empty once decoded/],
+    [';x', /"id" makes the path segment "%3Bx", empty once decoded/],
   ])('refuses %j', (value, message) => {
     expect(() => pathOf(simple, value)).toThrow(message);
   });
@@ -80,6 +98,10 @@ describe('simple path values', () => {
     // One pass whatever the depth (a loop decoding one level at a time was quadratic in the length).
     const deep = `%${'25'.repeat(50_000)}2E%2E`;
     expect(() => pathOf(simple, deep)).toThrow(/"id" holds the path segment "\.\." \("%[25]{75}\.\.\.\)/);
+  });
+
+  it('takes a matrix-style value, which builds ;name=value by design', () => {
+    expect(pathOf({ ...simple, style: 'matrix' }, '5')).toBe('/v1/items/;id=5/owner');
   });
 
   it('refuses a lone surrogate by name, not with a bare URIError', () => {
