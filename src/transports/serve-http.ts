@@ -9,6 +9,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { mebibytes } from '../count-of.js';
 import { excessiveDepth, TOO_DEEP_MESSAGE } from '../json-depth.js';
 import type { Logger } from '../logger.js';
+import { quote } from '../quote-input.js';
 import type { JsonAnswer } from '../server/direct-call.js';
 import type { EventStreamAnswer } from '../server/direct-session-call.js';
 import { connectionsPerAddress, tooManyConnections } from './address-connections.js';
@@ -128,6 +129,19 @@ export async function serveHttp(
     ) {
       refusals?.refused('bad request line', `${req.method} from ${from}: Host "${host.slice(0, 100)}"`);
       writeError(res, 400, -32000, 'Bad Request: the Host header must be a host name or address and a port');
+      return;
+    }
+    // The routes compare the parsed path, which resolves `..`, `%2e%2e` and `\`: a proxy routing on
+    // the raw path sent `/oauth/..\mcp` (its unauthenticated sign-in location, forwarding a client's
+    // own identity header) to the MCP endpoint. A path only a parser makes into another is refused.
+    if (!isPlainPath(req.url)) {
+      refusals?.refused('bad request line', `${req.method} from ${from}: path ${quote(req.url)}`);
+      writeError(
+        res,
+        400,
+        -32000,
+        'Bad Request: the path holds dot segments or backslashes; send it as resolved',
+      );
       return;
     }
     // One `Request` per HTTP request, for the header checks and the handler alike.
@@ -392,4 +406,13 @@ function writeError(
 
 function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+// A request path that means what it says: no `.` or `..` segment (encoded or not), no backslash,
+// so the parsed path the routes compare is the one every proxy in front saw.
+function isPlainPath(url: string): boolean {
+  const end = url.search(/[?#]/);
+  const path = end === -1 ? url : url.slice(0, end);
+  if (path.includes('\\') || /%5c/i.test(path)) return false;
+  return !path.split('/').some((segment) => /^(\.|%2e){1,2}$/i.test(segment));
 }

@@ -126,6 +126,48 @@ describe('a Host header or request target that is not a plain host is refused', 
     await stillServes();
   });
 
+  // The routes compare the parsed path: `/oauth/..\mcp` was the MCP endpoint to the bridge, while a
+  // proxy routing on the raw path sent it to the sign-in location it leaves unauthenticated.
+  const listAt = async (target: string) => {
+    const socket = await openSocket(bridge.url);
+    const result = outcome(socket);
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/list',
+      params: { _meta: envelope() },
+    });
+    const head = [
+      `POST ${target} HTTP/1.1`,
+      `Host: ${bridge.url.host}`,
+      'Content-Type: application/json',
+      'Accept: application/json, text/event-stream',
+      'MCP-Protocol-Version: 2026-07-28',
+      'Mcp-Method: tools/list',
+      `Content-Length: ${body.length}`,
+      'Connection: close',
+    ];
+    socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+    return (await result).text.split('\r\n')[0];
+  };
+
+  it.each([
+    '/oauth/..\\mcp',
+    '/oauth/%2e%2e/mcp',
+    '/oauth/%2E./mcp',
+    '/x/../mcp',
+    '/./mcp',
+    '/oauth%5c..%5cmcp',
+  ])('a path only a parser makes into the endpoint (%s): 400', async (target) => {
+    expect(await listAt(target)).toMatch(/^HTTP\/1\.1 400 /);
+    await stillServes();
+  });
+
+  it('the endpoint itself, with a query holding dots, is served', async () => {
+    expect(await listAt(bridge.url.pathname)).toMatch(/^HTTP\/1\.1 200 /);
+    expect(await listAt(`${bridge.url.pathname}?x=../y`)).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
   it('an absolute-form request target', async () => {
     expect(await rawRequest(bridge.url.host, 'http://evil.example/mcp')).toMatch(/^HTTP\/1\.1 400 /);
     await stillServes();
