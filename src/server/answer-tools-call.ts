@@ -7,6 +7,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { AskCapabilities } from '../ask/ask-params.js';
 import { type AskSettings, prepareAsking } from '../ask/call-asking.js';
+import { startCall } from '../call-slot.js';
 import { callerOf } from '../caller.js';
 import { isPlainObject } from '../plain-object.js';
 import { quote } from '../quote-input.js';
@@ -131,6 +132,8 @@ export async function answerToolsCall(
     keepAliveMs: setup.progressKeepAliveMs,
   });
   if (asking.snapshot) beforeArgumentsChange(call.context, asking.snapshot);
+  // Over HTTP in the 2026-07-28 era the caller's slot is given back once the tool has ended.
+  const ended = startCall(ctx.http?.req);
   let result: ToolResult;
   try {
     result = await registry.call(tool, args, call.context);
@@ -140,6 +143,7 @@ export async function answerToolsCall(
     throw error;
   } finally {
     call.stop();
+    ended?.();
   }
   const pending = asking.settle({ result });
   if (pending) return pending;

@@ -61,6 +61,8 @@ export interface SessionLane {
   received(message: JSONRPCMessage): void;
   /** The session closed: calls in flight are aborted and their streams ended. */
   closed(): void;
+  /** Whether a call of request `id` runs here. */
+  holds(id: string | number): boolean;
 }
 
 interface LaneCall {
@@ -287,6 +289,7 @@ export function createSessionLane(
       if (level !== undefined) logLevel.threshold = level;
     },
 
+    holds: (id) => running.has(id),
     closed() {
       keepAlive = stopTimer(keepAlive);
       for (const call of running.values()) {

@@ -8,6 +8,7 @@ import {
   type McpServerFactory,
   originValidationResponse,
 } from '@modelcontextprotocol/server';
+import { bindCallSlot, shareCallSlot } from '../call-slot.js';
 import { bindQuotaKey, callerOfAuth } from '../caller.js';
 import type { Logger } from '../logger.js';
 import { isPlainObject } from '../plain-object.js';
@@ -221,20 +222,30 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
         signal,
       });
     }
-    const direct = options.direct?.answer({
-      body: given,
-      request,
-      signal,
-      ...(authInfo ? { authInfo } : {}),
-    });
-    if (direct) return direct;
-    // Some of the SDK's refusals quote the request whole: bounded on the way out.
-    return clipErrorResponse(
-      await modern.fetch(signalled(), {
+    // A call's slot among the caller's calls in flight is given back when its tool has ended, not
+    // when its client hangs up (which cancels it: a tool that ignores the abort runs on).
+    const release = isToolsCall(given) ? fetchOptions.holdCalls?.() : undefined;
+    const freeUnstarted = release ? bindCallSlot(request, release) : undefined;
+    try {
+      const direct = options.direct?.answer({
+        body: given,
+        request,
+        signal,
         ...(authInfo ? { authInfo } : {}),
-        ...(given === undefined ? {} : { parsedBody: given }),
-      }),
-    );
+      });
+      if (direct) return await direct;
+      const copy = signalled();
+      shareCallSlot(request, copy);
+      // Some of the SDK's refusals quote the request whole: bounded on the way out.
+      return clipErrorResponse(
+        await modern.fetch(copy, {
+          ...(authInfo ? { authInfo } : {}),
+          ...(given === undefined ? {} : { parsedBody: given }),
+        }),
+      );
+    } finally {
+      freeUnstarted?.();
+    }
   };
 
   return {
@@ -265,4 +276,9 @@ function claimsModernEra(request: Request, body: unknown): boolean {
     return false;
   const meta = isPlainObject(body.params) ? body.params._meta : undefined;
   return isPlainObject(meta) && 'io.modelcontextprotocol/protocolVersion' in meta;
+}
+
+/** Whether a 2026-07-28 body (one message) is a `tools/call` request. */
+function isToolsCall(body: unknown): boolean {
+  return isPlainObject(body) && body.method === 'tools/call' && body.id !== undefined;
 }

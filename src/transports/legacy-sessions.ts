@@ -6,6 +6,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { ANONYMOUS_CALLER, callerOfAuth } from '../caller.js';
 import type { Logger } from '../logger.js';
+import { quote } from '../quote-input.js';
 import { isCancellation } from '../server/answer-tools-call.js';
 import { onCallSettled } from '../server/call-settled.js';
 import type { JsonAnswer } from '../server/direct-call.js';
@@ -124,6 +125,20 @@ export class LegacySessions {
       // Re-insert so that the map stays in least-recently-used order.
       this.#sessions.delete(sessionId);
       this.#sessions.set(sessionId, session);
+      // Request ids are unique within a session (MCP): an answer to a reused one would settle the
+      // call that holds it, and give back its slot, while the tool runs on (a ping after each call
+      // ran any number of calls past --max-calls-per-caller).
+      const reused = reusedId(
+        parsedBody,
+        (id) => session.calls.holds(id) || session.lane?.holds(id) === true,
+      );
+      if (reused !== undefined) {
+        return jsonRpcErrorResponse(
+          400,
+          -32600,
+          `Invalid Request: the request id ${quote(String(reused))} is in use in this session (a call holds it until it is answered); send each request with an id of its own.`,
+        );
+      }
       const calls = holdCalls ? callIds(parsedBody) : [];
       const release = calls.length > 0 ? holdCalls?.() : undefined;
       const { lane } = session;
@@ -293,6 +308,16 @@ function watchTransport(
     lane?.received(message);
     dispatch?.(message, extra);
   };
+}
+
+/** A request id of `body` that a call still holds, or that the body itself gives twice. */
+function reusedId(body: unknown, held: (id: string | number) => boolean): string | number | undefined {
+  const seen = new Set<string | number>();
+  for (const { id } of requestsIn(body)) {
+    if (held(id) || seen.has(id)) return id;
+    seen.add(id);
+  }
+  return undefined;
 }
 
 /** The ids of the `tools/call` requests in a body. */

@@ -229,7 +229,9 @@ export async function serveHttp(
     const flight: InFlight = { res, ids };
     inFlight.add(flight);
     let finished = false;
-    // Released when the connection closes, unless the handler holds the slots until its calls end.
+    // Released when the connection closes, unless the handler holds the slots until its calls end
+    // (an initialize-era session's, which run on after their client goes away; a 2026-07-28 call's,
+    // whose tool may run on after the hang-up that cancels it).
     let held = false;
     const holdCalls = () => {
       held = true;

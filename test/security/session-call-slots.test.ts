@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionCalls } from '../../src/transports/session-calls.js';
+import { modernFetch } from '../helpers/modern-request.js';
 import { RawSession } from '../helpers/raw-session.js';
 import { distPath, type HttpBridge, startHttpBridge } from '../helpers/start-bridge.js';
 
@@ -70,6 +71,37 @@ async function cancel(session: RawSession, requestId: string): Promise<void> {
   await reply.text();
 }
 
+describe('a request reusing the id of a call that runs', () => {
+  // An answer to the reused id (a ping's) settled the call that held it and gave its slot back
+  // while the tool ran on: a ping after each call ran any number of calls past the cap.
+  it.each(PATHS)('%s: is refused, and the call keeps its slot', async (label, meta) => {
+    const session = new RawSession(bridge.url);
+    await session.open({});
+    await accepted(session); // the calls of the case before have given their slots back
+    const markers = [1, 2, 3].map((n) => join(dir, `reused-${label.replace(/\W/g, '')}-${n}`));
+    for (const marker of markers.slice(0, 2)) {
+      await startAndHangUp(session, marker, { marker }, meta);
+      const ping = await session.post({ jsonrpc: '2.0', id: marker, method: 'ping' });
+      const pingText = await ping.text();
+      expect(ping.status, pingText).toBe(400);
+      expect(pingText).toContain('is in use in this session');
+    }
+    // A batch giving one id twice is refused as well, before anything in it runs.
+    const twice = await session.post([
+      { jsonrpc: '2.0', id: 'twice', method: 'ping' },
+      { jsonrpc: '2.0', id: 'twice', method: 'ping' },
+    ]);
+    expect(twice.status).toBe(400);
+    await twice.text();
+    // Both calls still hold their slots: a third is refused and never starts.
+    const third = await session.post(call(markers[2] as string, 'wait', { marker: markers[2] }, meta));
+    expect(third.status).toBe(429);
+    await third.text();
+    expect(existsSync(`${markers[2]}.started`)).toBe(false);
+    await session.close();
+  });
+});
+
 describe('session calls whose client hung up keep their call slots until they end', () => {
   it.each(PATHS)('%s', async (label, meta) => {
     const session = new RawSession(bridge.url);
@@ -123,6 +155,41 @@ describe('a cancelled call keeps its slot until its tool has ended', () => {
     while (!existsSync(`${markers[0]}.done`)) await sleep(20);
     await accepted(session);
     await session.close();
+  });
+});
+
+describe('a 2026-07-28 call whose client hung up', () => {
+  // Hanging up cancels a 2026-07-28 call, but its slot stays taken until its tool has ended: given
+  // back at the hang-up, a tool that ignores the abort let a caller run any number at once.
+  it('keeps its slot until its tool has ended', async () => {
+    const probe = new RawSession(bridge.url);
+    await probe.open({});
+    await accepted(probe); // the calls of the tests before have given their slots back
+    await probe.close();
+    const markers = [1, 2].map((n) => join(dir, `modern-hang-up-${n}`));
+    for (const [index, marker] of markers.entries()) {
+      const hangUp = new AbortController();
+      const args = { marker, ignoreAbort: true, ms: index === 0 ? 1_500 : 60_000 };
+      void modernFetch(bridge.url, 'tools/call', { name: 'wait', arguments: args }, { signal: hangUp.signal })
+        .then((reply) => reply.text())
+        .catch(() => {});
+      while (!existsSync(`${marker}.started`)) await sleep(10);
+      hangUp.abort();
+    }
+    await sleep(200);
+    const refused = await modernFetch(bridge.url, 'tools/call', { name: 'whoami', arguments: {} });
+    expect(refused.status).toBe(429);
+    await refused.text();
+    // Once the first has ended, its slot is back.
+    while (!existsSync(`${markers[0]}.done`)) await sleep(20);
+    let status = 429;
+    for (let attempt = 0; attempt < 80 && status === 429; attempt++) {
+      const reply = await modernFetch(bridge.url, 'tools/call', { name: 'whoami', arguments: {} });
+      status = reply.status;
+      await reply.text();
+      if (status === 429) await sleep(50);
+    }
+    expect(status).toBe(200);
   });
 });
 
