@@ -51,10 +51,11 @@ export const compilePattern = Object.assign(compiledPattern, {
 
 function compiledPattern(pattern: string, flags: string): PatternTester {
   const native = new RegExp(pattern, flags);
-  if (cannotBacktrackFar(pattern)) return native;
+  const shape = shapeOf(pattern);
+  if (backtracksLittle(shape, pattern)) return native;
   // A short value is matched here only when the pattern's shape bounds its cost (see `shortIsSafe`):
   // a trip to the worker costs ~10-20 µs, which thousands of short values would spend at once.
-  const shortHere = shortIsSafe(pattern);
+  const shortHere = shortIsSafe(shape);
   return {
     toString: () => `guarded ${native}`,
     test(text) {
@@ -95,7 +96,10 @@ const slowPatterns = new Set<string>();
  * it cannot vouch for is only matched in the worker, never refused.
  */
 export function cannotBacktrackFar(pattern: string): boolean {
-  const shape = shapeOf(pattern);
+  return backtracksLittle(shapeOf(pattern), pattern);
+}
+
+function backtracksLittle(shape: PatternShape, pattern: string): boolean {
   if (shape.nested || shape.choices > 1) return false;
   if (shape.choices === 1 && (shape.large > 1 || (shape.large === 1 && shape.weight > LONG_PATTERN))) {
     return false;
@@ -109,8 +113,7 @@ export function cannotBacktrackFar(pattern: string): boolean {
  * characters shared among them make at most a few hundred ways to try). Twenty alternatives under
  * a `*` took 20^7 steps on `aaaaaaa!` (9.6 s); a hundred `a?` would choose 8 of 100.
  */
-function shortIsSafe(pattern: string): boolean {
-  const shape = shapeOf(pattern);
+function shortIsSafe(shape: PatternShape): boolean {
   return !shape.nested && shape.choices <= 3;
 }
 
