@@ -16,6 +16,7 @@ import { clipErrorResponse } from '../server/clip-error-answer.js';
 import type { DirectCall, JsonAnswer } from '../server/direct-call.js';
 import type { EventStreamAnswer } from '../server/direct-session-call.js';
 import { asTaskListen, serveTaskListen, type TaskFeed } from '../tasks/task-listen.js';
+import { requestsIn } from './call-limits.js';
 import { rejectParamHeaders } from './check-param-headers.js';
 import { jsonRpcErrorResponse } from './json-rpc-response.js';
 import { LegacySessions, type SessionLaneFactory } from './legacy-sessions.js';
@@ -224,7 +225,9 @@ export function createHttpHandler(factory: McpServerFactory, options: HttpHandle
     }
     // A call's slot among the caller's calls in flight is given back when its tool has ended, not
     // when its client hangs up (which cancels it: a tool that ignores the abort runs on).
-    const release = isToolsCall(given) ? fetchOptions.holdCalls?.() : undefined;
+    const release = requestsIn(given).some((one) => one.method === 'tools/call')
+      ? fetchOptions.holdCalls?.()
+      : undefined;
     const freeUnstarted = release ? bindCallSlot(request, release) : undefined;
     try {
       const direct = options.direct?.answer({
@@ -276,9 +279,4 @@ function claimsModernEra(request: Request, body: unknown): boolean {
     return false;
   const meta = isPlainObject(body.params) ? body.params._meta : undefined;
   return isPlainObject(meta) && 'io.modelcontextprotocol/protocolVersion' in meta;
-}
-
-/** Whether a 2026-07-28 body (one message) is a `tools/call` request. */
-function isToolsCall(body: unknown): boolean {
-  return isPlainObject(body) && body.method === 'tools/call' && body.id !== undefined;
 }
