@@ -123,9 +123,10 @@ function segmentProblem(segment: string, verb: string, matrix: boolean): string 
     return `${verb} the path segment "${clip(segment)}", which a server reads as "." or ".."`;
   }
   if (parts.every((part) => (matrix ? part : part.split(';', 1)[0]) === '')) {
-    return segment === ''
-      ? `${verb} an empty path segment`
-      : `${verb} the path segment "${clip(segment)}", empty once decoded`;
+    if (segment === '') return `${verb} an empty path segment`;
+    return parts.every((part) => part === '')
+      ? `${verb} the path segment "${clip(segment)}", empty once decoded`
+      : `${verb} the path segment "${clip(segment)}", nothing but ";parameters" once decoded, which Tomcat and Spring take off`;
   }
   return undefined;
 }
@@ -159,7 +160,9 @@ function pathValue(text: string, param: ParamPlan, template: string): string {
   if (dots !== undefined) {
     throw refusal(
       param.arg,
-      `holds the path segment "${clip(dots)}" (${clip(JSON.stringify(text))})`,
+      dots === text
+        ? `holds the path segment "${clip(dots)}"`
+        : `holds the path segment "${clip(dots)}" (${clip(JSON.stringify(text))})`,
       template,
     );
   }

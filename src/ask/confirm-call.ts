@@ -40,12 +40,12 @@ export function withConfirmation(
       if (!ask?.can('form')) {
         if (fallback === 'run') {
           context.log.warn(
-            `${tool.name}: runs without confirmation: the client cannot ask the user (confirm-fallback: run)`,
+            `${tool.name}: runs without confirmation: the client cannot ask the user (--confirm-fallback run)`,
           );
           return tool.invoke(args, context);
         }
         return textResult(
-          `${tool.name} was not run: it needs the user's confirmation first (confirm: ${mode}), and this client cannot ask the user (it did not declare the elicitation capability, or the call runs as a task). Use a client that supports elicitation, or set confirm-fallback: run or confirm: never for this tool.`,
+          `${tool.name} was not run: it needs the user's confirmation first (confirm: ${mode}), and this client cannot ask the user (it did not declare the elicitation capability, or the call runs as a task). Use a client that supports elicitation, or run it unconfirmed with --confirm-fallback run (confirmFallback: run in a config file), or confirm: never for this tool.`,
           true,
         );
       }

@@ -88,8 +88,8 @@ describe('simple path values', () => {
     ['..%00', /"id" holds a control character/],
     ['a%0Db', /"id" holds a control character/],
     // Nothing but `;parameters`: Tomcat and Spring take them off, leaving an empty id.
-    [';', /"id" makes the path segment "%3B", empty once decoded/],
-    [';x', /"id" makes the path segment "%3Bx", empty once decoded/],
+    [';', /"id" makes the path segment "%3B", nothing but ";parameters" once decoded/],
+    [';x', /"id" makes the path segment "%3Bx", nothing but ";parameters" once decoded/],
   ])('refuses %j', (value, message) => {
     expect(() => pathOf(simple, value)).toThrow(message);
   });
