@@ -83,12 +83,12 @@ export function confinePaths(
         );
       }
       if (isAbsolute(candidate)) {
-        confine(realPathOf(candidate, 0, seen), where, value, limits);
+        confine(realPathOf(candidate, seen), where, value, limits);
         named.push({ where, value, path: candidate });
         continue;
       }
       // Not `join`: it would fold `link/..` away as text before the link is followed.
-      confine(realPathOf(`${cwd}${sep}${candidate}`, 0, seen), where, value, limits);
+      confine(realPathOf(`${cwd}${sep}${candidate}`, seen), where, value, limits);
       named.push({ where, value, path: `${cwd}${sep}${candidate}` });
       if (climbs(candidate)) {
         throw new BridgeError(
@@ -114,7 +114,7 @@ export function confinePaths(
   // naming one has passed the checks above).
   for (const base of findBases(options, args, cwd, policy.roots, rules.aboveCwd === true)) {
     if (base.dir === cwd) continue;
-    const real = realPathOf(base.dir, 0, seen);
+    const real = realPathOf(base.dir, seen);
     // The directory itself is where the program goes (tar's `-C a -C b` goes to `a/b`).
     if (base.property) confine(real, base.property, base.value ?? '', limits);
     // The client's roots bound where cwd may be; git looks above them for the work tree's top by

@@ -57,7 +57,7 @@ const KNOWN_SUFFIXES = [
 export function findDerivedNames(named: readonly NamedPath[], seen?: LinkMemo): DerivedName[] {
   const found: DerivedName[] = [];
   const listing = new Listing();
-  const resolved = named.map((item) => ({ ...item, real: realPathOf(item.path, 0, seen) }));
+  const resolved = named.map((item) => ({ ...item, real: realPathOf(item.path, seen) }));
   const dirs = resolved.filter((item) => isDirectory(item.real));
   for (const dir of dirs) {
     for (const item of resolved) {
@@ -66,12 +66,12 @@ export function findDerivedNames(named: readonly NamedPath[], seen?: LinkMemo): 
       if (!plainName(name) || !listing.holdsLink(dir.real, name)) continue;
       const link = `${dir.real}${sep}${name}`;
       const why = `what a program copying, moving or linking into ${dir.where} ${quote(dir.value)} writes`;
-      found.push({ where: item.where, value: item.value, link, real: realPathOf(link, 0, seen), why });
+      found.push({ where: item.where, value: item.value, link, real: realPathOf(link, seen), why });
     }
   }
   for (const item of resolved) {
     const places = new Map([
-      [`${realPathOf(dirname(item.path), 0, seen)}${sep}${basename(item.path)}`, item.path],
+      [`${realPathOf(dirname(item.path), seen)}${sep}${basename(item.path)}`, item.path],
       [item.real, item.real],
     ]);
     for (const place of places.keys()) {
@@ -83,7 +83,7 @@ export function findDerivedNames(named: readonly NamedPath[], seen?: LinkMemo): 
       for (const link of stems.flatMap((stem) => listing.linksSuffixed(dirname(place), stem))) {
         const why =
           'a name the program may make of it by adding a suffix, as for a backup, journal, serial or archive';
-        found.push({ where: item.where, value: item.value, link, real: realPathOf(link, 0, seen), why });
+        found.push({ where: item.where, value: item.value, link, real: realPathOf(link, seen), why });
       }
     }
   }

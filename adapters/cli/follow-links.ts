@@ -7,9 +7,16 @@ import { dirname, isAbsolute, sep } from 'node:path';
  * component counts as the directory the program would create (`mkdir -p`), so the walk goes on:
  * `missing/../link/x` still follows `link`; a dangling link is followed to where it points.
  */
-export function realPathOf(path: string, depth = 0, seen?: LinkMemo): string {
-  return walk(sep, path, depth, seen);
+export function realPathOf(path: string, seen?: LinkMemo): string {
+  return walk(sep, path, { left: MAX_LINKS }, seen);
 }
+
+/**
+ * The most links one resolution follows, in all, as Linux's `MAXSYMLINKS`: past it the kernel
+ * fails with ELOOP. Counting nesting alone let `a -> b/b/b/b`, `b -> c/c/c/c`… cost 4^N walks
+ * (ten levels held the server for seconds), where the kernel gives up at once.
+ */
+const MAX_LINKS = 40;
 
 /**
  * What one check has found of each path it looked at: a link's target, `null` for a missing path,
@@ -24,12 +31,11 @@ export type LinkMemo = Map<string, string | null>;
  * each value from every directory up to its root).
  */
 export function realPathFrom(realDir: string, relative: string, seen?: LinkMemo): string {
-  return walk(realDir, relative, 0, seen);
+  return walk(realDir, relative, { left: MAX_LINKS }, seen);
 }
 
 // Walks `path`'s components from `start` (a real path; `sep` for an absolute `path`).
-function walk(start: string, path: string, depth: number, seen: LinkMemo | undefined): string {
-  if (depth > 40) return path; // a link loop: the program fails with ELOOP anyway
+function walk(start: string, path: string, links: { left: number }, seen: LinkMemo | undefined): string {
   const parts = path.split(sep).filter((part) => part !== '' && part !== '.');
   let current: string = isAbsolute(path) ? sep : start;
   // How many components `current` lies below the first missing one: nothing below a missing
@@ -59,7 +65,9 @@ function walk(start: string, path: string, depth: number, seen: LinkMemo | undef
     // Missing (or unreadable): a plain directory-to-be, whatever follows is walked on.
     if (found === null) missing = 1;
     if (!found) current = next;
-    else current = walk(sep, isAbsolute(found) ? found : `${current}${sep}${found}`, depth + 1, seen);
+    // Past the kernel's count the program fails with ELOOP: where the walk stands is as good an answer.
+    else if (--links.left < 0) return [next, ...parts.slice(index + 1)].join(sep);
+    else current = walk(sep, isAbsolute(found) ? found : `${current}${sep}${found}`, links, seen);
   }
   return current;
 }

@@ -44,6 +44,24 @@ describe('realPathOf', () => {
   it('stops on a link loop', () => {
     expect(() => realPathOf(join(d, 'root', 'loop-a', 'x'))).not.toThrow();
   });
+
+  // Counting nesting only, `a0 -> a1/a1/a1/a1`, `a1 -> a2/a2/a2/a2`… took 4^N walks (twelve levels
+  // held the server past 100 s); the kernel stops at 40 links in all, and so does the walk.
+  it('follows at most 40 links in all, as the kernel does', () => {
+    const fan = join(d, 'root', 'fan');
+    mkdirSync(fan);
+    const levels = 14;
+    symlinkSync('.', join(fan, `a${levels}`));
+    for (let level = levels - 1; level >= 0; level--) {
+      symlinkSync(
+        Array(4)
+          .fill(`a${level + 1}`)
+          .join('/'),
+        join(fan, `a${level}`),
+      );
+    }
+    expect(realPathOf(join(fan, 'a0', 'x')).startsWith(fan)).toBe(true);
+  });
 });
 
 function command(help: string, usage = ''): CommandSpec {
