@@ -96,8 +96,14 @@ describe('simple path values', () => {
 
   it('decodes any depth of %25 as a proxy would, and quotes no more than 80 characters of the value', () => {
     // One pass whatever the depth (a loop decoding one level at a time was quadratic in the length).
-    const deep = `%${'25'.repeat(50_000)}2E%2E`;
+    const deep = `%${'25'.repeat(4_000)}2E%2E`;
     expect(() => pathOf(simple, deep)).toThrow(/"id" holds the path segment "\.\." \("%[25]{75}\.\.\.\)/);
+  });
+
+  it('refuses a value longer than any server takes, before reading it', () => {
+    expect(() => pathOf(simple, '%25'.repeat(1_400_000))).toThrow(
+      /"id" is 4,200,000 characters long, more than the 8,192 a path value may be/,
+    );
   });
 
   it('takes a matrix-style value, which builds ;name=value by design', () => {
