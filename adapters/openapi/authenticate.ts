@@ -35,10 +35,67 @@ function credentialVariables(scheme: string, definition: Json): string[] {
   return [credentialVariable(scheme, 'TOKEN')];
 }
 
-/** What `apply` did: the variables missing when no alternative could be satisfied. */
+/**
+ * What `apply` did: when no alternative could be satisfied, the variables missing, and the schemes
+ * the user did not name (`--auth-scheme`) with the variables each would read.
+ */
 export interface Applied {
   missing: string[];
+  ungranted: string[];
   refreshable: boolean;
+}
+
+const NOTHING_NEEDED: Applied = { missing: [], ungranted: [], refreshable: false };
+
+/**
+ * Which of a spec's security schemes may read their `BRIDGE_<SCHEME>_…` variables: those the user
+ * named (`--auth-scheme`, `authSchemes`), else every scheme of a spec the user holds (a local
+ * file), and none of a spec fetched by URL. Whoever serves that spec chose its schemes' names, and
+ * so which of the user's variables it would be sent: a scheme named `github` would get the token
+ * meant for another source. Names are compared as the variables they read.
+ */
+export function grantedSchemes(
+  named: readonly string[] | undefined,
+  fetched: boolean,
+): (scheme: string) => boolean {
+  if (named === undefined) return () => !fetched;
+  const keys = new Set(named.map((name) => credentialVariable(name, '')));
+  return (scheme) => keys.has(credentialVariable(scheme, ''));
+}
+
+/**
+ * Says what the user's naming of schemes left out, once at load: the schemes whose variables are
+ * set but that are not named (their operations are called without them), and names the spec has no
+ * scheme for (a typo would otherwise pass silently).
+ */
+export function ungrantedWarnings(
+  schemes: Json,
+  named: readonly string[] | undefined,
+  granted: (scheme: string) => boolean,
+  env: NodeJS.ProcessEnv,
+  shown: string,
+): string[] {
+  const warnings: string[] = [];
+  const held = Object.keys(schemes).filter((name) => isObject(schemes[name]));
+  const unused = held.filter(
+    (name) => !granted(name) && credentialVariables(name, schemes[name] as Json).some((v) => env[v]),
+  );
+  if (unused.length > 0) {
+    const why = named
+      ? 'only the schemes named with --auth-scheme (authSchemes in a config file) are given theirs'
+      : "a spec fetched by URL chose its schemes' names, and so which of your variables it would read: name each scheme it may use with --auth-scheme (authSchemes in a config file)";
+    warnings.push(
+      `${shown}: security ${unused.length === 1 ? 'scheme' : 'schemes'} ${unused.map((name) => `"${name}"`).join(', ')} ${unused.length === 1 ? 'has' : 'have'} variables set but ${unused.length === 1 ? 'is' : 'are'} not given them, so operations needing ${unused.length === 1 ? 'it are' : 'them are'} called without: ${why}.`,
+    );
+  }
+  const keys = new Set(held.map((name) => credentialVariable(name, '')));
+  const unknown = (named ?? []).filter((name) => !keys.has(credentialVariable(name, '')));
+  if (unknown.length > 0) {
+    warnings.push(
+      `${shown}: --auth-scheme ${unknown.map((name) => `"${name}"`).join(', ')}: the spec has no such security scheme (it has ${held.length > 0 ? held.map((name) => `"${name}"`).join(', ') : 'none'}).`,
+    );
+  }
+  return warnings;
 }
 
 interface CachedToken {
@@ -55,18 +112,24 @@ export class Authenticator {
   readonly #dispatcher: (() => Promise<Dispatcher>) | undefined;
   readonly #signIns = new Map<string, UpstreamSignIn>();
   readonly #names = new WeakMap<readonly Json[], CredentialNames>();
+  readonly #granted: (scheme: string) => boolean;
 
-  /** `dispatcher`: the pool token requests go through (the source's, with its address checks). */
+  /**
+   * `dispatcher`: the pool token requests go through (the source's, with its address checks).
+   * `granted`: the schemes that may read their variables (`grantedSchemes`); default all.
+   */
   constructor(
     schemes: Json,
     env: NodeJS.ProcessEnv,
     timeoutMs: number,
     dispatcher?: () => Promise<Dispatcher>,
+    granted: (scheme: string) => boolean = () => true,
   ) {
     this.#schemes = schemes;
     this.#env = env;
     this.#timeoutMs = timeoutMs;
     this.#dispatcher = dispatcher;
+    this.#granted = granted;
   }
 
   /**
@@ -74,13 +137,18 @@ export class Authenticator {
    * the variables that would have been needed when none is satisfied (for the 401 hint).
    */
   async apply(security: readonly Json[], request: HttpRequest, context: ToolContext): Promise<Applied> {
-    if (security.length === 0) return { missing: [], refreshable: false };
+    if (security.length === 0) return NOTHING_NEEDED;
     const missing = new Set<string>();
+    const ungranted = new Set<string>();
     for (const alternative of security) {
       const names = Object.keys(alternative);
-      if (names.length === 0) return { missing: [], refreshable: false };
-      const unavailable = names.flatMap((name) => this.#missing(name));
-      if (unavailable.length > 0) {
+      if (names.length === 0) return NOTHING_NEEDED;
+      const withheld = names.filter((name) => this.#definition(name) && !this.#granted(name));
+      const unavailable = names
+        .filter((name) => !withheld.includes(name))
+        .flatMap((name) => this.#missing(name));
+      if (withheld.length > 0 || unavailable.length > 0) {
+        for (const name of withheld) ungranted.add(name);
         for (const variable of unavailable) missing.add(variable);
         continue;
       }
@@ -89,9 +157,9 @@ export class Authenticator {
         const scopes = Array.isArray(alternative[name]) ? (alternative[name] as string[]) : [];
         refreshable = (await this.#applyScheme(name, scopes, request, context)) || refreshable;
       }
-      return { missing: [], refreshable };
+      return { missing: [], ungranted: [], refreshable };
     }
-    return { missing: [...missing], refreshable: false };
+    return { missing: [...missing], ungranted: [...ungranted], refreshable: false };
   }
 
   /**

@@ -13,7 +13,7 @@ import {
   type ToolDefinition,
 } from '../../src/index.js';
 import { applyOverrides } from './apply-overrides.js';
-import { Authenticator } from './authenticate.js';
+import { Authenticator, grantedSchemes, ungrantedWarnings } from './authenticate.js';
 import { isFetched, otherOrigins } from './base-url.js';
 import {
   type CachedConversion,
@@ -38,7 +38,7 @@ import {
   type ToolData,
 } from './operations-to-tools.js';
 import type { OpenApiOptions } from './options.js';
-import { isObject } from './resolve-ref.js';
+import { isObject, type Json } from './resolve-ref.js';
 import { HttpSender } from './send-request.js';
 import { withSteadyYoungGeneration } from './steady-young-generation.js';
 
@@ -117,8 +117,13 @@ export function createOpenApiSource(
       const settings = (servers: CallSettings['servers'], schemes: unknown): CallSettings => ({
         servers,
         sender,
-        auth: new Authenticator(isObject(schemes) ? schemes : {}, process.env, timeoutMs, () =>
-          sender.dispatcher(),
+        auth: authenticator(
+          isObject(schemes) ? schemes : {},
+          options,
+          remote,
+          timeoutMs,
+          sender,
+          context.log,
         ),
         ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
         // Already expanded: by the config's loading or by --header's parsing, never twice.
@@ -300,6 +305,29 @@ async function convert(
     };
   }
   return converted;
+}
+
+// The source's credentials: the variables of the schemes it is granted (see `grantedSchemes`),
+// with a warning for set variables it is not, read at every load (the environment may change).
+function authenticator(
+  schemes: Json,
+  options: OpenApiOptions,
+  fetched: boolean,
+  timeoutMs: number,
+  sender: HttpSender,
+  log: Logger,
+): Authenticator {
+  const granted = grantedSchemes(options.authSchemes, fetched);
+  for (const warning of ungrantedWarnings(
+    schemes,
+    options.authSchemes,
+    granted,
+    process.env,
+    displayUrl(options.spec),
+  )) {
+    log.warn(warning);
+  }
+  return new Authenticator(schemes, process.env, timeoutMs, () => sender.dispatcher(), granted);
 }
 
 function fromCache(

@@ -8,7 +8,7 @@ import {
   type ToolDefinition,
   type ToolResult,
 } from '../../src/index.js';
-import type { Authenticator } from './authenticate.js';
+import type { Applied, Authenticator } from './authenticate.js';
 import { type CallTarget, callTarget, isFetched } from './base-url.js';
 import { buildRequest, type HttpRequest } from './build-request.js';
 import { headerNotes } from './describe-headers.js';
@@ -152,7 +152,7 @@ async function callOperation(
   const { url: baseUrl, chosen } = targetOf(plan, setup);
   if (!chosen && (isFetched(setup.servers.location) || setup.remoteRefs)) throw elsewhere(baseUrl, setup);
   const idempotent = IDEMPOTENT_METHODS.has(plan.method);
-  let applied = { missing: [] as string[], refreshable: false };
+  let applied: Applied = { missing: [], ungranted: [], refreshable: false };
   let request!: HttpRequest;
   const prepare = async () => {
     request = buildRequest(plan, args, baseUrl, setup.auth.credentialNames(plan.security));
@@ -178,6 +178,7 @@ async function callOperation(
     {
       toolName: name,
       missingCredentials: applied.missing,
+      ungrantedSchemes: applied.ungranted,
       ...(chosen ? {} : { withheld: `the operation's server ${baseUrl.origin} is not the API's own origin` }),
       ...(checkOutput ? { checkOutput } : {}),
     },

@@ -34,6 +34,8 @@ Flags:
                            (for APIs whose answers drift from their spec)
   --forward-auth           pass the MCP client's Authorization header upstream (HTTP transport;
                            off by default: the client's credentials never leave the bridge)
+  --auth-scheme NAME       give security scheme NAME its BRIDGE_<NAME>_* variables (repeatable);
+                           default: every scheme of a local spec, none of a spec fetched by URL
   --no-cache               convert the spec again instead of reading the conversion cache
                            (cache: $BRIDGE_CACHE_DIR, else $XDG_CACHE_HOME/bridge, else ~/.cache/bridge)
 
@@ -48,7 +50,9 @@ SCHEME = the scheme name upper-cased, other characters as _:
   oauth2 authorization code       each caller signs in: BRIDGE_<SCHEME>_CLIENT_ID (optional
                                   BRIDGE_<SCHEME>_CLIENT_SECRET, _SCOPES, _TOKEN_URL,
                                   _AUTHORIZATION_URL), or a ready BRIDGE_<SCHEME>_TOKEN
-  other oauth2, openIdConnect     BRIDGE_<SCHEME>_TOKEN`,
+  other oauth2, openIdConnect     BRIDGE_<SCHEME>_TOKEN
+A spec fetched by URL chose its schemes' names: its schemes read them only when named with
+--auth-scheme.`,
   options: flagOptions,
   parseFlags,
   flagNames,

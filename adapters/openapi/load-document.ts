@@ -392,12 +392,17 @@ async function bundle(
   }
 }
 
-/** The top-level members that choose where calls go, and so where the user's credentials go. */
-const ORIGIN_MEMBERS = ['servers', 'host', 'basePath', 'schemes'];
+/**
+ * The top-level members that choose where calls go, and so where the user's credentials go; and
+ * those that choose which credentials they are (security schemes name the user's variables and
+ * the token URL a client's secret is sent to).
+ */
+const TRUSTED_MEMBERS = ['servers', 'host', 'basePath', 'schemes', 'securityDefinitions', 'security'];
 
 // With references followed to URLs, a document someone else serves could choose the origin the
-// spec's calls, and the user's credentials, go to (169.254.169.254, a service on this machine):
-// the spec's own servers must be written in it. OpenAPI allows no `$ref` there anyway.
+// spec's calls, and the user's credentials, go to (169.254.169.254, a service on this machine), or
+// which credentials those are (a scheme named after another source's, a token URL of its own):
+// those members must be written in the spec itself. OpenAPI allows no `$ref` there anyway.
 function refuseReferencedOrigin(
   document: Record<string, unknown>,
   shown: string,
@@ -410,12 +415,21 @@ function refuseReferencedOrigin(
       `${shown}: its root is a $ref, and references are followed to URLs (--allow-remote-refs): the document it names could choose the origin calls go to, with your credentials; write the spec's own members in it, referring only from below them.`,
     );
   }
-  for (const member of ORIGIN_MEMBERS) {
-    if (Object.hasOwn(document, member) && holdsRef(document[member], 0)) {
-      throw new BridgeError(
-        code,
-        `${shown}: its top-level ${member} come through a $ref, and references are followed to URLs (--allow-remote-refs): the origin calls go to, with your credentials, must be written in the spec itself.`,
-      );
+  const refused = (member: string) =>
+    new BridgeError(
+      code,
+      `${shown}: its ${member} come through a $ref, and references are followed to URLs (--allow-remote-refs): where calls go and which of your credentials they carry must be written in the spec itself.`,
+    );
+  for (const member of TRUSTED_MEMBERS) {
+    if (Object.hasOwn(document, member) && holdsRef(document[member], 0))
+      throw refused(`top-level ${member}`);
+  }
+  const components = document.components;
+  if (components !== null && typeof components === 'object' && !Array.isArray(components)) {
+    if (Object.hasOwn(components, '$ref')) throw refused('components');
+    const schemes = (components as Record<string, unknown>).securitySchemes;
+    if (Object.hasOwn(components, 'securitySchemes') && holdsRef(schemes, 0)) {
+      throw refused('components.securitySchemes');
     }
   }
 }

@@ -54,6 +54,12 @@ export const openApiOptionsSchema = z
       .describe('Retries of idempotent calls on 429/502/503/504 and connection errors (default 2).'),
     relaxOutput: z.boolean().optional().describe('Declare no outputSchema and never check responses.'),
     forwardAuth: z.boolean().optional().describe("Pass the MCP client's Authorization header upstream."),
+    authSchemes: z
+      .array(z.string().min(1))
+      .optional()
+      .describe(
+        "The spec's security schemes given their BRIDGE_<SCHEME>_* variables; default every scheme of a local spec, none of a spec fetched by URL.",
+      ),
     cache: z
       .boolean()
       .optional()
@@ -94,6 +100,7 @@ export const flagOptions = {
   retries: { type: 'string' },
   'relax-output': { type: 'boolean' },
   'forward-auth': { type: 'boolean' },
+  'auth-scheme': { type: 'string', multiple: true },
   'no-cache': { type: 'boolean' },
 } as const;
 
@@ -112,6 +119,7 @@ export const flagNames: Record<string, string> = {
   retries: '--retries',
   relaxOutput: '--relax-output',
   forwardAuth: '--forward-auth',
+  authSchemes: '--auth-scheme',
   cache: '--no-cache',
 };
 
@@ -140,6 +148,7 @@ export function parseFlags(positionals: string[], values: FlagValues): OpenApiOp
       retries: integerFlag(values, 'retries'),
       relaxOutput: booleanFlag(values, 'relax-output'),
       forwardAuth: booleanFlag(values, 'forward-auth'),
+      authSchemes: listFlag(values, 'auth-scheme'),
       cache: values['no-cache'] === true ? false : undefined,
     },
   );

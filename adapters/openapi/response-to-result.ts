@@ -29,6 +29,8 @@ export interface ResultOptions {
   checkOutput?: (value: unknown) => string[];
   /** Credential variables that were not set, for a 401/403 hint. */
   missingCredentials: string[];
+  /** Security schemes the user did not name (`--auth-scheme`), so given no credentials. */
+  ungrantedSchemes?: string[];
   /** Why the user's credentials were not sent at all (another origin), for a 401/403 hint. */
   withheld?: string;
 }
@@ -231,6 +233,13 @@ function errorResult(
   if ((response.status === 401 || response.status === 403) && options.withheld) {
     lines.push(
       `No credentials were sent: ${options.withheld}, and the bridge sends your headers and credentials to that origin only (or to --base-url).`,
+    );
+  } else if ((response.status === 401 || response.status === 403) && options.ungrantedSchemes?.length) {
+    const schemes = options.ungrantedSchemes;
+    const set =
+      options.missingCredentials.length > 0 ? `, or set ${options.missingCredentials.join(' or ')}` : '';
+    lines.push(
+      `No credentials were sent: the bridge gives security ${schemes.length === 1 ? 'scheme' : 'schemes'} ${schemes.map((name) => `"${name}"`).join(', ')} ${schemes.length === 1 ? 'its' : 'their'} variables only when you name ${schemes.length === 1 ? 'it' : 'them'} with ${schemes.map((name) => `--auth-scheme ${name}`).join(' ')} (authSchemes in a config file)${set}.`,
     );
   } else if ((response.status === 401 || response.status === 403) && options.missingCredentials.length > 0) {
     lines.push(

@@ -109,7 +109,8 @@ describe('a spec fetched from a public address', () => {
       process.env.BRIDGE_CC_CLIENT_ID = 'client-1';
       process.env.BRIDGE_CC_CLIENT_SECRET = 'shh';
       try {
-        tools = await loadTools({ spec: `${specOrigin}${path}`, tools: 'all' }, network);
+        // The user grants the scheme its variables (a fetched spec's get none otherwise).
+        tools = await loadTools({ spec: `${specOrigin}${path}`, tools: 'all', authSchemes: ['cc'] }, network);
         const result = await tools.call('items');
         expect(result.isError).toBe(true);
         expect(inside.requests).toEqual([]);

@@ -88,7 +88,12 @@ afterEach(async () => {
 
 const load = async (
   location: string,
-  options: { baseUrl?: string; forwardAuth?: boolean; allowRemoteRefs?: boolean } = {},
+  options: {
+    baseUrl?: string;
+    forwardAuth?: boolean;
+    allowRemoteRefs?: boolean;
+    authSchemes?: string[];
+  } = {},
 ) => {
   tools = await loadTools({
     spec: location,
@@ -207,7 +212,8 @@ describe('a local spec whose top-level servers come through a $ref', () => {
 describe('a spec fetched by URL', () => {
   it('calls its own origin only, and refuses the others without sending anything', async () => {
     // A key in the spec's URL is shown as `token=…`, in the result and in the log alike.
-    const { warnings } = await load(`${specUrl}?token=URLSECRET`);
+    // The user grants its scheme the variables it names (see scheme-grants.test.ts).
+    const { warnings } = await load(`${specUrl}?token=URLSECRET`, { authSchemes: ['bearer'] });
     await call('top');
     expect(credentials(api.requests[0])).toEqual(withCredentials);
     const result = await call('operationServer');
@@ -227,7 +233,7 @@ describe('a spec fetched by URL', () => {
   });
 
   it('sends every call to --base-url, with credentials', async () => {
-    await load(specUrl, { baseUrl: api.url, forwardAuth: true });
+    await load(specUrl, { baseUrl: api.url, forwardAuth: true, authSchemes: ['bearer'] });
     await call('pathServer');
     expect(other.requests).toEqual([]);
     expect(credentials(api.requests[0])).toEqual({ ...withCredentials, authorization: 'Bearer CLIENTTOKEN' });
