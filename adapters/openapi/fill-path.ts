@@ -75,29 +75,49 @@ function decodeOnce(text: string): string {
     .replace(/(?:%[0-9a-f]{2})+/gi, (run) => lenientUtf8(Buffer.from(run.replaceAll('%', ''), 'hex')));
 }
 
-// UTF-8 as a lenient decoder reads it: an overlong form of an ASCII character (`C0 AE`, `E0 80 AE`)
-// is that character; anything else invalid is U+FFFD.
+// UTF-8 as a lenient decoder reads it: an overlong form of a character (`C0 AE`, `E0 80 AE`,
+// `F0 80 80 AE`, and the 5- and 6-byte forms of the original UTF-8, `F8 80 80 80 AE`) is that
+// character; anything else invalid is U+FFFD.
 function lenientUtf8(bytes: Buffer): string {
   let text = '';
   let start = 0;
   for (let at = 0; at < bytes.length; at++) {
-    const lead = bytes[at] as number;
-    const overlong2 = (lead === 0xc0 || lead === 0xc1) && isContinuation(bytes[at + 1]);
-    const overlong3 =
-      lead === 0xe0 &&
-      (bytes[at + 1] ?? 0xff) < 0x82 &&
-      isContinuation(bytes[at + 1]) &&
-      isContinuation(bytes[at + 2]);
-    if (!overlong2 && !overlong3) continue;
-    text += bytes.subarray(start, at).toString('utf8');
-    const code = overlong2
-      ? ((lead & 0x1f) << 6) | ((bytes[at + 1] as number) & 0x3f)
-      : (((bytes[at + 1] as number) & 0x3f) << 6) | ((bytes[at + 2] as number) & 0x3f);
-    text += String.fromCharCode(code);
-    at += overlong2 ? 1 : 2;
+    const overlong = overlongAt(bytes, at);
+    if (overlong === undefined) continue;
+    text += bytes.subarray(start, at).toString('utf8') + String.fromCharCode(overlong.code);
+    at += overlong.length - 1;
     start = at + 1;
   }
   return text + bytes.subarray(start).toString('utf8');
+}
+
+/** The lead byte's mask for its payload, by sequence length (2 to 6 bytes). */
+const LEADS = [
+  { length: 2, lead: 0xc0, mask: 0x1f },
+  { length: 3, lead: 0xe0, mask: 0x0f },
+  { length: 4, lead: 0xf0, mask: 0x07 },
+  { length: 5, lead: 0xf8, mask: 0x03 },
+  { length: 6, lead: 0xfc, mask: 0x01 },
+];
+/** The smallest code each length may encode: below it the form is overlong. */
+const SMALLEST = [0, 0, 0x80, 0x800, 0x10000, 0x200000, 0x4000000];
+
+// An overlong sequence starting at `at` that encodes a character of the Basic Multilingual Plane
+// (every one a path check cares about), with its length.
+function overlongAt(bytes: Buffer, at: number): { code: number; length: number } | undefined {
+  const byte = bytes[at] as number;
+  if (byte < 0xc0) return undefined;
+  const form = LEADS.find(({ lead, mask }) => (byte & ~mask & 0xff) === lead);
+  if (!form) return undefined;
+  let code = byte & form.mask;
+  for (let next = 1; next < form.length; next++) {
+    const continuation = bytes[at + next];
+    if (!isContinuation(continuation)) return undefined;
+    code = code * 64 + ((continuation as number) & 0x3f);
+  }
+  return code < (SMALLEST[form.length] as number) && code <= 0xffff
+    ? { code, length: form.length }
+    : undefined;
 }
 
 function isContinuation(byte: number | undefined): boolean {

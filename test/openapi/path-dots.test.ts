@@ -57,6 +57,9 @@ describe('simple path values', () => {
     ['a;b', '/v1/items/a%3Bb/owner'],
     ['100%', '/v1/items/100%25/owner'],
     ['é?#', '/v1/items/%C3%A9%3F%23/owner'],
+    // Four-byte UTF-8 that is not overlong stays a value.
+    ['%F0%9F%98%80', '/v1/items/%25F0%259F%2598%2580/owner'],
+    ['😀.😀', '/v1/items/%F0%9F%98%80.%F0%9F%98%80/owner'],
   ])('%j', (value, path) => {
     expect(pathOf(simple, value)).toBe(path);
   });
@@ -80,6 +83,9 @@ describe('simple path values', () => {
     ['%u002e%u002e', /"id" holds the path segment "\.\."/],
     ['%C0%AE%C0%AE/admin', /"id" holds the path segment "\.\."/],
     ['%E0%80%AE%E0%80%AE', /"id" holds the path segment "\.\."/],
+    ['%F0%80%80%AE%F0%80%80%AE', /"id" holds the path segment "\.\."/],
+    ['%F8%80%80%80%AE%FC%80%80%80%80%AE', /"id" holds the path segment "\.\."/],
+    ['x%E0%80%AF..%C0%AFy', /"id" holds the path segment "\.\."/],
     ['x／..／y', /"id" holds the path segment "\.\."/],
     ['x/．．/y', /"id" holds the path segment "\.\."/],
     // A URL parser drops tabs and line ends: `.\t.` is `..`; a C server stops at NUL.
