@@ -112,11 +112,25 @@ export class ToolRegistry {
 /** One compiled validator per definition (`null`: the schema does not compile), made on first call. */
 const validators = new WeakMap<ToolDefinition, ArgumentValidator | null>();
 
-/** What runs before the checks correct a call's arguments in place, by the call's context. */
-const changeHooks = new WeakMap<ToolContext, () => void>();
+/** How the calls made with one context are run, where the caller asked for more than the default. */
+interface CallOptions {
+  /** Runs before the checks correct the call's arguments in place (see `beforeArgumentsChange`). */
+  beforeChange?: () => void;
+  /** A tool's unexpected failure is thrown rather than answered (see `throwInternalFailures`). */
+  throwInternal?: boolean;
+}
 
-/** Contexts whose calls throw a tool's unexpected failure rather than answer it (see below). */
-const throwingInternal = new WeakSet<ToolContext>();
+const callOptions = new WeakMap<ToolContext, CallOptions>();
+
+function setCallOption<K extends keyof CallOptions>(
+  context: ToolContext,
+  key: K,
+  value: CallOptions[K],
+): void {
+  const options = callOptions.get(context);
+  if (options) options[key] = value;
+  else callOptions.set(context, { [key]: value });
+}
 
 /**
  * Makes the calls with `context` throw a tool's unexpected failure (a `BridgeError` coded
@@ -125,7 +139,7 @@ const throwingInternal = new WeakSet<ToolContext>();
  * SEP-2663 keeps for protocol-level failures (a tool's own error result stays `completed`).
  */
 export function throwInternalFailures(context: ToolContext): void {
-  throwingInternal.add(context);
+  setCallOption(context, 'throwInternal', true);
 }
 
 /**
@@ -134,7 +148,7 @@ export function throwInternalFailures(context: ToolContext): void {
  * round's digest), without paying for it on every call that needs no correction.
  */
 export function beforeArgumentsChange(context: ToolContext, hook: () => void): void {
-  changeHooks.set(context, hook);
+  setCallOption(context, 'beforeChange', hook);
 }
 
 /**
@@ -150,7 +164,7 @@ export async function invokeTool(
   name = definition.name,
 ): Promise<ToolResult> {
   const validate = validatorOf(definition, name, context);
-  const beforeChange = changeHooks.get(context);
+  const beforeChange = callOptions.get(context)?.beforeChange;
   let violations = validate?.(args, beforeChange) ?? [];
   if (violations.length > 0 && definition.askMissing && context.ask) {
     // Asked before anything runs; in 2026-07-28 this may end the run with an input_required round.
@@ -170,7 +184,7 @@ export async function invokeTool(
     // A question to the client ends the run here; the server answers it (see `ClientAsk`).
     if (error instanceof AskInterrupt) throw error;
     const failure = toBridgeError(error);
-    if (failure.code === 'internal' && throwingInternal.has(context)) throw failure;
+    if (failure.code === 'internal' && callOptions.get(context)?.throwInternal) throw failure;
     if (failure.code === 'internal') context.log.error(`tool ${name} failed`, error);
     const text = failure.code === 'aborted' ? 'The call was cancelled.' : describeError(failure);
     return textResult(`${name}: ${text}`, true);
