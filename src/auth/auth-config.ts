@@ -37,6 +37,10 @@ export const authConfigSchema = once(() =>
         .optional()
         .describe('Where the signing keys of JWT access tokens are published.'),
       issuer: z.string().min(1).optional().describe('The "iss" JWT access tokens must carry.'),
+      jwtTypes: z
+        .array(z.string())
+        .optional()
+        .describe('Like --jwt-type: "typ" headers accepted besides at+jwt ("" for none).'),
       resource: z.string().min(1).optional().describe("This server's public URL (the token audience)."),
       authorizationServers: z.array(z.string().min(1)).optional().describe('Issuers named in the metadata.'),
       trustIdentityHeader: z
@@ -81,6 +85,7 @@ export function authFlagsFromConfig(
     'auth-tokens-file': config.tokensFile === undefined ? undefined : resolve(baseDir, config.tokensFile),
     'jwks-url': config.jwksUrl,
     issuer: config.issuer,
+    'jwt-type': config.jwtTypes,
     resource: config.resource,
     'authorization-server': config.authorizationServers,
     'trust-identity-header': config.trustIdentityHeader,

@@ -2,6 +2,7 @@ import type { ParseArgsConfig } from 'node:util';
 import type { FlagValues } from '../command.js';
 import { BridgeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { quote } from '../quote-input.js';
 import { jsonRpcErrorResponse } from '../transports/json-rpc-response.js';
 import { isLoopback, type ListenAddress } from '../transports/listen-address.js';
 import { RefusalLog } from '../transports/refusal-log.js';
@@ -19,6 +20,7 @@ export const AUTH_OPTIONS = {
   'auth-tokens-file': { type: 'string' },
   'jwks-url': { type: 'string' },
   issuer: { type: 'string' },
+  'jwt-type': { type: 'string', multiple: true },
   resource: { type: 'string' },
   'authorization-server': { type: 'string', multiple: true },
   'scope-read': { type: 'string' },
@@ -37,6 +39,9 @@ export const AUTH_USAGE = `Authentication flags (with --http):
                            default: the jwks_uri of the issuer's metadata)
   --issuer URL             the "iss" JWT access tokens must carry (default: the one
                            --authorization-server)
+  --jwt-type TYPE          also accept JWTs whose "typ" header is TYPE, e.g. JWT, besides at+jwt
+                           (repeatable; "" for none): for authorization servers that do not type
+                           their access tokens, whose ID tokens then pass if their audience does
   --resource URL           this server's public URL: the audience tokens must name and the
                            "resource" of the metadata (default: the listening URL)
   --authorization-server URL
@@ -53,7 +58,7 @@ export const AUTH_USAGE = `Authentication flags (with --http):
                            (repeatable); the header from any other address is refused`;
 
 const TOKEN_FLAGS = ['auth-tokens-env', 'auth-tokens-file'] as const;
-const JWT_FLAGS = ['jwks-url', 'issuer'] as const;
+const JWT_FLAGS = ['jwks-url', 'issuer', 'jwt-type'] as const;
 const SHARED_FLAGS = ['resource', 'authorization-server', 'scope-read', 'scope-write', 'tool-scope'] as const;
 const PROXY_FLAGS = ['trust-identity-header', 'trusted-proxy'] as const;
 
@@ -134,6 +139,7 @@ export function authFromFlags(
     if (authorizationServers.length === 0) authorizationServers.push(issuer);
     verifier = jwtVerifier({
       issuer,
+      types: strings(values['jwt-type']).map(checkJwtType),
       ...(typeof jwks === 'string' ? { jwksUrl: new URL(checkUrl(jwks, '--jwks-url')) } : {}),
     });
   }
@@ -229,6 +235,15 @@ function checkUrl(value: string, flag: string): string {
     throw invalid(`${flag} expects an absolute http(s) URL without a #fragment, got "${value}"`);
   }
   return value;
+}
+
+// A `typ` is a media type, its `application/` optional (RFC 7515 §4.1.9); "" stands for none.
+function checkJwtType(value: string): string {
+  const mediaType = /^([A-Za-z0-9][\w!#$&^.+-]*\/)?[A-Za-z0-9][\w!#$&^.+-]*$/;
+  if (value === '' || (value.length <= 255 && mediaType.test(value))) return value;
+  throw invalid(
+    `--jwt-type expects the "typ" of a JWT, such as JWT or application/jwt ("" for a token without one), got ${quote(value)}`,
+  );
 }
 
 function strings(value: FlagValues[string]): string[] {

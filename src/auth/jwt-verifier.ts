@@ -9,6 +9,7 @@ const loadJose = () => {
 
 import { mebibytes } from '../count-of.js';
 import { BridgeError, describeError } from '../errors.js';
+import { quote } from '../quote-input.js';
 import { MAX_AUTH_RESPONSE_BYTES, readResponseText } from '../read-response-body.js';
 import { discoverJwksUrl } from './discover-jwks.js';
 import { FailureBackoff } from './failure-backoff.js';
@@ -30,6 +31,11 @@ export interface JwtVerifierOptions {
    * doubles with each failure in a row, up to a minute. Default 2 s.
    */
   failureBackoffMs?: number;
+  /**
+   * `typ` header values accepted besides `at+jwt` (compared without case, with or without
+   * `application/`); `""` accepts a token without one. Default: none, only `at+jwt`.
+   */
+  types?: readonly string[];
 }
 
 type RemoteKeys = ReturnType<typeof createRemoteJWKSet>;
@@ -51,8 +57,9 @@ const ALGORITHMS = [
 ];
 
 /**
- * Verifies JWT access tokens (RFC 9068) against the authorization server's JWKS: signature,
- * issuer, audience (this server's resource URL, RFC 8707), expiry (required) and not-before.
+ * Verifies JWT access tokens (RFC 9068) against the authorization server's JWKS: the `typ` header
+ * (`at+jwt`, §4), signature, issuer, audience (this server's resource URL, RFC 8707), expiry
+ * (required) and not-before.
  * Keys are cached; a token signed with an unknown key id triggers a refetch (at most once per
  * cooldown), which is how key rotation reaches the server without a restart. Without a JWKS URL,
  * the first verification looks it up in the issuer's metadata. A token that is not even a
@@ -61,6 +68,7 @@ const ALGORITHMS = [
  */
 export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
   const backoffMs = options.failureBackoffMs ?? 2_000;
+  const types = [ACCESS_TOKEN_TYPE, ...(options.types ?? [])];
   const discovery = new FailureBackoff(backoffMs);
   let keySet: { keys: Promise<JWTVerifyGetKey>; failed: boolean } | undefined;
   const resolveKeys = () => {
@@ -98,7 +106,7 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
     async verify(token, resource): Promise<Verification> {
       // Checked before any key is looked up: garbage must not make the server fetch anything.
       const jose = await loadJose();
-      const malformed = notASignedJwt(token, jose);
+      const malformed = notASignedJwt(token, jose) ?? notAnAccessToken(token, types, jose);
       if (malformed) return { ok: false, description: malformed };
       // Throws when the keys cannot be found: the server's problem (503), not the token's.
       const keys = await resolveKeys();
@@ -233,6 +241,35 @@ function notASignedJwt(
     return 'The token is signed with an algorithm this server does not accept.';
   }
   return undefined;
+}
+
+/** The `typ` of a JWT access token (RFC 9068 §2.1), as `normalizeType` writes it. */
+const ACCESS_TOKEN_TYPE = 'at+jwt';
+
+// A media type of `typ` is compared without case, and `application/` may be left out (RFC 7515 §4.1.9).
+function normalizeType(type: string): string {
+  return type.toLowerCase().replace(/^application\//, '');
+}
+
+/**
+ * Why `token` is not an access token by its `typ` header, or `undefined` when it is: RFC 9068 §4
+ * has resource servers refuse any other type, so an ID token (or a logout token, a signed
+ * introspection answer) from the same issuer is not taken for one. Checked before any key is looked up.
+ */
+function notAnAccessToken(
+  token: string,
+  accepted: readonly string[],
+  jose: Pick<typeof import('jose'), 'decodeProtectedHeader'>,
+): string | undefined {
+  const { typ } = jose.decodeProtectedHeader(token);
+  const type = typeof typ === 'string' ? normalizeType(typ) : undefined;
+  if (accepted.some((allowed) => (allowed === '' ? typ === undefined : normalizeType(allowed) === type))) {
+    return undefined;
+  }
+  const names = accepted.map((allowed) => (allowed === '' ? 'none' : allowed));
+  const expected = names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names.at(-1)}` : names[0];
+  const found = typ === undefined ? 'has no "typ" header' : `is typed ${quote(typ, 40)}`;
+  return `The token ${found}; this server accepts ${expected}: an ID token or another JWT of the issuer is not an access token (RFC 9068 §4).`;
 }
 
 // A token problem becomes a 401 reason; anything else (keys unreachable, a broken JWKS) means the

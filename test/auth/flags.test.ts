@@ -80,6 +80,14 @@ describe('authentication flags', () => {
         '--resource expects',
       ],
       [['--http', '127.0.0.1:0', '--auth-tokens-env', 'BAD'], 'a token may contain only'],
+      [
+        ['--http', '127.0.0.1:0', '--auth-tokens-env', 'T', '--jwt-type', 'JWT'],
+        '--jwt-type does not apply to --auth token',
+      ],
+      [
+        ['--http', '127.0.0.1:0', '--issuer', 'https://a/', '--jwt-type', 'at+jwt; q=1'],
+        '--jwt-type expects the "typ" of a JWT, such as JWT or application/jwt ("" for a token without one), got "at+jwt; q=1"',
+      ],
     ];
     // Each case is its own process; run them side by side.
     const outcomes = await Promise.all(

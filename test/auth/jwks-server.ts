@@ -96,18 +96,22 @@ export async function startJwksServer(keys: TestKey[]): Promise<JwksServer> {
   };
 }
 
-/** Signs an access token; every claim can be overridden (or removed with `undefined`). */
+/**
+ * Signs an access token; every claim can be overridden (or removed with `undefined`), and so can
+ * the protected header's members but `alg` (`typ: undefined` leaves the type out).
+ */
 export async function mintToken(
   key: TestKey,
   claims: { iss: string; aud: string; sub?: string; scope?: string; expiresIn?: number } & Record<
     string,
     unknown
   >,
+  header: Record<string, unknown> = {},
 ): Promise<string> {
   const { expiresIn = 300, ...payload } = claims;
   const now = Math.floor(Date.now() / 1000);
   return new SignJWT({ sub: 'alice', ...payload })
-    .setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'at+jwt' })
+    .setProtectedHeader({ kid: key.kid, typ: 'at+jwt', ...header, alg: 'ES256' })
     .setIssuedAt(now)
     .setExpirationTime(now + expiresIn)
     .sign(key.privateKey);

@@ -1,3 +1,4 @@
+import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { jwtVerifier } from '../../src/auth/jwt-verifier.js';
 import { protectHttp } from '../../src/auth/protect-http.js';
@@ -47,6 +48,83 @@ describe('JWT verification against a JWKS', () => {
     expect(await verifier.verify('not.a.jwt', resource)).toEqual({
       ok: false,
       description: 'The token is not a valid signed JWT.',
+    });
+  });
+
+  it('takes only access tokens by their "typ" header (RFC 9068 §4), and other types when told to', async () => {
+    const key = await makeKey('k1');
+    await using jwks = await startJwksServer([key]);
+    const claims = { iss: jwks.issuer, aud: resource };
+    const typed = (typ: string | undefined) => mintToken(key, claims, { typ });
+    const strict = jwtVerifier({ jwksUrl: new URL(jwks.jwksUrl), issuer: jwks.issuer });
+    for (const typ of ['at+jwt', 'AT+JWT', 'application/at+jwt', 'Application/At+JWT']) {
+      expect(await strict.verify(await typed(typ), resource), typ).toMatchObject({ ok: true });
+    }
+    expect(await strict.verify(await typed('JWT'), resource)).toEqual({
+      ok: false,
+      description:
+        'The token is typed "JWT"; this server accepts at+jwt: an ID token or another JWT of the issuer is not an access token (RFC 9068 §4).',
+    });
+    for (const typ of [undefined, 'jwt', 'application/jwt', 'logout+jwt', 'at+jwt+x', 'text/at+jwt']) {
+      expect(await strict.verify(await typed(typ), resource), String(typ)).toMatchObject({ ok: false });
+    }
+    // A type that is not a string at all, and one of megabytes, quoted at most 40 characters.
+    expect(await strict.verify(await mintToken(key, claims, { typ: ['at+jwt'] }), resource)).toMatchObject({
+      ok: false,
+      description: expect.stringContaining('is typed ["at+jwt"]'),
+    });
+    const huge = await strict.verify(await typed(`a"${'b'.repeat(1_000_000)}`), resource);
+    expect(huge).toMatchObject({
+      ok: false,
+      description: expect.stringContaining(`"a\\"${'b'.repeat(38)}…"`),
+    });
+    expect((huge as { description: string }).description.length).toBeLessThan(300);
+    // Refused before any key is looked up.
+    expect(jwks.fetches).toBe(1);
+
+    const lenient = jwtVerifier({ jwksUrl: new URL(jwks.jwksUrl), issuer: jwks.issuer, types: ['JWT', ''] });
+    for (const typ of ['at+jwt', 'JWT', 'jwt', 'application/JWT', undefined]) {
+      expect(await lenient.verify(await typed(typ), resource), String(typ)).toMatchObject({ ok: true });
+    }
+    expect(await lenient.verify(await typed('logout+jwt'), resource)).toEqual({
+      ok: false,
+      description: expect.stringContaining('is typed "logout+jwt"; this server accepts at+jwt, JWT or none:'),
+    });
+  });
+
+  it('refuses an unknown critical header and a token signed with none or an HMAC', async () => {
+    const key = await makeKey('k1');
+    await using jwks = await startJwksServer([key]);
+    const verifier = jwtVerifier({ jwksUrl: new URL(jwks.jwksUrl), issuer: jwks.issuer });
+    const claims = { iss: jwks.issuer, aud: resource };
+    // Signed by a signer that understands the extension; the bridge does not, so must refuse it.
+    const critical = await new SignJWT({ ...claims, sub: 'alice' })
+      .setProtectedHeader({
+        alg: 'ES256',
+        kid: 'k1',
+        typ: 'at+jwt',
+        crit: ['urn:example:must'],
+        'urn:example:must': 1,
+      })
+      .setExpirationTime('5m')
+      .sign(key.privateKey, { crit: { 'urn:example:must': true } });
+    expect(await verifier.verify(critical, resource)).toEqual({
+      ok: false,
+      description: 'The token is not a valid signed JWT.',
+    });
+    const good = await mintToken(key, claims);
+    const [, payload, signature] = good.split('.');
+    for (const alg of ['none', 'HS256']) {
+      const header = Buffer.from(JSON.stringify({ alg, kid: 'k1', typ: 'at+jwt' })).toString('base64url');
+      expect(await verifier.verify(`${header}.${payload}.${signature}`, resource), alg).toEqual({
+        ok: false,
+        description: 'The token is signed with an algorithm this server does not accept.',
+      });
+    }
+    const early = await mintToken(key, { ...claims, nbf: Math.floor(Date.now() / 1000) + 120 });
+    expect(await verifier.verify(early, resource)).toMatchObject({
+      ok: false,
+      description: expect.stringContaining('"nbf"'),
     });
   });
 

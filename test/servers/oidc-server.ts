@@ -1,6 +1,8 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider, { type ClientLike } from 'oidc-provider';
+import { browseSignIn } from '../helpers/browse-sign-in.js';
 
 /**
  * A real OAuth 2.1 / OpenID authorization server (oidc-provider) on 127.0.0.1, port 0, with one
@@ -13,16 +15,47 @@ export interface AuthorizationServer extends AsyncDisposable {
   client: { id: string; secret: string };
   /** Asks the server whether a token is active, and for whom (RFC 7662). */
   introspect(token: string): Promise<{ active: boolean; sub?: string; scope?: string }>;
+  /**
+   * Signs `login` in (authorization code with PKCE, `openid` and `scope`) as the client of
+   * `options.resourceServer`, and returns the token response: its ID token and its JWT access token.
+   */
+  signIn(login: string, scope: string): Promise<{ id_token: string; access_token: string }>;
 }
 
-export async function startAuthorizationServer(): Promise<AuthorizationServer> {
+export interface AuthorizationServerOptions {
+  /**
+   * A resource server to issue JWT access tokens (RFC 9068) for, with the scopes it knows. A
+   * client is registered with the resource URL as its id, so its ID tokens name the resource as
+   * their audience too: `signIn` gets both.
+   */
+  resourceServer?: { resource: string; scopes: string[] };
+}
+
+export async function startAuthorizationServer(
+  options: AuthorizationServerOptions = {},
+): Promise<AuthorizationServer> {
   const http = createServer();
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   const client = { id: 'bridge', secret: 'bridge-secret' };
   const api = { id: 'items-api', secret: 'items-api-secret' };
+  const resourceServer = options.resourceServer;
+  const native = { id: resourceServer?.resource ?? 'none', secret: 'resource-client-secret' };
   const provider = new Provider(issuer, {
     clients: [
+      ...(resourceServer
+        ? [
+            {
+              client_id: native.id,
+              client_secret: native.secret,
+              application_type: 'native',
+              redirect_uris: ['http://127.0.0.1/signed-in'],
+              grant_types: ['authorization_code'],
+              response_types: ['code'],
+              token_endpoint_auth_method: 'client_secret_basic',
+            },
+          ]
+        : []),
       {
         client_id: client.id,
         client_secret: client.secret,
@@ -44,6 +77,24 @@ export async function startAuthorizationServer(): Promise<AuthorizationServer> {
     features: {
       devInteractions: { enabled: true },
       introspection: { enabled: true },
+      ...(resourceServer
+        ? {
+            resourceIndicators: {
+              enabled: true,
+              defaultResource: () => resourceServer.resource,
+              useGrantedResource: () => true,
+              getResourceServerInfo: (_ctx: unknown, indicator: string) => {
+                if (indicator !== resourceServer.resource) throw new Error(`unknown resource ${indicator}`);
+                return {
+                  scope: resourceServer.scopes.join(' '),
+                  audience: indicator,
+                  accessTokenFormat: 'jwt',
+                  jwt: { sign: { alg: 'RS256' } },
+                };
+              },
+            },
+          }
+        : {}),
     },
     pkce: { required: () => true },
     // Every sign-in of the bridge gets a refresh token (no offline_access dance in tests).
@@ -74,6 +125,36 @@ export async function startAuthorizationServer(): Promise<AuthorizationServer> {
     client,
     async introspect(token) {
       return (await (await form('/token/introspection', api, { token })).json()) as never;
+    },
+    async signIn(login, scope) {
+      if (!resourceServer) throw new Error('signIn needs options.resourceServer');
+      const verifier = randomBytes(32).toString('base64url');
+      // Any loopback port may receive a native client's redirect: this server's own, whose 404
+      // page ends the browsing with the code in its URL.
+      const redirectUri = `${issuer}/signed-in`;
+      const authorize = new URL('/auth', issuer);
+      authorize.search = new URLSearchParams({
+        client_id: native.id,
+        response_type: 'code',
+        redirect_uri: redirectUri,
+        scope: `openid ${scope}`,
+        resource: resourceServer.resource,
+        code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+        code_challenge_method: 'S256',
+        state: 'test-state',
+      }).toString();
+      const landed = await browseSignIn(authorize.href, { login });
+      const code = new URL(landed.url).searchParams.get('code');
+      if (!code)
+        throw new Error(`the sign-in ended without a code, at ${landed.url}: ${landed.text.slice(0, 300)}`);
+      const tokens = await form('/token', native, {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: redirectUri,
+        code_verifier: verifier,
+        resource: resourceServer.resource,
+      });
+      return (await tokens.json()) as never;
     },
     async [Symbol.asyncDispose]() {
       http.closeAllConnections();
