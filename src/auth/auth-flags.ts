@@ -178,7 +178,10 @@ function proxyFromFlags(values: FlagValues, log: Logger): HttpProtection | undef
       return jsonRpcErrorResponse(identity.status, -32000, identity.message);
     },
     routes: () => undefined,
-    attach() {},
+    attach(bridge) {
+      const flush = () => refusals.close();
+      void bridge.closed?.then(flush, flush);
+    },
     proxies: isProxy,
   };
 }

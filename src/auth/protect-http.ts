@@ -32,8 +32,11 @@ export interface HttpProtection {
   authorize?(request: Request, authInfo: AuthInfo, parsedBody: unknown): Promise<Response | undefined>;
   /** The `routes` hook: the protected-resource metadata documents. */
   routes(request: Request, url: URL): Response | undefined;
-  /** Binds the running bridge: its tools (for per-tool scopes) and its URL (the default resource). */
-  attach(bridge: { url?: string; registry(): ToolRegistry }): void;
+  /**
+   * Binds the running bridge: its tools (for per-tool scopes), its URL (the default resource) and
+   * its end, when the count of refusals the log left out since its last line is logged.
+   */
+  attach(bridge: { url?: string; registry(): ToolRegistry; closed?: Promise<void> }): void;
   /** The peers that are trusted reverse proxies (see `HttpTransportOptions.proxies`). */
   proxies?: (address: string | undefined) => boolean;
 }
@@ -147,6 +150,8 @@ export function protectHttp(options: ProtectHttpOptions): HttpProtection {
     attach(bridge) {
       registry = () => bridge.registry();
       if (resource === undefined && bridge.url) resource = bridge.url;
+      const flush = () => refusals.close();
+      void bridge.closed?.then(flush, flush);
     },
   };
 }

@@ -124,18 +124,26 @@ export async function serveHttp(
     if (
       !HOST_HEADER.test(host) ||
       !URL.canParse(`http://${host}`) ||
-      !req.url?.startsWith('/') ||
       (req.headersDistinct.host?.length ?? 0) > 1
     ) {
-      refusals?.refused('bad request line', `${req.method} from ${from}: Host "${host.slice(0, 100)}"`);
+      refusals?.refused('Host header', `${req.method} from ${from}: Host ${quote(host)}`);
       writeError(res, 400, -32000, 'Bad Request: the Host header must be a host name or address and a port');
+      return;
+    }
+    // An absolute-form (`http://other/mcp`) or asterisk-form (`*`) target: only a proxy is sent those.
+    if (!req.url?.startsWith('/')) {
+      refusals?.refused('request target', `${req.method} from ${from}: target ${quote(req.url ?? '')}`);
+      writeError(res, 400, -32000, 'Bad Request: the request target must be a path (origin form, /mcp)');
       return;
     }
     // The routes compare the parsed path, which resolves `..`, `%2e%2e` and `\`: a proxy routing on
     // the raw path sent `/oauth/..\mcp` (its unauthenticated sign-in location, forwarding a client's
     // own identity header) to the MCP endpoint. A path only a parser makes into another is refused.
     if (!isPlainPath(req.url)) {
-      refusals?.refused('bad request line', `${req.method} from ${from}: path ${quote(req.url)}`);
+      refusals?.refused(
+        'path',
+        `${req.method} from ${from}: path ${quote(req.url)} holds a dot segment or a backslash`,
+      );
       writeError(
         res,
         400,
@@ -348,6 +356,7 @@ export async function serveHttp(
       await handler.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      refusals?.close();
     },
   };
 }
