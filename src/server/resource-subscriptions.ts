@@ -36,12 +36,12 @@ export class ResourceSubscriptions {
     if (context.era === 'modern') return;
     server.setRequestHandler('resources/subscribe', async (request, ctx) => {
       const { uri } = request.params;
+      // The bounds first: they read the request alone, while the lookup matches the URI (up to a
+      // million characters) against every template and may ask the shared store for it.
+      this.#withRoomFor(server, uri);
       if (!(await exists(uri, ctx))) throw resourceNotFound(uri);
-      this.#prune();
-      const uris = this.#byServer.get(server) ?? new Set<string>();
-      if (!uris.has(uri)) refuseBeyondBounds(uri, uris.size);
-      uris.add(uri);
-      this.#byServer.set(server, uris);
+      // Again: the connection's other subscriptions may have taken the room during the lookup.
+      this.#withRoomFor(server, uri).add(uri);
       return {};
     });
     server.setRequestHandler('resources/unsubscribe', (request) => {
@@ -56,6 +56,15 @@ export class ResourceSubscriptions {
     for (const [server, uris] of this.#byServer) {
       if (uris.has(uri)) void server.sendResourceUpdated({ uri }).catch(() => {});
     }
+  }
+
+  // The subscriptions of `server`'s connection, which has room for `uri` or holds it: else -32602.
+  #withRoomFor(server: Server, uri: string): Set<string> {
+    this.#prune();
+    const uris = this.#byServer.get(server) ?? new Set<string>();
+    if (!uris.has(uri)) refuseBeyondBounds(uri, uris.size);
+    this.#byServer.set(server, uris);
+    return uris;
   }
 
   // A server whose connection closed has no transport any more: forget its subscriptions.
