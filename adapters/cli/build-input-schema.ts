@@ -31,8 +31,11 @@ export function buildInputSchema(
     properties[positional.name] = {
       type: 'array',
       items: positional.path ? pathSchema(item, positional.path) : item,
-      description: positional.path ? `${positional.description} ${PATH_NOTE}` : positional.description,
+      description: positional.path
+        ? `${positional.description} ${OPERAND_NOTES[positional.path]}`
+        : positional.description,
       ...(positional.required ? { minItems: 1 } : {}),
+      ...(positional.maxItems ? { maxItems: positional.maxItems } : {}),
     };
     if (positional.required) required.push(positional.name);
   }
@@ -55,8 +58,19 @@ export function buildInputSchema(
   };
 }
 
-/** Said of every path-valued argument, so the model knows why an outside path is refused. */
-const PATH_NOTE = '(A path inside the roots; "-" for standard input/output.)';
+/**
+ * Said of every path-valued argument, so the model knows why an outside path is refused. An
+ * option's value may be `-` (standard input or output, where the program reads it so); an operand
+ * may not, as no operand may start with `-`.
+ */
+const OPTION_NOTES: Record<PathKind, string> = {
+  path: '(A path inside the roots; "-" for standard input/output.)',
+  location: '(A URL, or a path inside the roots.)',
+};
+const OPERAND_NOTES: Record<PathKind, string> = {
+  path: '(A path inside the roots.)',
+  location: '(A URL, or a path inside the roots.)',
+};
 
 /**
  * Marks a string as a file or directory with the vendor keyword `x-path` (`path`, or `location`
@@ -74,7 +88,7 @@ function optionSchema(option: OptionSpec): JsonSchema {
   if (option.kind === 'boolean' && option.offFlag) notes.push(`(false: ${option.offFlag})`);
   else if (option.kind === 'boolean' && option.negatable) notes.push(`(false: --no-${option.name})`);
   if (option.optionalValue) notes.push(`("" for ${option.flag} alone)`);
-  if (option.path) notes.push(PATH_NOTE);
+  if (option.path) notes.push(OPTION_NOTES[option.path]);
   const described = (schema: JsonSchema): JsonSchema =>
     notes.length > 0 ? { ...schema, description: notes.join(' ') } : schema;
   let value: JsonSchema;

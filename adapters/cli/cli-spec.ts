@@ -56,6 +56,8 @@ export interface PositionalSpec {
   description: string;
   placement: PositionalPlacement;
   required?: boolean;
+  /** The most values it takes (an overlay's): sqlite3 opens one database, the rest is SQL. */
+  maxItems?: number;
   /** The values name files or directories (`false`: known not to, e.g. git grep's pattern). */
   path?: PathKind | false;
   /**

@@ -47,6 +47,8 @@ const CommandOverlay = z
           description: z.string(),
           placement: z.enum(['operand', 'path']),
           required: z.boolean().optional(),
+          /** The most values it takes: `1` for one file (sqlite3's database), whose next value would be read as something else. */
+          maxItems: z.number().int().min(1).optional(),
           path: PathKind.optional(),
           /** A regular expression (JSON Schema's) every value must match, as an option's `pattern`. */
           pattern: z.string().refine(isSchemaPattern, 'not a valid regular expression').optional(),

@@ -32,6 +32,27 @@ describe('sqlite3', () => {
     ]);
   });
 
+  it('takes one database, and offers no database the operand check refuses', async () => {
+    const tools = (await client().listTools()).tools;
+    const sqlite = tools.find((tool) => tool.name === 'sqlite3') as unknown as {
+      inputSchema: {
+        properties: Record<string, { minItems?: number; maxItems?: number; description?: string }>;
+      };
+    };
+    const database = sqlite.inputSchema.properties.database;
+    expect(database).toMatchObject({ minItems: 1, maxItems: 1 });
+    expect(database?.description).toContain('the SQL goes in sql');
+    // An operand never starts with "-": the description does not offer one.
+    expect(database?.description).not.toContain('"-"');
+    const dashed = await client().callTool('sqlite3', { database: ['-'], sql: ['select 1'] });
+    expect(text(dashed)).toContain('starts with "-"');
+    // A second item would run as SQL on the first: refused by the schema, and nothing ran.
+    const two = await client().callTool('sqlite3', { database: ['two.db', 'create table t(x int)'] });
+    expect(two.isError).toBe(true);
+    expect(text(two)).toContain('/database: must have at most 1 item');
+    expect(existsSync(join(work, 'two.db'))).toBe(false);
+  });
+
   it('runs no shell command, loads no library and reaches no file outside the roots', async () => {
     const marker = join(work, 'ran');
     const tries = [
