@@ -14,7 +14,8 @@ export interface Policy {
   dangerousOptions: string[];
   /** Dangerous options the user allowed with `--allow-option`. */
   allowedOptions: string[];
-  dangerousValues: RegExp[];
+  /** Values refused in every argument, each with what a refusal says (the overlay's reason). */
+  dangerousValues: DangerousValue[];
   /** Real paths of the directories `cwd` may point into. */
   roots: string[];
 }
@@ -23,6 +24,27 @@ export interface Policy {
 function names(pattern: string, path: readonly string[]): boolean {
   const words = pattern.trim().split(/[\s/]+/);
   return words.length <= path.length && words.every((word, index) => word === path[index]);
+}
+
+/** A pattern of values refused everywhere, and why, in words a user or a model can act on. */
+export interface DangerousValue {
+  regex: RegExp;
+  /** What is refused and why (`ext:: URLs are refused: the ext transport runs a command`). */
+  reason: string;
+}
+
+/** An overlay's `dangerousValues` as the policy holds them; a bare pattern is named by its place. */
+export function dangerousValuesOf(
+  entries: ReadonlyArray<string | { pattern: string; reason: string }>,
+): DangerousValue[] {
+  return entries.map((entry, index) =>
+    typeof entry === 'string'
+      ? {
+          regex: new RegExp(entry, 'i'),
+          reason: `this program's overlay refuses such values (its dangerousValues entry ${index + 1})`,
+        }
+      : { regex: new RegExp(entry.pattern, 'i'), reason: entry.reason },
+  );
 }
 
 /** Whether a subcommand is offered: named by `--allow` when given, not hidden otherwise, never denied. */
@@ -91,10 +113,10 @@ export function refuseValue(
   }
   // Programs decode what they parse as URLs (`ssh://%2DoProxyCommand=…`): matched both ways.
   const decoded = percentDecoded(value);
-  const pattern = policy.dangerousValues.find(
-    (regex) => regex.test(value) || (decoded !== value && regex.test(decoded)),
+  const hit = policy.dangerousValues.find(
+    ({ regex }) => regex.test(value) || (decoded !== value && regex.test(decoded)),
   );
-  if (pattern) return `${where} is ${quote(value)}, which matches the refused pattern /${pattern.source}/`;
+  if (hit) return `${where} is ${quote(value)}: ${hit.reason}`;
   return undefined;
 }
 

@@ -12,7 +12,7 @@ import {
 } from '../../src/index.js';
 import { applyOverlay } from './apply-overlay.js';
 import { cacheFile, readCachedSpec, writeCachedSpec } from './cache-discovery.js';
-import { isCommandOffered, isDangerousOption, type Policy } from './check-policy.js';
+import { dangerousValuesOf, isCommandOffered, isDangerousOption, type Policy } from './check-policy.js';
 import type { CliSpec, OptionSpec } from './cli-spec.js';
 import { cobraCompletions, discoverCobra } from './discover-cobra.js';
 import { discoverGeneric } from './discover-generic.js';
@@ -156,7 +156,7 @@ function policyOf(options: CliOptions, overlay: Overlay | undefined, baseDir: st
     hidden: overlay?.hidden ?? [],
     dangerousOptions: overlay?.dangerousOptions ?? [],
     allowedOptions: [...(options.allowOptions ?? []), ...(overlay?.allowOptions ?? [])],
-    dangerousValues: (overlay?.dangerousValues ?? []).map((source) => new RegExp(source, 'i')),
+    dangerousValues: dangerousValuesOf(overlay?.dangerousValues ?? []),
     roots,
   };
 }

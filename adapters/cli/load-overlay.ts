@@ -107,8 +107,14 @@ export const OverlaySchema = z
      * `--allow-option` named them (sed's `--expression` script, under the `--sandbox` of `globalArgs`).
      */
     allowOptions: z.array(z.string()).optional(),
-    /** Argument values refused everywhere (regular expressions, case-insensitive). */
-    dangerousValues: z.array(z.string()).optional(),
+    /**
+     * Argument values refused everywhere: regular expressions (case-insensitive), each best with
+     * the `reason` a refusal gives in words (`{pattern: '^ext::', reason: 'ext:: URLs are refused:
+     * the ext transport runs a command'}`); a bare pattern's refusal names its entry.
+     */
+    dangerousValues: z
+      .array(z.union([z.string(), z.object({ pattern: z.string(), reason: z.string().min(1) }).strict()]))
+      .optional(),
     /** Long option names whose value is a local file or directory in every command (checked against the roots). */
     pathOptions: z.array(z.string()).optional(),
     /** Long option names whose value is a repository: a path, a `file://` URL (both checked) or a remote URL. */

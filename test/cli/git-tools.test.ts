@@ -179,13 +179,13 @@ describe('git tools on a real repository', () => {
         'an ext:: URL',
         'git_ls_remote',
         { args: [`ext::sh -c touch% ${join(outside.path, 'pwned')}`] },
-        /refused pattern/,
+        /ext:: URLs are refused: git's ext transport runs the command the URL holds/,
       ],
       [
         'an ssh URL whose host is an option',
         'git_ls_remote',
         { args: [`ssh://-oProxyCommand=touch% ${join(outside.path, 'pwned')}/x`] },
-        /refused pattern/,
+        /a URL whose host starts with "-" .* is refused: ssh would read the host as an option/,
       ],
       [
         'an exec option of rebase',

@@ -148,7 +148,9 @@ describe('options that turn a value into another file', () => {
         sql: [`${command} ${target}`, 'SELECT 1 /*\ntouch planted\n*/;'],
       });
       expect(result.isError, textOf(result)).toBe(true);
-      expect(textOf(result)).toContain('refused pattern');
+      expect(textOf(result)).toContain(
+        '.trace, .session, .testcase, .check, .iotrace, .selftest and .dbconfig',
+      );
       expect(existsSync(target)).toBe(false);
     }
     const plain = await cli.call('sqlite3', { database: ':memory:', sql: ['.tables', 'SELECT 41 + 1'] });
