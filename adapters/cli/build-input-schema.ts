@@ -80,7 +80,8 @@ function pathSchema(schema: JsonSchema, kind: PathKind): JsonSchema {
   return { ...schema, 'x-path': kind };
 }
 
-function optionSchema(option: OptionSpec): JsonSchema {
+/** The schema of one option's property (see `buildInputSchema`). */
+export function optionSchema(option: OptionSpec): JsonSchema {
   // Descriptions stay short: a git tool list carries thousands of them.
   const notes: string[] = [];
   if (option.description) notes.push(option.description);

@@ -6,6 +6,8 @@ import {
   BridgeError,
   inside,
   type LoadContext,
+  listSome,
+  MAX_SCHEMA_ENTRIES,
   quote,
   type Source,
   type ToolDefinition,
@@ -134,6 +136,10 @@ async function loadTools(
     ...(overlay?.protectedDirs ? { protectedDirs: overlay.protectedDirs } : {}),
     // A program kept from looking above the roots for its project looks above cwd for it.
     aboveCwd: overlay?.ceilingEnv !== undefined,
+    onOptionsLeft: (tool: string, left: string[], of: number) =>
+      context.log.warn(
+        `cli ${program}: ${tool} offers ${(of - left.length).toLocaleString('en-US')} of its ${of.toLocaleString('en-US')} options (${listSome(left, { most: 5, show: (flag) => flag, more: (n) => `and ${n.toLocaleString('en-US')} more` }).join(', ')} left out): a tool's input schema lists at most ${MAX_SCHEMA_ENTRIES.toLocaleString('en-US')} entries`,
+      ),
   };
   if (sandbox)
     context.log.info(`cli ${program}: every command runs in a bubblewrap sandbox (${sandbox.bwrap})`);

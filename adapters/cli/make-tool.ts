@@ -1,13 +1,14 @@
 import { basename } from 'node:path';
 import {
+  MAX_SCHEMA_ENTRIES,
   realOrSelf,
   type ToolAnnotations,
   type ToolContext,
   type ToolDefinition,
   type ToolResult,
 } from '../../src/index.js';
+import { boundOptions } from './bound-options.js';
 import { buildArgv } from './build-argv.js';
-import { buildInputSchema } from './build-input-schema.js';
 import { type Policy, resolveCwd, safeOptions } from './check-policy.js';
 import type { CliSpec, CommandSpec } from './cli-spec.js';
 import { commandToResult, OUTPUT_SCHEMA } from './command-to-result.js';
@@ -36,6 +37,8 @@ export interface ToolSettings {
   protectedDirs?: string[];
   /** The program looks for its project above cwd (the overlay names a `ceilingEnv`): git. */
   aboveCwd?: boolean;
+  /** Told of a tool whose input schema left options out to stay within the bound. */
+  onOptionsLeft?: (tool: string, left: string[], of: number) => void;
 }
 
 /**
@@ -54,7 +57,13 @@ export function programNameOf(binary: string): string {
 /** One subcommand as a tool: schema, annotations, and an invoke that runs it safely. */
 export function makeTool(command: CommandSpec, settings: ToolSettings): ToolDefinition {
   const program = programNameOf(settings.spec.binary);
-  const { options, removed } = safeOptions(command, settings.policy);
+  const safe = safeOptions(command, settings.policy);
+  const name = toolNameOf(program, command.path);
+  const { schema, options, left } = boundOptions(command, safe.options, {
+    defaultTimeoutMs: settings.defaultTimeoutMs,
+    maxTimeoutMs: settings.maxTimeoutMs,
+    roots: settings.policy.roots,
+  });
   const annotations: ToolAnnotations = inferAnnotations(command.path, {
     program,
     description: command.description,
@@ -63,16 +72,19 @@ export function makeTool(command: CommandSpec, settings: ToolSettings): ToolDefi
   });
   const label = [program, ...(command.run ?? command.path)].join(' ');
   const notes = [`Runs \`${label}\`; a non-zero exit is an error.`];
-  if (removed.length > 0) notes.push(`Not offered for safety: ${removed.join(', ')}.`);
+  if (safe.removed.length > 0) notes.push(`Not offered for safety: ${safe.removed.join(', ')}.`);
+  if (left.length > 0) {
+    const flags = left.map((option) => option.flag);
+    notes.push(
+      `${flags.length.toLocaleString('en-US')} more options are not offered, to keep this tool's input schema within ${MAX_SCHEMA_ENTRIES.toLocaleString('en-US')} entries (${flags.slice(0, 5).join(', ')}${flags.length > 5 ? '…' : ''}).`,
+    );
+    settings.onOptionsLeft?.(name, flags, safe.options.length);
+  }
   const tool: ToolDefinition = {
-    name: toolNameOf(program, command.path),
+    name,
     title: label,
     description: `${command.description}\n\n${notes.join(' ')}`,
-    inputSchema: buildInputSchema(command, options, {
-      defaultTimeoutMs: settings.defaultTimeoutMs,
-      maxTimeoutMs: settings.maxTimeoutMs,
-      roots: settings.policy.roots,
-    }),
+    inputSchema: schema,
     outputSchema: OUTPUT_SCHEMA,
     annotations,
     // Commands that reach the network or walk whole histories may outlast a client's call timeout.
