@@ -4,14 +4,14 @@
 // short. Such options are found in any help and not offered. Real wget and a fixture program
 // behind the built bridge; checked on the process table, the root's files and the requests made.
 import { once } from 'node:events';
-import { chmodSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OptionSpec } from '../../adapters/cli/cli-spec.js';
 import { detaches } from '../../adapters/cli/infer-detaching.js';
-import { clientText, serveCliForTests, tempDir } from '../cli/helpers.js';
+import { clientText, git, makeRepo, serveCliForTests, tempDir } from '../cli/helpers.js';
 import { processesUnder, snapshot } from './world.js';
 
 const requests: string[] = [];
@@ -81,6 +81,37 @@ describe('options that go on in the background after the call', () => {
     }
     expect(readdirSync(daemonish.work)).not.toContain('started');
     expect(processesUnder(daemonish.work)).toEqual([]);
+  });
+
+  // Two packs and gc.autoPackLimit=1: the next commit starts git's automatic gc.
+  const repo = serveCliForTests('git', 'v1', 'stdio', {
+    prepare: (root) => {
+      const dir = join(root, 'repo');
+      mkdirSync(dir);
+      makeRepo(dir, 2);
+      git(dir, 'repack', '-q');
+      writeFileSync(join(dir, 'more.txt'), 'more\n');
+      git(dir, 'add', 'more.txt');
+      git(dir, 'commit', '-q', '-m', 'more');
+      git(dir, 'repack', '-q');
+      git(dir, 'config', 'gc.autoPackLimit', '1');
+      writeFileSync(join(dir, 'last.txt'), 'last\n');
+      git(dir, 'add', 'last.txt');
+    },
+  });
+
+  it('git: the automatic gc a commit starts runs inside the call, not in the background', async () => {
+    const packs = () => readdirSync(join(repo.work, 'repo', '.git', 'objects', 'pack'));
+    expect(packs().filter((name) => name.endsWith('.pack'))).toHaveLength(2);
+    const result = await repo
+      .client()
+      .callTool('git_commit', { cwd: join(repo.work, 'repo'), message: 'last' });
+    expect(result.isError, clientText(result)).toBeFalsy();
+    // Done when the call answered: one pack, no temporary one left by a gc stopped half way.
+    expect(processesUnder(repo.work)).toEqual([]);
+    expect(packs().filter((name) => name.endsWith('.pack'))).toHaveLength(1);
+    expect(packs().filter((name) => name.startsWith('.tmp-'))).toEqual([]);
+    expect(clientText(result)).not.toContain('in background');
   });
 
   it('reads the help: daemons and the background, not a detached HEAD or signature', () => {
