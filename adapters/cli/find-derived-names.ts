@@ -49,8 +49,9 @@ const KNOWN_SUFFIXES = [
 /**
  * Every symbolic link at a name a program derives from this call's path arguments rather than
  * names: `DIR/<base name>` of every other argument when one is an existing directory (cp, mv,
- * install and ln copy into it), and `<name><suffix>` beside each argument (its name without its
- * extension too: `ca.pem` gives `ca.srl`), from its directory as
+ * install and ln copy into it), and below it each name of a directory argument's tree (`cp -r src
+ * DIR` writes `DIR/src/a/b`, `cp -r src/. DIR` writes `DIR/a/b`); and `<name><suffix>` beside each
+ * argument (its name without its extension too: `ca.pem` gives `ca.srl`), from its directory as
  * written and as resolved (sqlite3 resolves the database's links before adding `-journal`). Each
  * directory is read once, at most `MAX_ENTRIES` entries in all; past that, names are looked up.
  */
@@ -62,11 +63,22 @@ export function findDerivedNames(named: readonly NamedPath[], seen?: LinkMemo): 
   for (const dir of dirs) {
     for (const item of resolved) {
       if (item === dir) continue;
+      const into = `into ${dir.where} ${quote(dir.value)}`;
+      const push = (why: string) => (link: string) =>
+        found.push({ where: item.where, value: item.value, link, real: realPathOf(link, seen), why });
       const name = posix.basename(item.path);
-      if (!plainName(name) || !listing.holdsLink(dir.real, name)) continue;
-      const link = `${dir.real}${sep}${name}`;
-      const why = `what a program copying, moving or linking into ${dir.where} ${quote(dir.value)} writes`;
-      found.push({ where: item.where, value: item.value, link, real: realPathOf(link, seen), why });
+      if (plainName(name) && listing.holdsLink(dir.real, name)) {
+        push(`what a program copying, moving or linking ${into} writes`)(`${dir.real}${sep}${name}`);
+      }
+      if (!isDirectory(item.real)) continue;
+      // A directory copied recursively (`cp -r`, `rsync -r`) writes its whole tree there: below
+      // `DIR/<base name>` when that exists, and into `DIR` itself for its contents (`src/.`, `src/`).
+      const tree = push(`what a program copying it recursively ${into} writes`);
+      const below = `${dir.real}${sep}${name}`;
+      if (plainName(name) && isDirectory(realPathOf(below, seen))) {
+        listing.linksCopiedOver(item.real, realPathOf(below, seen), tree);
+      }
+      if (/\/\.?$/.test(item.path)) listing.linksCopiedOver(item.real, dir.real, tree);
     }
   }
   for (const item of resolved) {
@@ -108,6 +120,7 @@ class Listing {
   #entries = 0;
   #lookups = 0;
   readonly #dirs = new Map<string, Links | undefined>();
+  readonly #walked = new Set<string>();
 
   holdsLink(dir: string, name: string): boolean {
     const links = this.#read(dir);
@@ -122,7 +135,39 @@ class Listing {
     );
   }
 
+  /**
+   * Each symbolic link a recursive copy of the tree `from` into `to` would write through: the
+   * entries of `to` named as an entry of `from` at the same place, below directories both hold (a
+   * directory of `to` only, not a link to one: a copy replaces no directory by a link's target).
+   */
+  linksCopiedOver(from: string, to: string, found: (link: string) => void): void {
+    const key = `${from}\0${to}`;
+    if (this.#walked.has(key)) return;
+    this.#walked.add(key);
+    let handle: Dir | undefined;
+    const below: string[] = [];
+    try {
+      handle = opendirSync(from);
+      for (let entry = handle.readSync(); entry; entry = handle.readSync()) {
+        const place = `${to}${sep}${entry.name}`;
+        const kind = this.#kindOf(place);
+        if (kind === 'link') found(place);
+        else if (kind === 'directory' && entry.isDirectory()) below.push(entry.name);
+      }
+    } catch (error) {
+      if (error instanceof BridgeError) throw error;
+      // Missing or unreadable: nothing the program could copy from there either.
+    } finally {
+      handle?.closeSync();
+    }
+    for (const name of below) this.linksCopiedOver(`${from}${sep}${name}`, `${to}${sep}${name}`, found);
+  }
+
   #isLink(path: string): boolean {
+    return this.#kindOf(path) === 'link';
+  }
+
+  #kindOf(path: string): 'link' | 'directory' | 'other' | undefined {
     if (++this.#lookups > MAX_LOOKUPS) {
       throw new BridgeError(
         'invalid_arguments',
@@ -130,9 +175,10 @@ class Listing {
       );
     }
     try {
-      return lstatSync(path).isSymbolicLink();
+      const stat = lstatSync(path);
+      return stat.isSymbolicLink() ? 'link' : stat.isDirectory() ? 'directory' : 'other';
     } catch {
-      return false;
+      return undefined;
     }
   }
 

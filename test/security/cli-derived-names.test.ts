@@ -44,7 +44,12 @@ describe.each(combos)('names derived from a path argument, $kind client over $wi
       writeFileSync(join(root, 'payload.txt'), 'payload\n');
       mkdirSync(join(root, 'cloned'));
       mkdirSync(join(root, 'clean'));
-      plant(root, cp.outside, ['cloned/payload.txt']);
+      mkdirSync(join(root, 'tree', 'sub'), { recursive: true });
+      writeFileSync(join(root, 'tree', 'sub', 'deep.txt'), 'deep payload\n');
+      // What a cloned tree brings: the same tree already copied once, with a link deep inside it.
+      mkdirSync(join(root, 'copies', 'tree', 'sub'), { recursive: true });
+      mkdirSync(join(root, 'flat', 'sub'), { recursive: true });
+      plant(root, cp.outside, ['cloned/payload.txt', 'copies/tree/sub/deep.txt', 'flat/sub/deep.txt']);
     },
   });
 
@@ -62,6 +67,28 @@ describe.each(combos)('names derived from a path argument, $kind client over $wi
     const kept = await cp.client().callTool('cp', { args: ['payload.txt', 'clean/'] });
     expect(kept.isError, clientText(kept)).toBeFalsy();
     expect(readFileSync(join(cp.work, 'clean', 'payload.txt'), 'utf8')).toBe('payload\n');
+  });
+
+  it('cp -r: copying a tree into a directory holding a link at one of its names, at any depth, is refused', async () => {
+    const before = snapshot(cp.outside);
+    for (const [source, into, link] of [
+      ['tree', 'copies', join('copies', 'tree', 'sub', 'deep.txt')],
+      ['tree/.', 'flat', join('flat', 'sub', 'deep.txt')],
+    ] as const) {
+      const result = await cp.client().callTool('cp', { recursive: true, args: [source, into] });
+      const text = clientText(result);
+      expect(result.isError, text).toBe(true);
+      expect(text).toContain(
+        `refused: args[0] "${source}" leads the program to ${join(cp.work, link)} (what a program copying it recursively into args[1] "${into}" writes), a symbolic link to ${join(cp.outside, 'victim.txt')}, which is outside the allowed roots`,
+      );
+    }
+    expect(readFileSync(join(cp.outside, 'victim.txt'), 'utf8')).toBe('still here\n');
+    expect(snapshot(cp.outside)).toEqual(before);
+    // A tree without such a link is copied, into a directory that already holds part of it too.
+    mkdirSync(join(cp.work, 'again', 'tree', 'sub'), { recursive: true });
+    const kept = await cp.client().callTool('cp', { recursive: true, args: ['tree', 'again'] });
+    expect(kept.isError, clientText(kept)).toBeFalsy();
+    expect(readFileSync(join(cp.work, 'again', 'tree', 'sub', 'deep.txt'), 'utf8')).toBe('deep payload\n');
   });
 
   const wget = serveCliForTests('wget', kind, wire, {
