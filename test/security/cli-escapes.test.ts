@@ -4,10 +4,11 @@
 // suffix that is a path, and a dot-command that safe mode lets write. Real programs, assertions on
 // the files and repositories they would have read or written.
 
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { git, loadCli, makeRepo, outsideWorld, textOf } from '../cli/helpers.js';
+import { snapshot } from './world.js';
 
 const world = outsideWorld('bridge-escapes-');
 const { ROOT, OUT, SECRET } = world;
@@ -137,6 +138,26 @@ describe('options that turn a value into another file', () => {
     });
     expect(kept.isError, textOf(kept)).toBeFalsy();
     expect(existsSync(join(ROOT, 'bashrc.bak'))).toBe(true);
+  });
+
+  it('sed -i takes no "*" in its suffix, which GNU sed replaces by the file name with its directories', async () => {
+    mkdirSync(join(ROOT, 'sub'));
+    writeFileSync(join(ROOT, 'sub', 'notes.txt'), 'notes\n');
+    writeFileSync(join(ROOT, 'top.txt'), 'top\n');
+    // What a clone brings: a link beside `sub`, at the name `bak_*` makes of `sub/notes.txt`.
+    symlinkSync(OUT, join(ROOT, 'bak_sub'));
+    const before = snapshot(BASE);
+    await using cli = await loadCli({ program: 'sed', roots: [ROOT] }, ROOT);
+    for (const [suffix, file] of [
+      ['.*', './top.txt'],
+      ['bak_*', 'sub/notes.txt'],
+    ]) {
+      const result = await cli.call('sed', { 'in-place': suffix, expression: 's/o/0/', args: [file] });
+      expect(result.isError, textOf(result)).toBe(true);
+      expect(textOf(result)).toContain('in-place');
+    }
+    // Neither `../top.txt` beside the root nor `notes.txt` in the directory outside was made.
+    expect(snapshot(BASE)).toEqual(before);
   });
 
   it('sqlite3 refuses the dot-commands safe mode lets write files', async () => {
