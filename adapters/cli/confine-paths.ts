@@ -45,8 +45,10 @@ export function confinePaths(
   const seen: LinkMemo = new Map();
   // Relative values that stay inside from cwd, resolved from the other directories at the end.
   const relative: Array<{ candidate: string; where: string; value: string; property: string }> = [];
-  // Every value's path, for the names a program derives from them (see `findDerivedNames`).
+  // Every value's path, for the names a program derives from them (see `findDerivedNames`), and
+  // each relative one's from the other directories it may be resolved from.
   const named: NamedPath[] = [];
+  const elsewhere: NamedPath[] = [];
   const check = (value: unknown, kind: PathKind | undefined, where: string, property: string): void => {
     // Every string at any depth: a repeatable two-value option arrives as [[name, value], …].
     if (Array.isArray(value)) {
@@ -126,11 +128,15 @@ export function confinePaths(
       // A directory option's own value is resolved from the directories before it, not itself.
       if (base.property === property) continue;
       confine(realPathFrom(real, candidate, seen), where, value, there);
+      // A directory an option names is one the program writes into; git, looking above cwd for
+      // its work tree's top, makes no file name of a pathspec (its `.lock` files are made anew).
+      if (base.property) elsewhere.push({ where, value, path: `${real}${sep}${candidate}` });
     }
   }
   // A name the program makes from a value rather than is given (cp's `DIR/<base name>`, wget's
-  // `x.warc.gz`) holds no link leading out either: a clone or an archive plants them.
-  for (const { where, value, link, real, why } of findDerivedNames(named, seen)) {
+  // `x.warc.gz`, zstd's `--output-dir-mirror out` `out/sub/x.zst` of `sub/x`) holds no link
+  // leading out either, from wherever the value is resolved: a clone or an archive plants them.
+  for (const { where, value, link, real, why } of findDerivedNames(named, seen, elsewhere)) {
     confine(real, where, value, { ...limits, derived: { link, why } });
   }
 }

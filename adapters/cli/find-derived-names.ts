@@ -49,55 +49,64 @@ const KNOWN_SUFFIXES = [
 /**
  * Every symbolic link at a name a program derives from this call's path arguments rather than
  * names: `DIR/<base name>` of every other argument when one is an existing directory (cp, mv,
- * install and ln copy into it), and below it each name of a directory argument's tree (`cp -r src
- * DIR` writes `DIR/src/a/b`, `cp -r src/. DIR` writes `DIR/a/b`); and `<name><suffix>` beside each
- * argument (its name without its extension too: `ca.pem` gives `ca.srl`), from its directory as
- * written and as resolved (sqlite3 resolves the database's links before adding `-journal`). Each
- * directory is read once, at most `MAX_ENTRIES` entries in all; past that, names are looked up.
+ * install and ln copy into it), with a suffix too (zstd's `--output-dir-flat`), and below it each
+ * name of a directory argument's tree (`cp -r src DIR` writes `DIR/src/a/b`, `cp -r src/. DIR`
+ * writes `DIR/a/b`); and `<name><suffix>` beside each argument (its name without its extension
+ * too: `ca.pem` gives `ca.srl`), from its directory as written and as resolved (sqlite3 resolves
+ * the database's links before adding `-journal`), and beside each of `elsewhere`: the relative
+ * values as resolved from the other directories the program may resolve them from (see
+ * `findBases`: zstd's `--output-dir-mirror out` writes `out/sub/x.zst` of `sub/x`). Each directory
+ * is read once, at most `MAX_ENTRIES` entries in all; past that, names are looked up.
  */
-export function findDerivedNames(named: readonly NamedPath[], seen?: LinkMemo): DerivedName[] {
+export function findDerivedNames(
+  named: readonly NamedPath[],
+  seen?: LinkMemo,
+  elsewhere: readonly NamedPath[] = [],
+): DerivedName[] {
   const found: DerivedName[] = [];
   const listing = new Listing();
   const resolved = named.map((item) => ({ ...item, real: realPathOf(item.path, seen) }));
-  const dirs = resolved.filter((item) => isDirectory(item.real));
-  for (const dir of dirs) {
-    for (const item of resolved) {
+  const suffixed = (item: NamedPath, place: string) => {
+    const name = basename(place);
+    if (!plainName(name)) return;
+    // openssl's serial file replaces the extension: `-CA ca.pem` writes `ca.srl`.
+    const dot = name.lastIndexOf('.');
+    const stems = dot > 0 ? [name, name.slice(0, dot)] : [name];
+    for (const link of stems.flatMap((stem) => listing.linksSuffixed(dirname(place), stem))) {
+      const why =
+        'a name the program may make of it by adding a suffix, as for a backup, journal, serial or archive';
+      found.push({ where: item.where, value: item.value, link, real: realPathOf(link, seen), why });
+    }
+  };
+  const withKinds = resolved.map((item) => ({ ...item, directory: isDirectory(item.real) }));
+  for (const dir of withKinds.filter((item) => item.directory)) {
+    for (const item of withKinds) {
       if (item === dir) continue;
       const into = `into ${dir.where} ${quote(dir.value)}`;
       const push = (why: string) => (link: string) =>
         found.push({ where: item.where, value: item.value, link, real: realPathOf(link, seen), why });
       const name = posix.basename(item.path);
-      if (plainName(name) && listing.holdsLink(dir.real, name)) {
+      const entry = plainName(name) ? listing.kindIn(dir.real, name) : undefined;
+      if (entry === 'link') {
         push(`what a program copying, moving or linking ${into} writes`)(`${dir.real}${sep}${name}`);
       }
-      if (!isDirectory(item.real)) continue;
+      // Writing into it with a suffix: zstd's `--output-dir-flat DIR` writes `DIR/<base name>.zst`.
+      if (plainName(name)) suffixed(item, `${dir.real}${sep}${name}`);
+      if (!item.directory) continue;
       // A directory copied recursively (`cp -r`, `rsync -r`) writes its whole tree there: below
       // `DIR/<base name>` when that exists, and into `DIR` itself for its contents (`src/.`, `src/`).
       const tree = push(`what a program copying it recursively ${into} writes`);
-      const below = `${dir.real}${sep}${name}`;
-      if (plainName(name) && isDirectory(realPathOf(below, seen))) {
-        listing.linksCopiedOver(item.real, realPathOf(below, seen), tree);
-      }
+      const below = entry ? realPathOf(`${dir.real}${sep}${name}`, seen) : undefined;
+      if (below && isDirectory(below)) listing.linksCopiedOver(item.real, below, tree);
       if (/\/\.?$/.test(item.path)) listing.linksCopiedOver(item.real, dir.real, tree);
     }
   }
-  for (const item of resolved) {
-    const places = new Map([
-      [`${realPathOf(dirname(item.path), seen)}${sep}${basename(item.path)}`, item.path],
-      [item.real, item.real],
+  for (const item of [...resolved, ...elsewhere]) {
+    const places = new Set([
+      `${realPathOf(dirname(item.path), seen)}${sep}${basename(item.path)}`,
+      realPathOf(item.path, seen),
     ]);
-    for (const place of places.keys()) {
-      const name = basename(place);
-      if (!plainName(name)) continue;
-      // openssl's serial file replaces the extension: `-CA ca.pem` writes `ca.srl`.
-      const dot = name.lastIndexOf('.');
-      const stems = dot > 0 ? [name, name.slice(0, dot)] : [name];
-      for (const link of stems.flatMap((stem) => listing.linksSuffixed(dirname(place), stem))) {
-        const why =
-          'a name the program may make of it by adding a suffix, as for a backup, journal, serial or archive';
-        found.push({ where: item.where, value: item.value, link, real: realPathOf(link, seen), why });
-      }
-    }
+    for (const place of places) suffixed(item, place);
   }
   return found;
 }
@@ -115,16 +124,21 @@ function plainName(name: string): boolean {
   return name !== '' && name !== '.' && name !== '..' && name !== sep;
 }
 
-/** The symbolic links of each directory, read once, and by name once the budget is spent. */
+/** The symbolic links and directories of each directory, read once, and by name once the budget is spent. */
 class Listing {
   #entries = 0;
   #lookups = 0;
   readonly #dirs = new Map<string, Links | undefined>();
   readonly #walked = new Set<string>();
 
-  holdsLink(dir: string, name: string): boolean {
+  /** Whether `dir` holds `name` as a symbolic link or a directory (one not read: looked up). */
+  kindIn(dir: string, name: string): 'link' | 'directory' | undefined {
     const links = this.#read(dir);
-    return links ? links.exact.has(name) : this.#isLink(`${dir}${sep}${name}`);
+    if (!links) {
+      const kind = this.#kindOf(`${dir}${sep}${name}`);
+      return kind === 'other' ? undefined : kind;
+    }
+    return links.exact.has(name) ? 'link' : links.dirs.has(name) ? 'directory' : undefined;
   }
 
   linksSuffixed(dir: string, name: string): string[] {
@@ -185,7 +199,7 @@ class Listing {
   // Undefined once the budget is spent, in this directory or before it.
   #read(dir: string): Links | undefined {
     if (this.#dirs.has(dir)) return this.#dirs.get(dir);
-    let links: Links | undefined = { exact: new Set(), byStem: new Map() };
+    let links: Links | undefined = { exact: new Set(), dirs: new Set(), byStem: new Map() };
     let handle: Dir | undefined;
     try {
       handle = opendirSync(dir);
@@ -195,6 +209,7 @@ class Listing {
           break;
         }
         if (entry.isSymbolicLink()) addLink(links, entry.name);
+        else if (entry.isDirectory()) links.dirs.add(entry.name);
       }
     } catch {
       // Missing or unreadable: nothing planted there that the program could use either.
@@ -208,6 +223,8 @@ class Listing {
 
 interface Links {
   exact: Set<string>;
+  /** The directories it holds (not links to one), where a tree copied into it goes on. */
+  dirs: Set<string>;
   /** Each name before a `.`, `-` or `~` in a link's name, to the links named so. */
   byStem: Map<string, string[]>;
 }

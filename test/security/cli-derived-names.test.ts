@@ -91,6 +91,44 @@ describe.each(combos)('names derived from a path argument, $kind client over $wi
     expect(readFileSync(join(cp.work, 'again', 'tree', 'sub', 'deep.txt'), 'utf8')).toBe('deep payload\n');
   });
 
+  const zstd = serveCliForTests('zstd', kind, wire, {
+    prepare: (root) => {
+      mkdirSync(join(root, 'sub'));
+      writeFileSync(join(root, 'sub', 'data.txt'), 'data\n');
+      mkdirSync(join(root, 'flat'));
+      mkdirSync(join(root, 'mirror', 'sub'), { recursive: true });
+      // Dangling: zstd makes the file the link leads to.
+      for (const link of ['flat/data.txt.zst', 'mirror/sub/data.txt.zst']) {
+        symlinkSync(join(zstd.outside, 'made-by-zstd'), join(root, link));
+      }
+    },
+  });
+
+  it('zstd: an output directory holding a link at the name written there (flat or mirrored) is refused', async () => {
+    const before = snapshot(zstd.outside);
+    for (const [option, link] of [
+      ['output-dir-flat', join('flat', 'data.txt.zst')],
+      ['output-dir-mirror', join('mirror', 'sub', 'data.txt.zst')],
+    ] as const) {
+      const into = option === 'output-dir-flat' ? 'flat' : 'mirror';
+      const result = await zstd.client().callTool('zstd', { [option]: into, args: ['sub/data.txt'] });
+      const text = clientText(result);
+      expect(result.isError, text).toBe(true);
+      expect(text).toContain(
+        `refused: args[0] "sub/data.txt" leads the program to ${join(zstd.work, link)} (a name the program may make of it by adding a suffix, as for a backup, journal, serial or archive), a symbolic link to ${join(zstd.outside, 'made-by-zstd')}`,
+      );
+    }
+    expect(existsSync(join(zstd.outside, 'made-by-zstd'))).toBe(false);
+    expect(snapshot(zstd.outside)).toEqual(before);
+    // A directory without such a link is written into.
+    mkdirSync(join(zstd.work, 'clean'));
+    const kept = await zstd
+      .client()
+      .callTool('zstd', { 'output-dir-mirror': 'clean', args: ['sub/data.txt'] });
+    expect(kept.isError, clientText(kept)).toBeFalsy();
+    expect(existsSync(join(zstd.work, 'clean', 'sub', 'data.txt.zst'))).toBe(true);
+  });
+
   const wget = serveCliForTests('wget', kind, wire, {
     prepare: (root) => {
       mkdirSync(join(root, 'crowded'));
