@@ -140,6 +140,7 @@ async function loadTools(
       context.log.warn(
         `cli ${program}: ${tool} offers ${(of - left.length).toLocaleString('en-US')} of its ${of.toLocaleString('en-US')} options (${listSome(left, { most: 5, show: (flag) => flag, more: (n) => `and ${n.toLocaleString('en-US')} more` }).join(', ')} left out): a tool's input schema lists at most ${MAX_SCHEMA_ENTRIES.toLocaleString('en-US')} entries`,
       ),
+    ...(overlay?.projectArg ? { project: overlay.projectArg } : {}),
   };
   if (sandbox)
     context.log.info(`cli ${program}: every command runs in a bubblewrap sandbox (${sandbox.bwrap})`);

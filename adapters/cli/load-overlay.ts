@@ -126,6 +126,16 @@ export const OverlaySchema = z
      * checked from every directory between cwd and its root.
      */
     ceilingEnv: z.string().optional(),
+    /**
+     * For a program that looks above cwd for its project and has no ceiling variable (npm walks up
+     * to the first directory holding `package.json` or `node_modules`, and reads its `.npmrc`): the
+     * option that names the project (`--prefix`), given on every run as the first directory from
+     * cwd up to its outermost root holding one of `markers`, else cwd.
+     */
+    projectArg: z
+      .object({ flag: z.string().regex(/^--?[\w-]+$/), markers: z.array(z.string()).min(1) })
+      .strict()
+      .optional(),
     /** Directory names no path argument may point below (git: `.git`, whose hooks and config run programs). */
     protectedDirs: z.array(z.string()).optional(),
     /** Whether commands reach the network unless known to be local (Cobra CLIs talking to a server). */

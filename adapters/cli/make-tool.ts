@@ -13,6 +13,7 @@ import { type Policy, resolveCwd, safeOptions } from './check-policy.js';
 import type { CliSpec, CommandSpec } from './cli-spec.js';
 import { commandToResult, OUTPUT_SCHEMA } from './command-to-result.js';
 import { confinePaths } from './confine-paths.js';
+import { findProject } from './find-project.js';
 import { inferAnnotations } from './infer-annotations.js';
 import { QUIET_ENV } from './probe.js';
 import { runCommand } from './run-command.js';
@@ -39,6 +40,8 @@ export interface ToolSettings {
   aboveCwd?: boolean;
   /** Told of a tool whose input schema left options out to stay within the bound. */
   onOptionsLeft?: (tool: string, left: string[], of: number) => void;
+  /** The option naming the program's project, found from cwd within the roots (the overlay's `projectArg`): npm. */
+  project?: { flag: string; markers: string[] };
 }
 
 /**
@@ -111,9 +114,13 @@ async function planCommand(
   context: ToolContext,
   settings: ToolSettings,
 ): Promise<{ argv: string[]; cwd: string; writable: string[] }> {
-  const argv = buildArgv(settings.spec, command, options, args, settings.policy, settings.globalArgs);
   const clientRoots = (await context.roots?.())?.map(realOrSelf);
   const cwd = resolveCwd(typeof args.cwd === 'string' ? args.cwd : undefined, settings.policy, clientRoots);
+  const { project } = settings;
+  const globalArgs = project
+    ? [...settings.globalArgs, `${project.flag}=${findProject(cwd, settings.policy.roots, project.markers)}`]
+    : settings.globalArgs;
+  const argv = buildArgv(settings.spec, command, options, args, settings.policy, globalArgs);
   confinePaths(command, options, args, cwd, settings.policy, clientRoots, {
     ...(settings.protectedDirs ? { protectedDirs: settings.protectedDirs } : {}),
     atFiles: settings.spec.flavor !== 'git',

@@ -1,0 +1,84 @@
+// npm looks above cwd for its project: up to the first directory holding package.json or
+// node_modules, whose .npmrc configures it. A root below such a project (a checkout inside a
+// monorepo, a root set to a subdirectory) had `npm ls` and `npm query` list and print the project
+// outside the roots, and its .npmrc configure each call: a registry token it names was sent with
+// `npm view`. The real npm, in-process bridge; checked on what it printed and what a local
+// registry received.
+import { once } from 'node:events';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LoadedCli, loadCli, outsideWorld, textOf } from '../cli/helpers.js';
+
+const world = outsideWorld('bridge-npm-project-');
+const ABOVE = world.base.path;
+const received: Array<{ url: string; authorization: string }> = [];
+const registry = createServer((request, response) => {
+  received.push({ url: request.url ?? '', authorization: request.headers.authorization ?? '' });
+  response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"Not found"}');
+});
+const saved = { ...process.env };
+let cli: LoadedCli;
+
+beforeAll(async () => {
+  registry.listen(0, '127.0.0.1');
+  await once(registry, 'listening');
+  const { port } = registry.address() as AddressInfo;
+  // The project above the root: its packages, and an .npmrc with a token for the registry.
+  writeJson(join(ABOVE, 'package.json'), {
+    name: 'above-project',
+    version: '1.0.0',
+    dependencies: { 'above-dep': '1.0.0' },
+  });
+  writeJson(join(ABOVE, 'node_modules', 'above-dep', 'package.json'), {
+    name: 'above-dep',
+    version: '1.0.0',
+    description: world.SECRET,
+  });
+  writeFileSync(join(ABOVE, '.npmrc'), `//127.0.0.1:${port}/:_authToken=ABOVE-TOKEN\n`);
+  // A project inside the root, found from its subdirectories.
+  writeJson(join(world.ROOT, 'proj', 'package.json'), { name: 'inner-project', version: '1.0.0' });
+  mkdirSync(join(world.ROOT, 'proj', 'src'));
+  Object.assign(process.env, {
+    npm_config_registry: `http://127.0.0.1:${port}/`,
+    npm_config_update_notifier: 'false',
+    npm_config_fund: 'false',
+  });
+  cli = await loadCli({ program: 'npm', roots: [world.ROOT] }, world.ROOT);
+}, 60_000);
+afterAll(async () => {
+  await cli?.[Symbol.asyncDispose]();
+  registry.close();
+  process.env = saved;
+  world[Symbol.dispose]();
+});
+
+function writeJson(path: string, value: unknown): void {
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(path, JSON.stringify(value));
+}
+
+describe('npm and a project above the roots', () => {
+  it('npm ls and npm query in the root see the root, not the project above it', async () => {
+    const listed = await cli.call('npm_ls', { all: true });
+    expect(textOf(listed)).not.toContain('above');
+    expect(textOf(listed)).toContain(world.ROOT);
+    const queried = await cli.call('npm_query', { args: ['*'] });
+    expect(textOf(queried)).not.toContain(world.SECRET);
+    expect(textOf(queried)).not.toContain(ABOVE.concat('"'));
+  });
+
+  it('the .npmrc above the roots configures nothing: its registry token is not sent', async () => {
+    await cli.call('npm_view', { args: ['some-package'] });
+    expect(received.map((request) => request.url)).toContain('/some-package');
+    expect(received.map((request) => request.authorization)).not.toContain('Bearer ABOVE-TOKEN');
+  });
+
+  it('a project inside the roots is still found from its subdirectories', async () => {
+    const listed = await cli.call('npm_ls', { cwd: join(world.ROOT, 'proj', 'src') });
+    expect(listed.isError, textOf(listed)).toBeFalsy();
+    expect(textOf(listed)).toContain(`inner-project@1.0.0 ${join(world.ROOT, 'proj')}`);
+  });
+});
