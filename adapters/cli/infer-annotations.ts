@@ -54,6 +54,12 @@ const READ_TEXT_VERBS = words(`
   validates describe describes inspect search find count output outputs compute computes
 `);
 
+/**
+ * A description that sends its output to files it names, whatever its first verb: split's "Output
+ * pieces of FILE to PREFIXaa, PREFIXab", csplit's "… to files 'xx00'". Not read-only.
+ */
+const WRITES_FILES_TEXT = /\b(?:to|into) (?:files?\b|prefix\w*|output files?\b)/;
+
 /** Commands that reach the network. */
 const NETWORK = words(`
   push pull fetch clone remote submodule send email login logout download upload install
@@ -121,7 +127,7 @@ export function inferAnnotations(path: readonly string[], options: InferenceInpu
     READ_ONLY_ALONE.has(leaf) ||
     READ_VERBS.has(leafWords[0] ?? '') ||
     /^merge-base$/.test(leaf) ||
-    READ_TEXT_VERBS.has(verb) ||
+    (READ_TEXT_VERBS.has(verb) && !WRITES_FILES_TEXT.test(text)) ||
     (leafWords.length > 1 && leafWords.every((word) => READ_ONLY.has(word)));
   const makes = MAKING_VERBS.has(leafWords[0] ?? '');
   const destructive =

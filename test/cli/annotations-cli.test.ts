@@ -154,6 +154,25 @@ describe('pip (plain --help), discovered from the real program', () => {
   });
 });
 
+/** Single-command programs (coreutils), each discovered from its own --help. */
+const COREUTILS_TABLE: Array<[string, string]> = [
+  ['head', 'R-I-'],
+  ['wc', 'R-I-'],
+  ['cat', 'R-I-'],
+  // "Output pieces of FILE to PREFIXaa": writes files, whatever the first verb says.
+  ['split', '----'],
+  ['csplit', '----'],
+  ['sort', '----'],
+  ['tee', '----'],
+];
+
+describe('single-command programs, discovered from the real programs', () => {
+  it.each(COREUTILS_TABLE)('%s → %s', async (program, expected) => {
+    await using cli = await loadCli({ program }, work.path);
+    expect(code(cli.registry.get(program)?.definition.annotations)).toBe(expected);
+  });
+});
+
 describe('programs reached through a symbolic link, and commands that cannot be discovered', () => {
   it('names the tools after the link and warns about each command whose help does not come', async () => {
     using bin = tempDir('bridge-link-');
