@@ -31,8 +31,11 @@ export const MAX_LOOKUPS = 100_000;
 // What programs add to a name they are given: wget's `--warc-file x` writes `x.warc.gz` (and
 // `x.cdx`), openssl's `-CAcreateserial` `ca.srl`, sqlite3 `db-journal`, `-wal` and `-shm`, editors
 // and `--backup` `x~`, `x.bak`, `x.orig`. Read from the directory, any name starting so counts;
-// these are looked up by name where a directory is too large to read.
+// these are looked up by name where a directory is too large to read. split and csplit add a run
+// of letters or digits to the prefix they are given (`part` gives `partaa`, `part00`), perhaps
+// with an extension after it (`--additional-suffix=.txt`).
 const SUFFIX_STARTS = new Set(['.', '-', '~']);
+const SPLIT_SUFFIX = /^(?:[a-z]{2,6}|[0-9]{2,6})(?:\.[^.]*)?$/;
 const KNOWN_SUFFIXES = [
   '~',
   '.bak',
@@ -44,6 +47,8 @@ const KNOWN_SUFFIXES = [
   '-journal',
   '-wal',
   '-shm',
+  'aa',
+  '00',
 ];
 
 /**
@@ -74,7 +79,7 @@ export function findDerivedNames(
     const stems = dot > 0 ? [name, name.slice(0, dot)] : [name];
     for (const link of stems.flatMap((stem) => listing.linksSuffixed(dirname(place), stem))) {
       const why =
-        'a name the program may make of it by adding a suffix, as for a backup, journal, serial or archive';
+        'a name the program may make of it by adding a suffix, as for a backup, journal, serial, archive or split piece';
       found.push({ where: item.where, value: item.value, link, real: realPathOf(link, seen), why });
     }
   };
@@ -225,14 +230,14 @@ interface Links {
   exact: Set<string>;
   /** The directories it holds (not links to one), where a tree copied into it goes on. */
   dirs: Set<string>;
-  /** Each name before a `.`, `-` or `~` in a link's name, to the links named so. */
+  /** Each name before a `.`, `-` or `~` or a split suffix in a link's name, to the links named so. */
   byStem: Map<string, string[]>;
 }
 
 function addLink(links: Links, name: string): void {
   links.exact.add(name);
   for (let index = 1; index < name.length; index++) {
-    if (!SUFFIX_STARTS.has(name[index] as string)) continue;
+    if (!SUFFIX_STARTS.has(name[index] as string) && !SPLIT_SUFFIX.test(name.slice(index))) continue;
     const stem = name.slice(0, index);
     const named = links.byStem.get(stem);
     if (named) named.push(name);

@@ -115,7 +115,7 @@ describe.each(combos)('names derived from a path argument, $kind client over $wi
       const text = clientText(result);
       expect(result.isError, text).toBe(true);
       expect(text).toContain(
-        `refused: args[0] "sub/data.txt" leads the program to ${join(zstd.work, link)} (a name the program may make of it by adding a suffix, as for a backup, journal, serial or archive), a symbolic link to ${join(zstd.outside, 'made-by-zstd')}`,
+        `refused: args[0] "sub/data.txt" leads the program to ${join(zstd.work, link)} (a name the program may make of it by adding a suffix, as for a backup, journal, serial, archive or split piece), a symbolic link to ${join(zstd.outside, 'made-by-zstd')}`,
       );
     }
     expect(existsSync(join(zstd.outside, 'made-by-zstd'))).toBe(false);
@@ -149,7 +149,7 @@ describe.each(combos)('names derived from a path argument, $kind client over $wi
       const text = clientText(result);
       expect(result.isError, text).toBe(true);
       expect(text).toContain(
-        `refused: warc-file "${warc}" leads the program to ${join(wget.work, `${warc}.warc.gz`)} (a name the program may make of it by adding a suffix, as for a backup, journal, serial or archive), a symbolic link to ${join(wget.outside, 'victim.txt')}`,
+        `refused: warc-file "${warc}" leads the program to ${join(wget.work, `${warc}.warc.gz`)} (a name the program may make of it by adding a suffix, as for a backup, journal, serial, archive or split piece), a symbolic link to ${join(wget.outside, 'victim.txt')}`,
       );
     }
     expect(readFileSync(join(wget.outside, 'victim.txt'), 'utf8')).toBe('still here\n');
@@ -159,6 +159,37 @@ describe.each(combos)('names derived from a path argument, $kind client over $wi
     expect(kept.isError, clientText(kept)).toBeFalsy();
     expect(readFileSync(join(wget.work, 'kept.warc.gz')).length).toBeGreaterThan(0);
   });
+  const split = serveCliForTests('split', kind, wire, {
+    prepare: (root) => {
+      writeFileSync(join(root, 'input.txt'), 'one\ntwo\n');
+      plant(root, split.outside, ['partaa']);
+      // Dangling: split makes the file it leads to.
+      symlinkSync(join(split.outside, 'made-by-split'), join(root, 'num01'));
+    },
+  });
+
+  it('split: a prefix whose pieces (partaa, num01) are links leading out is refused', async () => {
+    const before = snapshot(split.outside);
+    for (const [args, extra, link, real] of [
+      [['input.txt', 'part'], {}, 'partaa', 'victim.txt'],
+      [['input.txt', 'num'], { 'numeric-suffixes': '1' }, 'num01', 'made-by-split'],
+    ] as const) {
+      const result = await split.client().callTool('split', { lines: 1, ...extra, args: [...args] });
+      const text = clientText(result);
+      expect(result.isError, text).toBe(true);
+      expect(text).toContain(
+        `refused: args[1] "${args[1]}" leads the program to ${join(split.work, link)} (a name the program may make of it by adding a suffix, as for a backup, journal, serial, archive or split piece), a symbolic link to ${join(split.outside, real)}`,
+      );
+    }
+    expect(readFileSync(join(split.outside, 'victim.txt'), 'utf8')).toBe('still here\n');
+    expect(existsSync(join(split.outside, 'made-by-split'))).toBe(false);
+    expect(snapshot(split.outside)).toEqual(before);
+    // A prefix without such links is split into pieces.
+    const kept = await split.client().callTool('split', { lines: 1, args: ['input.txt', 'piece'] });
+    expect(kept.isError, clientText(kept)).toBeFalsy();
+    expect(readFileSync(join(split.work, 'pieceab'), 'utf8')).toBe('two\n');
+  });
+
   const openssl = serveCliForTests('openssl', kind, wire, {
     prepare: (root) => {
       const run = (...args: string[]) => execFileSync('openssl', args, { cwd: root, stdio: 'ignore' });
@@ -186,7 +217,7 @@ describe.each(combos)('names derived from a path argument, $kind client over $wi
     const text = clientText(result);
     expect(result.isError, text).toBe(true);
     expect(text).toContain(
-      `leads the program to ${join(openssl.work, 'ca.srl')} (a name the program may make of it by adding a suffix, as for a backup, journal, serial or archive), a symbolic link to ${join(openssl.outside, 'made-as-serial')}`,
+      `leads the program to ${join(openssl.work, 'ca.srl')} (a name the program may make of it by adding a suffix, as for a backup, journal, serial, archive or split piece), a symbolic link to ${join(openssl.outside, 'made-as-serial')}`,
     );
     expect(existsSync(join(openssl.outside, 'made-as-serial'))).toBe(false);
     expect(snapshot(openssl.outside)).toEqual(before);
