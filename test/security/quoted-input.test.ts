@@ -170,7 +170,10 @@ describe.each(WIRES)('%s', (name) => {
     const { value, send } = wire(name);
     const answer = await send('resources/subscribe', { uri: value(MIB) });
     expect(answer.bytes).toBeLessThan(SMALL + 2_048);
-    expect(answer.error?.message).toBe(`Resource not found: ${'A'.repeat(100)}…`);
+    // Its length is refused before it is looked up (see resource-subscriptions.test.ts).
+    expect(answer.error?.message).toBe(
+      `Cannot subscribe to "${'A'.repeat(100)}…": a subscribed URI is at most 2048 characters (this one has ${MIB}).`,
+    );
   });
 
   it('tools/call: arguments the schema refuses, by a long name or by the thousand', async () => {
