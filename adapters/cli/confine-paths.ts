@@ -1,3 +1,4 @@
+import { lstatSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, posix, sep } from 'node:path';
 import { BridgeError, inside, protectedPathOf, quote, realOrSelf } from '../../src/index.js';
@@ -139,6 +140,21 @@ export function confinePaths(
   for (const { where, value, link, real, why } of findDerivedNames(named, seen, elsewhere)) {
     confine(real, where, value, { ...limits, derived: { link, why } });
   }
+  // The files a program reads from its project whatever the arguments (npm's package.json, its
+  // lockfile and .npmrc): a link planted there would have it read, print or obey a file outside.
+  for (const path of rules.projectFiles ?? []) {
+    if (isPresent(path)) confine(realPathOf(path, seen), 'the project file', path, limits);
+  }
+}
+
+// Whether anything, a dangling link included, has the name `path`.
+function isPresent(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Where a resolved path may lie, and the directory it was resolved from when not `cwd`. */
@@ -240,6 +256,8 @@ export interface PathRules {
    * directory between `cwd` and its outermost root is one they are resolved from too.
    */
   aboveCwd?: boolean;
+  /** Files the program reads from its project on every run, absolute (see `ProjectArg`). */
+  projectFiles?: readonly string[];
 }
 
 /**

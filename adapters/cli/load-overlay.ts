@@ -133,7 +133,12 @@ export const OverlaySchema = z
      * cwd up to its outermost root holding one of `markers`, else cwd.
      */
     projectArg: z
-      .object({ flag: z.string().regex(/^--?[\w-]+$/), markers: z.array(z.string()).min(1) })
+      .object({
+        flag: z.string().regex(/^--?[\w-]+$/),
+        markers: z.array(z.string()).min(1),
+        // What the program reads from the project on every run: none may lead out of the roots.
+        files: z.array(z.string().regex(/^[^/]+$/)).optional(),
+      })
       .strict()
       .optional(),
     /** Directory names no path argument may point below (git: `.git`, whose hooks and config run programs). */

@@ -1,4 +1,4 @@
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
 import {
   MAX_SCHEMA_ENTRIES,
   realOrSelf,
@@ -41,7 +41,7 @@ export interface ToolSettings {
   /** Told of a tool whose input schema left options out to stay within the bound. */
   onOptionsLeft?: (tool: string, left: string[], of: number) => void;
   /** The option naming the program's project, found from cwd within the roots (the overlay's `projectArg`): npm. */
-  project?: { flag: string; markers: string[] };
+  project?: { flag: string; markers: string[]; files?: string[] };
 }
 
 /**
@@ -117,14 +117,18 @@ async function planCommand(
   const clientRoots = (await context.roots?.())?.map(realOrSelf);
   const cwd = resolveCwd(typeof args.cwd === 'string' ? args.cwd : undefined, settings.policy, clientRoots);
   const { project } = settings;
+  const projectDir = project && findProject(cwd, settings.policy.roots, project.markers);
   const globalArgs = project
-    ? [...settings.globalArgs, `${project.flag}=${findProject(cwd, settings.policy.roots, project.markers)}`]
+    ? [...settings.globalArgs, `${project.flag}=${projectDir}`]
     : settings.globalArgs;
   const argv = buildArgv(settings.spec, command, options, args, settings.policy, globalArgs);
   confinePaths(command, options, args, cwd, settings.policy, clientRoots, {
     ...(settings.protectedDirs ? { protectedDirs: settings.protectedDirs } : {}),
     atFiles: settings.spec.flavor !== 'git',
     aboveCwd: settings.aboveCwd === true,
+    ...(project && projectDir !== undefined
+      ? { projectFiles: (project.files ?? project.markers).map((file) => join(projectDir, file)) }
+      : {}),
   });
   // Only a sandbox binds them (checking each exists): an unsandboxed call needs none.
   const writable = settings.sandbox ? writableRoots(settings.policy.roots, clientRoots) : [];

@@ -5,7 +5,7 @@
 // `npm view`. The real npm, in-process bridge; checked on what it printed and what a local
 // registry received.
 import { once } from 'node:events';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -80,5 +80,33 @@ describe('npm and a project above the roots', () => {
     const listed = await cli.call('npm_ls', { cwd: join(world.ROOT, 'proj', 'src') });
     expect(listed.isError, textOf(listed)).toBeFalsy();
     expect(textOf(listed)).toContain(`inner-project@1.0.0 ${join(world.ROOT, 'proj')}`);
+  });
+
+  it('a project file planted as a link leading out of the roots is refused, and nothing is printed', async () => {
+    // What a clone or an archive can bring: the project's manifest or .npmrc as a link to a file
+    // outside (npm ls and npm query printed it; an .npmrc would configure the registry and token).
+    writeJson(join(ABOVE, 'secret.json'), { name: 'secret', version: '1.0.0', description: world.SECRET });
+    for (const [project, file] of [
+      ['linked-manifest', 'package.json'],
+      ['linked-npmrc', '.npmrc'],
+      ['linked-lockfile', 'package-lock.json'],
+    ] as const) {
+      const dir = join(world.ROOT, project);
+      mkdirSync(dir);
+      if (file !== 'package.json') writeJson(join(dir, 'package.json'), { name: project, version: '1.0.0' });
+      symlinkSync(join(ABOVE, 'secret.json'), join(dir, file));
+      for (const [tool, args] of [
+        ['npm_ls', { long: true, json: true }],
+        ['npm_query', { args: [':root'] }],
+      ] as const) {
+        const result = await cli.call(tool, { ...args, cwd: dir });
+        const text = textOf(result);
+        expect(result.isError, text).toBe(true);
+        expect(text).toContain(
+          `refused: the project file "${join(dir, file)}" resolves to ${join(ABOVE, 'secret.json')}, which is outside the allowed roots`,
+        );
+        expect(text).not.toContain(world.SECRET);
+      }
+    }
   });
 });
