@@ -16,6 +16,9 @@ const PROSE = [
   /\bdaemoni[sz](e|es|ed|ing)\b/i,
   /\b(as|into|becomes?) an? daemon\b/i,
   /\bdetach(es|ed|ing)? from (the )?(terminal|console|tty|controlling|shell|session|parent)\b/i,
+  /\bin detached mode\b/i,
+  /\b(keeps?|keeping|stays?|remains?|continues?) (running|alive) after\b/i,
+  /\bfork(s|ed|ing)? (the |a |its )?(server|daemon|process|itself|off|into)\b/i,
 ];
 
 /** Whether `option` makes the program go on in the background after it has returned. */

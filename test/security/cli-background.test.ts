@@ -128,6 +128,10 @@ describe('options that go on in the background after the call', () => {
     expect(detaches(option('detach', 'Run container in background and print container ID'))).toBe(true);
     expect(detaches(option('detach', 'perform garbage collection in the background'))).toBe(true);
     expect(detaches(option('fork', 'daemonize after initialisation'))).toBe(true);
+    expect(detaches(option('fork', 'fork the server process after binding'))).toBe(true);
+    expect(detaches(option('d', 'start in detached mode'))).toBe(true);
+    expect(detaches(option('spawn', 'spawn a worker that keeps running after exit'))).toBe(true);
+    expect(detaches(option('no-fork', 'do not fork; stay in the foreground'))).toBe(false);
     expect(detaches(option('detach', 'detach HEAD at named commit'))).toBe(false);
     expect(detaches(option('detach-sign', 'make a detached signature'))).toBe(false);
     expect(detaches(option('host', 'Daemon socket to connect to'))).toBe(false);

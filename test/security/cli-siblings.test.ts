@@ -208,6 +208,15 @@ describe('symbolic links', () => {
     expect(Object.keys(properties)).not.toContain('symbolic');
   });
 
+  it.skipIf(!has('zstd'))('zstd does not offer -f, whose help says it operates on links', async () => {
+    // With -r and -f, zstd compressed the file a link in the root led to, outside the roots.
+    await using cli = await loadCli({ program: 'zstd', roots: [ROOT] }, ROOT);
+    const properties = Object.keys(cli.registry.get('zstd')?.definition.inputSchema.properties ?? {});
+    expect(properties).toContain('r');
+    expect(properties).not.toContain('force');
+    expect(properties).not.toContain('f');
+  });
+
   it.skipIf(!has('grep'))('grep offers -r, not -R (--dereference-recursive)', async () => {
     await using cli = await loadCli({ program: 'grep', roots: [ROOT] }, ROOT);
     const properties = Object.keys(cli.registry.get('grep')?.definition.inputSchema.properties ?? {});
