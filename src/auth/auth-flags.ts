@@ -245,7 +245,7 @@ function checkJwtType(value: string): string {
   const mediaType = /^([A-Za-z0-9][\w!#$&^.+-]*\/)?[A-Za-z0-9][\w!#$&^.+-]*$/;
   if (value === '' || (value.length <= 255 && mediaType.test(value))) return value;
   throw invalid(
-    `--jwt-type expects the "typ" of a JWT, such as JWT or application/jwt ("" for a token without one), got ${quote(value)}`,
+    `--jwt-type (jwtTypes in a config file) expects the "typ" of a JWT, such as JWT or application/jwt ("" for a token without one), got ${quote(value)}`,
   );
 }
 

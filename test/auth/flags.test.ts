@@ -86,7 +86,7 @@ describe('authentication flags', () => {
       ],
       [
         ['--http', '127.0.0.1:0', '--issuer', 'https://a/', '--jwt-type', 'at+jwt; q=1'],
-        '--jwt-type expects the "typ" of a JWT, such as JWT or application/jwt ("" for a token without one), got "at+jwt; q=1"',
+        '--jwt-type (jwtTypes in a config file) expects the "typ" of a JWT, such as JWT or application/jwt ("" for a token without one), got "at+jwt; q=1"',
       ],
     ];
     // Each case is its own process; run them side by side.
