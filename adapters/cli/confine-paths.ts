@@ -137,7 +137,11 @@ export function confinePaths(
   // A name the program makes from a value rather than is given (cp's `DIR/<base name>`, wget's
   // `x.warc.gz`, zstd's `--output-dir-mirror out` `out/sub/x.zst` of `sub/x`) holds no link
   // leading out either, from wherever the value is resolved: a clone or an archive plants them.
-  for (const { where, value, link, real, why } of findDerivedNames(named, seen, elsewhere)) {
+  const copying = {
+    intoItself: args['no-target-directory'] === true || args.T === true,
+    withParents: args.parents === true,
+  };
+  for (const { where, value, link, real, why } of findDerivedNames(named, seen, elsewhere, copying)) {
     confine(real, where, value, { ...limits, derived: { link, why } });
   }
   // The files a program reads from its project whatever the arguments (npm's package.json, its

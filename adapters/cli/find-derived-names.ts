@@ -62,11 +62,13 @@ const KNOWN_SUFFIXES = [
  * values as resolved from the other directories the program may resolve them from (see
  * `findBases`: zstd's `--output-dir-mirror out` writes `out/sub/x.zst` of `sub/x`). Each directory
  * is read once, at most `MAX_ENTRIES` entries in all; past that, names are looked up.
+ * `copying` says how the call's options change where a copy goes (see `CopyModes`).
  */
 export function findDerivedNames(
   named: readonly NamedPath[],
   seen?: LinkMemo,
   elsewhere: readonly NamedPath[] = [],
+  copying: CopyModes = {},
 ): DerivedName[] {
   const found: DerivedName[] = [];
   const listing = new Listing();
@@ -103,7 +105,20 @@ export function findDerivedNames(
       const tree = push(`what a program copying it recursively ${into} writes`);
       const below = entry ? realPathOf(`${dir.real}${sep}${name}`, seen) : undefined;
       if (below && isDirectory(below)) listing.linksCopiedOver(item.real, below, tree);
-      if (/\/\.?$/.test(item.path)) listing.linksCopiedOver(item.real, dir.real, tree);
+      if (copying.intoItself || /\/\.?$/.test(item.path)) listing.linksCopiedOver(item.real, dir.real, tree);
+    }
+    // `cp --parents src/x DIR` writes `DIR/src/x`: the value as given, below DIR, through any link
+    // on the way.
+    if (!copying.withParents) continue;
+    for (const item of withKinds) {
+      const relative = posix.normalize(item.value).replace(/^(\.\.?\/|\/)+/, '');
+      if (item === dir || !plainName(relative)) continue;
+      const link = `${dir.real}${sep}${relative}`;
+      const real = realPathOf(link, seen);
+      if (real !== link) {
+        const why = `what a program copying it with its parent directories into ${dir.where} ${quote(dir.value)} writes`;
+        found.push({ where: item.where, value: item.value, link, real, why });
+      }
     }
   }
   for (const item of [...resolved, ...elsewhere]) {
@@ -114,6 +129,14 @@ export function findDerivedNames(
     for (const place of places) suffixed(item, place);
   }
   return found;
+}
+
+/** Options of a call that change where a copy goes. */
+export interface CopyModes {
+  /** A directory is copied into the destination itself, not below it (cp, mv, install `-T`). */
+  intoItself?: boolean;
+  /** Each source is copied below the destination with the path it was given (cp `--parents`). */
+  withParents?: boolean;
 }
 
 function isDirectory(real: string): boolean {

@@ -50,6 +50,9 @@ describe.each(combos)('names derived from a path argument, $kind client over $wi
       mkdirSync(join(root, 'copies', 'tree', 'sub'), { recursive: true });
       mkdirSync(join(root, 'flat', 'sub'), { recursive: true });
       plant(root, cp.outside, ['cloned/payload.txt', 'copies/tree/sub/deep.txt', 'flat/sub/deep.txt']);
+      // A link on the way to where --parents copies `tree/sub/deep.txt`: `parents/tree` leads out.
+      mkdirSync(join(root, 'parents'));
+      symlinkSync(cp.outside, join(root, 'parents', 'tree'));
     },
   });
 
@@ -89,6 +92,34 @@ describe.each(combos)('names derived from a path argument, $kind client over $wi
     const kept = await cp.client().callTool('cp', { recursive: true, args: ['tree', 'again'] });
     expect(kept.isError, clientText(kept)).toBeFalsy();
     expect(readFileSync(join(cp.work, 'again', 'tree', 'sub', 'deep.txt'), 'utf8')).toBe('deep payload\n');
+  });
+
+  it('cp -T and cp --parents: the names they write are checked too', async () => {
+    const before = snapshot(cp.outside);
+    // -T copies the tree into the destination itself, as `tree/.` does.
+    const into = await cp
+      .client()
+      .callTool('cp', { recursive: true, 'no-target-directory': true, args: ['tree', 'flat'] });
+    expect(into.isError, clientText(into)).toBe(true);
+    expect(clientText(into)).toContain(
+      `refused: args[0] "tree" leads the program to ${join(cp.work, 'flat', 'sub', 'deep.txt')} (what a program copying it recursively into args[1] "flat" writes), a symbolic link to ${join(cp.outside, 'victim.txt')}`,
+    );
+    // --parents writes `parents/tree/sub/deep.txt`, through the link `parents/tree`.
+    const parents = await cp
+      .client()
+      .callTool('cp', { parents: true, args: ['tree/sub/deep.txt', 'parents'] });
+    expect(parents.isError, clientText(parents)).toBe(true);
+    expect(clientText(parents)).toContain(
+      `refused: args[0] "tree/sub/deep.txt" leads the program to ${join(cp.work, 'parents', 'tree', 'sub', 'deep.txt')} (what a program copying it with its parent directories into args[1] "parents" writes), a symbolic link to ${join(cp.outside, 'sub', 'deep.txt')}, which is outside the allowed roots`,
+    );
+    expect(existsSync(join(cp.outside, 'sub'))).toBe(false);
+    expect(readFileSync(join(cp.outside, 'victim.txt'), 'utf8')).toBe('still here\n');
+    expect(snapshot(cp.outside)).toEqual(before);
+    // Without a link on the way, --parents copies.
+    mkdirSync(join(cp.work, 'plain'));
+    const kept = await cp.client().callTool('cp', { parents: true, args: ['tree/sub/deep.txt', 'plain'] });
+    expect(kept.isError, clientText(kept)).toBeFalsy();
+    expect(readFileSync(join(cp.work, 'plain', 'tree', 'sub', 'deep.txt'), 'utf8')).toBe('deep payload\n');
   });
 
   const zstd = serveCliForTests('zstd', kind, wire, {
