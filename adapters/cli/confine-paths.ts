@@ -146,8 +146,8 @@ export function confinePaths(
   }
   // The files a program reads from its project whatever the arguments (npm's package.json, its
   // lockfile and .npmrc): a link planted there would have it read, print or obey a file outside.
-  for (const path of rules.projectFiles ?? []) {
-    if (isPresent(path)) confine(realPathOf(path, seen), 'the project file', path, limits);
+  for (const { path, what } of rules.projectFiles ?? []) {
+    if (isPresent(path)) confine(realPathOf(path, seen), what, path, limits);
   }
 }
 
@@ -260,8 +260,11 @@ export interface PathRules {
    * directory between `cwd` and its outermost root is one they are resolved from too.
    */
   aboveCwd?: boolean;
-  /** Files the program reads from its project on every run, absolute (see `ProjectArg`). */
-  projectFiles?: readonly string[];
+  /**
+   * Files the program reads from its project on every run, and the places the project names that
+   * it reads too (npm's workspaces), absolute, each with what it is for a refusal.
+   */
+  projectFiles?: ReadonlyArray<{ path: string; what: string }>;
 }
 
 /**

@@ -138,6 +138,9 @@ export const OverlaySchema = z
         markers: z.array(z.string()).min(1),
         // What the program reads from the project on every run: none may lead out of the roots.
         files: z.array(z.string().regex(/^[^/]+$/)).optional(),
+        // Whose project files name other places the program reads too: npm's workspaces, file:
+        // dependencies and lockfile links.
+        references: z.literal('npm').optional(),
       })
       .strict()
       .optional(),

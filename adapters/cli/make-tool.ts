@@ -13,6 +13,7 @@ import { type Policy, resolveCwd, safeOptions } from './check-policy.js';
 import type { CliSpec, CommandSpec } from './cli-spec.js';
 import { commandToResult, OUTPUT_SCHEMA } from './command-to-result.js';
 import { confinePaths } from './confine-paths.js';
+import { findNpmReferences } from './find-npm-references.js';
 import { findProject } from './find-project.js';
 import { inferAnnotations } from './infer-annotations.js';
 import { QUIET_ENV } from './probe.js';
@@ -41,7 +42,7 @@ export interface ToolSettings {
   /** Told of a tool whose input schema left options out to stay within the bound. */
   onOptionsLeft?: (tool: string, left: string[], of: number) => void;
   /** The option naming the program's project, found from cwd within the roots (the overlay's `projectArg`): npm. */
-  project?: { flag: string; markers: string[]; files?: string[] };
+  project?: { flag: string; markers: string[]; files?: string[]; references?: 'npm' };
 }
 
 /**
@@ -126,13 +127,25 @@ async function planCommand(
     ...(settings.protectedDirs ? { protectedDirs: settings.protectedDirs } : {}),
     atFiles: settings.spec.flavor !== 'git',
     aboveCwd: settings.aboveCwd === true,
-    ...(project && projectDir !== undefined
-      ? { projectFiles: (project.files ?? project.markers).map((file) => join(projectDir, file)) }
-      : {}),
+    ...(project && projectDir !== undefined ? { projectFiles: projectFilesOf(project, projectDir) } : {}),
   });
   // Only a sandbox binds them (checking each exists): an unsandboxed call needs none.
   const writable = settings.sandbox ? writableRoots(settings.policy.roots, clientRoots) : [];
   return { argv, cwd, writable };
+}
+
+// What a program reads from its project: its own files, and the places the project names (npm's
+// workspaces, file: dependencies and lockfile links), none of which may lead out of the roots.
+function projectFilesOf(
+  project: NonNullable<ToolSettings['project']>,
+  dir: string,
+): Array<{ path: string; what: string }> {
+  const files = (project.files ?? project.markers).map((file) => ({
+    path: join(dir, file),
+    what: 'the project file',
+  }));
+  if (project.references !== 'npm') return files;
+  return [...files, ...findNpmReferences(dir)];
 }
 
 async function invokeCommand(

@@ -109,4 +109,55 @@ describe('npm and a project above the roots', () => {
       }
     }
   });
+
+  it('a workspace, a file: dependency or a lockfile link naming a place outside the roots is refused', async () => {
+    // npm reads the package.json of every place its project names, even with --package-lock-only.
+    writeJson(join(ABOVE, 'private', 'package.json'), {
+      name: 'private',
+      version: '1.0.0',
+      description: world.SECRET,
+    });
+    const private_ = join(ABOVE, 'private');
+    const projects: Array<[string, Record<string, unknown>, Record<string, unknown> | undefined, string]> = [
+      ['by-workspace', { workspaces: [`${private_}/../*`] }, undefined, 'a workspace named in package.json'],
+      [
+        'by-dependency',
+        { dependencies: { p: `file:${private_}` } },
+        undefined,
+        'a dependency named in package.json',
+      ],
+      [
+        'by-lockfile',
+        {},
+        {
+          lockfileVersion: 3,
+          packages: { '': { name: 'by-lockfile' }, 'node_modules/p': { resolved: private_, link: true } },
+        },
+        'a link named in package-lock.json',
+      ],
+    ];
+    for (const [name, manifest, lockfile, what] of projects) {
+      const dir = join(world.ROOT, name);
+      writeJson(join(dir, 'package.json'), { name, version: '1.0.0', ...manifest });
+      if (lockfile) writeJson(join(dir, 'package-lock.json'), { name, version: '1.0.0', ...lockfile });
+      const result = await cli.call('npm_query', { args: ['*'], 'package-lock-only': true, cwd: dir });
+      const text = textOf(result);
+      expect(result.isError, text).toBe(true);
+      expect(text).toContain(`refused: ${what} "`);
+      expect(text).toContain('which is outside the allowed roots');
+      expect(text).not.toContain(world.SECRET);
+    }
+    // A workspace inside the project is served.
+    const inner = join(world.ROOT, 'with-workspace');
+    writeJson(join(inner, 'package.json'), {
+      name: 'with-workspace',
+      version: '1.0.0',
+      workspaces: ['packages/*'],
+    });
+    writeJson(join(inner, 'packages', 'a', 'package.json'), { name: 'a', version: '1.0.0' });
+    // (npm itself may report the workspace as not installed: that is its answer, not a refusal.)
+    const kept = await cli.call('npm_ls', { cwd: inner });
+    expect(textOf(kept)).not.toContain('refused');
+    expect(textOf(kept)).toContain(`with-workspace@1.0.0 ${inner}`);
+  });
 });
