@@ -133,6 +133,14 @@ export function parseFlags(positionals: string[], values: FlagValues): OpenApiOp
         : `bridge openapi takes one spec, got ${positionals.length}: ${positionals.join(' ')}`,
     );
   }
+  // An empty name would be dropped as a list flag's empty items are, and the default taken silently.
+  const named = values['auth-scheme'];
+  if ((Array.isArray(named) ? named : [named]).some((name) => name === '')) {
+    throw new BridgeError(
+      'invalid_input',
+      '--auth-scheme needs the name of one of the spec\'s security schemes, got ""',
+    );
+  }
   return withFlags<OpenApiOptions>(
     { spec: positionals[0] as string },
     {

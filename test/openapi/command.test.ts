@@ -77,6 +77,10 @@ describe('openapi command', () => {
     [['a.yaml', '--retries', 'many'], '--retries expects an integer, got "many"'],
     [['a.yaml', '--retries', '50'], '--retries must be at most 10 (got 50)'],
     [['a.yaml', '--tools', 'some'], '--tools must be one of all, dynamic, auto (got "some")'],
+    [
+      ['a.yaml', '--auth-scheme', ''],
+      `--auth-scheme needs the name of one of the spec's security schemes, got ""`,
+    ],
   ])('%j is refused naming the flag', (args, message) => {
     expect(() => checked(args)).toThrow(message);
   });
