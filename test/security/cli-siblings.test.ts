@@ -217,6 +217,15 @@ describe('symbolic links', () => {
     expect(properties).not.toContain('f');
   });
 
+  it.skipIf(!has('gzip'))('gzip does not offer -f, whose help says it compresses links', async () => {
+    // With -r and -f, gzip compressed the file a link in the root led to, and replaced the files
+    // of a linked directory outside the roots by their .gz.
+    await using cli = await loadCli({ program: 'gzip', roots: [ROOT] }, ROOT);
+    const properties = Object.keys(cli.registry.get('gzip')?.definition.inputSchema.properties ?? {});
+    expect(properties).toContain('recursive');
+    expect(properties).not.toContain('force');
+  });
+
   it.skipIf(!has('grep'))('grep offers -r, not -R (--dereference-recursive)', async () => {
     await using cli = await loadCli({ program: 'grep', roots: [ROOT] }, ROOT);
     const properties = Object.keys(cli.registry.get('grep')?.definition.inputSchema.properties ?? {});
