@@ -1,7 +1,8 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { closeSync, constants, type Dirent, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { BridgeError, quote } from '../../src/index.js';
 
-/** The most of a manifest or lockfile read: a large monorepo's lockfile runs to a few MiB. */
+/** The most of a manifest or lockfile read: a large monorepo's lockfile runs to a few MiB; past it the call is refused. */
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
 /**
  * The places an npm project names besides its own tree, absolute, each with what named it: its
@@ -9,10 +10,12 @@ const MAX_FILE_BYTES = 64 * 1024 * 1024;
  * wildcard), its `file:` and `link:` dependencies, and its lockfiles' package paths and link
  * targets. npm reads each one's `package.json` (`ls`, `query`, even with `--package-lock-only`),
  * so a clone whose lockfile names `../../outside/private` had the bridge print a file outside the
- * roots. Unreadable or malformed files name nothing (npm refuses them itself).
+ * roots. A file too large or not JSON (a byte order mark is allowed, as npm allows it) refuses the
+ * call; a missing or unreadable one names nothing.
  */
 export function findNpmReferences(projectDir: string): Array<{ path: string; what: string }> {
   const found = new Map<string, string>();
+  const budget = { entries: MAX_ENTRIES };
   const add = (reference: string, what: string) => {
     const path = resolve(projectDir, staticPart(reference));
     if (!found.has(path)) found.set(path, what);
@@ -25,7 +28,15 @@ export function findNpmReferences(projectDir: string): Array<{ path: string; wha
         ? manifest.workspaces.packages
         : undefined;
     for (const pattern of Array.isArray(workspaces) ? workspaces : []) {
-      if (typeof pattern === 'string') add(pattern, 'a workspace named in package.json');
+      if (typeof pattern !== 'string') continue;
+      add(pattern, 'a workspace named in package.json');
+      // What a glob matches: the links below its fixed part (`packages/*` with `packages/x` a link).
+      if (staticPart(pattern) !== pattern) {
+        const deep = pattern.includes('**');
+        for (const link of linksBelow(resolve(projectDir, staticPart(pattern)), deep ? 8 : 1, budget)) {
+          add(link, 'a workspace named in package.json');
+        }
+      }
     }
     for (const key of ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies']) {
       const dependencies = manifest[key];
@@ -35,6 +46,12 @@ export function findNpmReferences(projectDir: string): Array<{ path: string; wha
         if (local) add(local, `a ${key.replace(/ies$/, 'y')} named in package.json`);
       }
     }
+  }
+  // The installed packages: npm reads every one's package.json, links included (`node_modules/x`
+  // or a scope `node_modules/@s` planted as a link to a directory outside).
+  const scopes = (name: string) => name.startsWith('@');
+  for (const link of linksBelow(resolve(projectDir, 'node_modules'), 2, budget, scopes)) {
+    add(link, 'an installed package in node_modules');
   }
   for (const lockfile of ['package-lock.json', 'npm-shrinkwrap.json']) {
     const lock = readJson(resolve(projectDir, lockfile));
@@ -66,6 +83,43 @@ export function findNpmReferences(projectDir: string): Array<{ path: string; wha
   return [...found].map(([path, what]) => ({ path, what }));
 }
 
+/** Directory entries read for one project's links, over node_modules and workspace globs. */
+const MAX_ENTRIES = 100_000;
+
+// The symbolic links in `dir` and the directories below it, `depth` levels down (a level's
+// directories that are not links, those `descend` accepts), within the budget: past it the call is
+// refused.
+function linksBelow(
+  dir: string,
+  depth: number,
+  budget: { entries: number },
+  descend: (name: string) => boolean = () => true,
+): string[] {
+  const links: string[] = [];
+  const walk = (at: string, left: number): void => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(at, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    budget.entries -= entries.length;
+    if (budget.entries < 0) {
+      throw new BridgeError(
+        'invalid_arguments',
+        `refused: the project's node_modules and workspaces hold more than ${MAX_ENTRIES.toLocaleString('en-US')} entries, too many to check for links leading out of the roots`,
+      );
+    }
+    for (const entry of entries) {
+      const path = join(at, entry.name);
+      if (entry.isSymbolicLink()) links.push(path);
+      else if (entry.isDirectory() && left > 1 && descend(entry.name)) walk(path, left - 1);
+    }
+  };
+  walk(dir, depth);
+  return links;
+}
+
 // The directory a glob stands for: what comes before the segment holding its first wildcard.
 function staticPart(reference: string): string {
   const wildcard = reference.search(/[*?[\]{}!]/);
@@ -81,7 +135,8 @@ function readJson(path: string): unknown {
     // not through a link either (one leading out is refused as a project file before npm runs).
     fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0));
     const stat = fstatSync(fd);
-    if (!stat.isFile() || stat.size > MAX_FILE_BYTES) return undefined;
+    if (!stat.isFile()) return undefined;
+    if (stat.size > MAX_FILE_BYTES) throw unreadable(path, `it is over ${MAX_FILE_BYTES / 1048576} MiB`);
     const buffer = Buffer.alloc(stat.size);
     let read = 0;
     while (read < buffer.length) {
@@ -89,12 +144,32 @@ function readJson(path: string): unknown {
       if (count === 0) break;
       read += count;
     }
-    return JSON.parse(buffer.subarray(0, read).toString('utf8'));
-  } catch {
+    // npm takes a byte order mark before the JSON; so must what checks what it names.
+    const text = buffer
+      .subarray(0, read)
+      .toString('utf8')
+      .replace(/^\uFEFF/, '');
+    try {
+      return JSON.parse(text);
+    } catch (error) {
+      throw unreadable(path, `it is not JSON (${(error as Error).message})`);
+    }
+  } catch (error) {
+    if (error instanceof BridgeError) throw error;
+    // Missing, a link (refused as a project file), or unreadable: npm cannot read it either.
     return undefined;
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
+}
+
+// A project file npm would read but the bridge cannot check: the call is refused rather than run
+// with what it names unchecked.
+function unreadable(path: string, why: string): BridgeError {
+  return new BridgeError(
+    'invalid_arguments',
+    `refused: the project file ${quote(path)} cannot be checked for the places it names (${why}), so npm is not run on it`,
+  );
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -9,6 +9,7 @@ import {
 } from '../../src/index.js';
 import { boundOptions } from './bound-options.js';
 import { buildArgv } from './build-argv.js';
+import { checkProjectNpmrc } from './check-npmrc.js';
 import { type Policy, resolveCwd, safeOptions } from './check-policy.js';
 import type { CliSpec, CommandSpec } from './cli-spec.js';
 import { commandToResult, OUTPUT_SCHEMA } from './command-to-result.js';
@@ -135,7 +136,8 @@ async function planCommand(
 }
 
 // What a program reads from its project: its own files, and the places the project names (npm's
-// workspaces, file: dependencies and lockfile links), none of which may lead out of the roots.
+// workspaces, file: dependencies and lockfile links), none of which may lead out of the roots;
+// npm's project .npmrc may not choose how it connects either (see check-npmrc.ts).
 function projectFilesOf(
   project: NonNullable<ToolSettings['project']>,
   dir: string,
@@ -145,6 +147,7 @@ function projectFilesOf(
     what: 'the project file',
   }));
   if (project.references !== 'npm') return files;
+  checkProjectNpmrc(dir);
   return [...files, ...findNpmReferences(dir)];
 }
 

@@ -5,7 +5,7 @@
 // `npm view`. The real npm, in-process bridge; checked on what it printed and what a local
 // registry received.
 import { once } from 'node:events';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -159,5 +159,106 @@ describe('npm and a project above the roots', () => {
     const kept = await cli.call('npm_ls', { cwd: inner });
     expect(textOf(kept)).not.toContain('refused');
     expect(textOf(kept)).toContain(`with-workspace@1.0.0 ${inner}`);
+  });
+
+  it('links among the installed packages or matched by a workspace glob, and lockfiles it cannot read, are refused', async () => {
+    writeJson(join(ABOVE, 'linked', 'package.json'), {
+      name: 'linked',
+      version: '1.0.0',
+      description: world.SECRET,
+    });
+    const linked = join(ABOVE, 'linked');
+    const cases: Array<[string, (dir: string) => void, string]> = [
+      [
+        'installed-link',
+        (dir) => {
+          mkdirSync(join(dir, 'node_modules'));
+          symlinkSync(linked, join(dir, 'node_modules', 'x'));
+        },
+        'an installed package in node_modules',
+      ],
+      [
+        'scoped-link',
+        (dir) => {
+          mkdirSync(join(dir, 'node_modules', '@s'), { recursive: true });
+          symlinkSync(linked, join(dir, 'node_modules', '@s', 'y'));
+        },
+        'an installed package in node_modules',
+      ],
+      [
+        'glob-link',
+        (dir) => {
+          writeJson(join(dir, 'package.json'), {
+            name: 'glob-link',
+            version: '1.0.0',
+            workspaces: ['packages/*'],
+          });
+          mkdirSync(join(dir, 'packages'));
+          symlinkSync(linked, join(dir, 'packages', 'x'));
+        },
+        'a workspace named in package.json',
+      ],
+      [
+        'bom-lockfile',
+        (dir) =>
+          writeFileSync(
+            join(dir, 'package-lock.json'),
+            `\uFEFF${JSON.stringify({ lockfileVersion: 3, packages: { 'node_modules/p': { resolved: linked, link: true } } })}`,
+          ),
+        'a link named in package-lock.json',
+      ],
+      [
+        'huge-lockfile',
+        (dir) => {
+          writeFileSync(join(dir, 'package-lock.json'), '');
+          truncateSync(join(dir, 'package-lock.json'), 65 * 1024 * 1024);
+        },
+        'the project file',
+      ],
+    ];
+    for (const [name, plant, what] of cases) {
+      const dir = join(world.ROOT, name);
+      writeJson(join(dir, 'package.json'), { name, version: '1.0.0' });
+      plant(dir);
+      const result = await cli.call('npm_query', { args: ['*'], cwd: dir });
+      const text = textOf(result);
+      expect(result.isError, text).toBe(true);
+      expect(text).toContain(`refused: ${what} "`);
+      expect(text).not.toContain(world.SECRET);
+    }
+  });
+
+  it("a project .npmrc choosing how npm connects, or reading the bridge's environment, is refused", async () => {
+    for (const [name, line, why] of [
+      ['proxied', 'proxy=http://127.0.0.1:9/', 'sets "proxy", how npm connects'],
+      [
+        'clear-registry',
+        'registry=http://registry.npmjs.org/',
+        'sets "registry" to a registry that is not https',
+      ],
+      [
+        'scoped-registry',
+        '@corp:registry=http://127.0.0.1:9/',
+        'sets "@corp:registry" to a registry that is not https',
+      ],
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the ${VAR} npm expands, as a project writes it
+      ['expanded', '//registry.example/:_authToken=${NPM_TOKEN}', 'reads an environment variable'],
+    ] as const) {
+      const dir = join(world.ROOT, name);
+      writeJson(join(dir, 'package.json'), { name, version: '1.0.0' });
+      writeFileSync(join(dir, '.npmrc'), `save-exact=true\n${line}\n`);
+      const result = await cli.call('npm_view', { args: ['left-pad'], cwd: dir });
+      expect(result.isError, textOf(result)).toBe(true);
+      expect(textOf(result)).toContain(
+        `refused: the project's .npmrc "${join(dir, '.npmrc')}" line 2 ${why}`,
+      );
+    }
+    expect(received).toEqual(received.filter((request) => !request.url.includes('left-pad')));
+    // A project .npmrc with other settings is read as before.
+    const plain = join(world.ROOT, 'plain-npmrc');
+    writeJson(join(plain, 'package.json'), { name: 'plain-npmrc', version: '1.0.0' });
+    writeFileSync(join(plain, '.npmrc'), 'save-exact=true\nregistry=https://registry.example/\n');
+    const kept = await cli.call('npm_ls', { cwd: plain });
+    expect(textOf(kept)).not.toContain('refused');
   });
 });

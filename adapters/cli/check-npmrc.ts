@@ -1,0 +1,85 @@
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { join } from 'node:path';
+import { BridgeError, quote } from '../../src/index.js';
+
+/** The most of a project's .npmrc read: past it the call is refused. */
+const MAX_NPMRC_BYTES = 1024 * 1024;
+
+/**
+ * Keys of a project's `.npmrc` that choose how npm connects and what it trusts: a proxy (a cloned
+ * project's `proxy=` with `registry=http://registry.npmjs.org/` had npm send the token of the
+ * user's own ~/.npmrc, matched by host, in clear text to that proxy), TLS checks and certificates.
+ */
+const TRANSPORT_KEYS =
+  /^(https?-proxy|proxy|noproxy|no-proxy|strict-ssl|ca|cafile|cert|certfile|key|keyfile|local-address)$/i;
+
+/**
+ * Refuses a call whose project `.npmrc` (which outranks the user's own configuration, and which a
+ * clone or an archive brings) sets where npm connects or what it sends beyond what the user's
+ * configuration says: a transport setting (see `TRANSPORT_KEYS`), a registry that is not https (a
+ * token is matched to a registry by host alone, so `http://` sends it in clear text), or a
+ * `${VARIABLE}` (npm expands it from the bridge's environment: `_authToken=${NPM_TOKEN}` beside
+ * a registry of the project's choosing sent the user's token there). Other settings are left to
+ * npm.
+ */
+export function checkProjectNpmrc(projectDir: string): void {
+  const path = join(projectDir, '.npmrc');
+  const text = readSmall(path);
+  if (text === undefined) return;
+  const refuse = (line: number, why: string) =>
+    new BridgeError(
+      'invalid_arguments',
+      `refused: the project's .npmrc ${quote(path)} line ${line} ${why}; a project's .npmrc outranks your own npm configuration, so npm is not run with it (set it in ~/.npmrc instead)`,
+    );
+  for (const [index, raw] of text
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/)
+    .entries()) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
+    const equals = line.indexOf('=');
+    const key = (equals < 0 ? line : line.slice(0, equals)).trim().replace(/^["']|["']$/g, '');
+    const value =
+      equals < 0
+        ? ''
+        : line
+            .slice(equals + 1)
+            .trim()
+            .replace(/^["']|["']$/g, '');
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: names the ${VAR} syntax npm expands
+    if (/\$\{/.test(line)) throw refuse(index + 1, 'reads an environment variable (${…})');
+    if (TRANSPORT_KEYS.test(key)) throw refuse(index + 1, `sets ${quote(key)}, how npm connects`);
+    if (/(^|:)registry$/i.test(key) && !/^https:\/\//i.test(value)) {
+      throw refuse(index + 1, `sets ${quote(key)} to a registry that is not https`);
+    }
+  }
+}
+
+function readSmall(path: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    // A link here is refused as a project file before this is read; a FIFO is not waited for.
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0));
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return undefined;
+    if (stat.size > MAX_NPMRC_BYTES) {
+      throw new BridgeError(
+        'invalid_arguments',
+        `refused: the project's .npmrc ${quote(path)} is over 1 MiB, too large to check, so npm is not run with it`,
+      );
+    }
+    const buffer = Buffer.alloc(stat.size);
+    let read = 0;
+    while (read < buffer.length) {
+      const count = readSync(fd, buffer, read, buffer.length - read, read);
+      if (count === 0) break;
+      read += count;
+    }
+    return buffer.subarray(0, read).toString('utf8');
+  } catch (error) {
+    if (error instanceof BridgeError) throw error;
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
