@@ -1,7 +1,7 @@
 import { type Dir, lstatSync, opendirSync, statSync } from 'node:fs';
 import { basename, dirname, posix, sep } from 'node:path';
 import { BridgeError, quote } from '../../src/index.js';
-import { type LinkMemo, realPathOf } from './follow-links.js';
+import { type LinkMemo, realPathFrom, realPathOf } from './follow-links.js';
 
 /** A path argument of a call: the value, the path it stands for, as text, absolute. */
 export interface NamedPath {
@@ -111,13 +111,20 @@ export function findDerivedNames(
     // on the way.
     if (!copying.withParents) continue;
     for (const item of withKinds) {
-      const relative = posix.normalize(item.value).replace(/^(\.\.?\/|\/)+/, '');
-      if (item === dir || !plainName(relative)) continue;
+      // As given, `..` included: cp joins it to DIR and the kernel resolves `DIR/a/../b` through
+      // a link `a`. Only its leading `/` goes.
+      const relative = item.value.replace(/^\/+/, '');
+      if (item === dir || !plainName(posix.normalize(relative))) continue;
       const link = `${dir.real}${sep}${relative}`;
-      const real = realPathOf(link, seen);
-      if (real !== link) {
-        const why = `what a program copying it with its parent directories into ${dir.where} ${quote(dir.value)} writes`;
+      const real = realPathFrom(dir.real, relative, seen);
+      const why = `what a program copying it with its parent directories into ${dir.where} ${quote(dir.value)} writes`;
+      if (real !== posix.normalize(link))
         found.push({ where: item.where, value: item.value, link, real, why });
+      // A directory copied so (`cp -r --parents src/sub DIR`) writes its tree below that place.
+      if (item.directory && isDirectory(real)) {
+        listing.linksCopiedOver(item.real, real, (tree) =>
+          found.push({ where: item.where, value: item.value, link: tree, real: realPathOf(tree, seen), why }),
+        );
       }
     }
   }

@@ -53,6 +53,9 @@ describe.each(combos)('names derived from a path argument, $kind client over $wi
       // A link on the way to where --parents copies `tree/sub/deep.txt`: `parents/tree` leads out.
       mkdirSync(join(root, 'parents'));
       symlinkSync(cp.outside, join(root, 'parents', 'tree'));
+      // A tree copied with --parents, where a link waits at one of its names.
+      mkdirSync(join(root, 'copies2', 'tree', 'sub'), { recursive: true });
+      plant(root, cp.outside, ['copies2/tree/sub/deep.txt']);
     },
   });
 
@@ -112,6 +115,24 @@ describe.each(combos)('names derived from a path argument, $kind client over $wi
     expect(clientText(parents)).toContain(
       `refused: args[0] "tree/sub/deep.txt" leads the program to ${join(cp.work, 'parents', 'tree', 'sub', 'deep.txt')} (what a program copying it with its parent directories into args[1] "parents" writes), a symbolic link to ${join(cp.outside, 'sub', 'deep.txt')}, which is outside the allowed roots`,
     );
+    // `..` as given: cp writes `parents/tree/../payload.txt`, which the link `parents/tree` takes
+    // to the directory holding the one outside.
+    const dots = await cp
+      .client()
+      .callTool('cp', { parents: true, args: ['tree/../payload.txt', 'parents'] });
+    expect(dots.isError, clientText(dots)).toBe(true);
+    expect(clientText(dots)).toContain(
+      `(what a program copying it with its parent directories into args[1] "parents" writes), a symbolic link to ${join(cp.outside, '..', 'payload.txt').replace(/\/[^/]+\/\.\.\//, '/')}`,
+    );
+    // A tree copied with its parents goes below `DIR/<path as given>`, links there included.
+    const tree = await cp
+      .client()
+      .callTool('cp', { parents: true, recursive: true, args: ['tree/sub', 'copies2'] });
+    expect(tree.isError, clientText(tree)).toBe(true);
+    expect(clientText(tree)).toContain(
+      `leads the program to ${join(cp.work, 'copies2', 'tree', 'sub', 'deep.txt')} (what a program copying it with its parent directories into args[1] "copies2" writes), a symbolic link to ${join(cp.outside, 'victim.txt')}`,
+    );
+    expect(existsSync(join(cp.outside, '..', 'payload.txt'))).toBe(false);
     expect(existsSync(join(cp.outside, 'sub'))).toBe(false);
     expect(readFileSync(join(cp.outside, 'victim.txt'), 'utf8')).toBe('still here\n');
     expect(snapshot(cp.outside)).toEqual(before);
