@@ -1,4 +1,4 @@
-import { BridgeError } from '../../src/index.js';
+import { BridgeError, quote } from '../../src/index.js';
 import { propertyOf } from './build-input-schema.js';
 import { type Policy, refuseValue } from './check-policy.js';
 import type { CliSpec, CommandSpec, OptionSpec } from './cli-spec.js';
@@ -78,6 +78,13 @@ function optionArgs(
   const text = String(value);
   const reason = refuseValue(text, property, 'option', policy);
   if (reason) throw refused(reason);
+  // A suffix a program adds to the names it writes (split's --additional-suffix, csplit's
+  // --suffix-format, cp's --suffix): a `/` makes it a path, `%02d/../../x` wrote above the root.
+  if (SUFFIX_OPTION.test(option.name) && text.includes('/')) {
+    throw refused(
+      `${property} is ${quote(text)}: a suffix added to the names of files written may not hold "/", which would make it a path`,
+    );
+  }
   if (option.optionalValue && text === '') return [option.flag];
   if (option.flag.startsWith('--'))
     return longValues === 'next' ? [option.flag, text] : [`${option.flag}=${text}`];
@@ -89,6 +96,9 @@ function optionArgs(
   // Short options take their value as the next element: getopt reads it as the value whatever it is.
   return option.optionalValue ? [`${option.flag}${text}`] : [option.flag, text];
 }
+
+/** Options naming a suffix the program adds to file names it writes. */
+const SUFFIX_OPTION = /(^|[-_])suffix(-format)?$/i;
 
 function refused(reason: string): BridgeError {
   return new BridgeError('invalid_arguments', `refused: ${reason}`);

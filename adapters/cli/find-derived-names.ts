@@ -35,7 +35,7 @@ export const MAX_LOOKUPS = 100_000;
 // of letters or digits to the prefix they are given (`part` gives `partaa`, `part00`), perhaps
 // with an extension after it (`--additional-suffix=.txt`).
 const SUFFIX_STARTS = new Set(['.', '-', '~']);
-const SPLIT_SUFFIX = /^(?:[a-z]{2,6}|[0-9]{2,6})(?:\.[^.]*)?$/;
+const SPLIT_SUFFIX = /^(?:[a-z]{2,16}|[0-9a-f]{2,16})(?:[^a-z0-9].*)?$/;
 const KNOWN_SUFFIXES = [
   '~',
   '.bak',
