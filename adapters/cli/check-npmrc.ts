@@ -1,6 +1,6 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { BridgeError, quote } from '../../src/index.js';
+import { readProjectFile } from './read-project-file.js';
 
 /** The most of a project's .npmrc read: past it the call is refused. */
 const MAX_NPMRC_BYTES = 1024 * 1024;
@@ -24,7 +24,15 @@ const TRANSPORT_KEYS =
  */
 export function checkProjectNpmrc(projectDir: string): void {
   const path = join(projectDir, '.npmrc');
-  const text = readSmall(path);
+  const text = readProjectFile(
+    path,
+    MAX_NPMRC_BYTES,
+    () =>
+      new BridgeError(
+        'invalid_arguments',
+        `refused: the project's .npmrc ${quote(path)} is over 1 MiB, too large to check, so npm is not run with it`,
+      ),
+  );
   if (text === undefined) return;
   const refuse = (line: number, why: string) =>
     new BridgeError(
@@ -52,34 +60,5 @@ export function checkProjectNpmrc(projectDir: string): void {
     if (/(^|:)registry$/i.test(key) && !/^https:\/\//i.test(value)) {
       throw refuse(index + 1, `sets ${quote(key)} to a registry that is not https`);
     }
-  }
-}
-
-function readSmall(path: string): string | undefined {
-  let fd: number | undefined;
-  try {
-    // A link here is refused as a project file before this is read; a FIFO is not waited for.
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0));
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) return undefined;
-    if (stat.size > MAX_NPMRC_BYTES) {
-      throw new BridgeError(
-        'invalid_arguments',
-        `refused: the project's .npmrc ${quote(path)} is over 1 MiB, too large to check, so npm is not run with it`,
-      );
-    }
-    const buffer = Buffer.alloc(stat.size);
-    let read = 0;
-    while (read < buffer.length) {
-      const count = readSync(fd, buffer, read, buffer.length - read, read);
-      if (count === 0) break;
-      read += count;
-    }
-    return buffer.subarray(0, read).toString('utf8');
-  } catch (error) {
-    if (error instanceof BridgeError) throw error;
-    return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }

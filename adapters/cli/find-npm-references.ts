@@ -1,6 +1,7 @@
-import { closeSync, constants, type Dirent, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
+import { type Dirent, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { BridgeError, quote } from '../../src/index.js';
+import { readProjectFile } from './read-project-file.js';
 
 /** The most of a manifest or lockfile read: a large monorepo's lockfile runs to a few MiB; past it the call is refused. */
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
@@ -129,37 +130,15 @@ function staticPart(reference: string): string {
 }
 
 function readJson(path: string): unknown {
-  let fd: number | undefined;
+  const text = readProjectFile(path, MAX_FILE_BYTES, () =>
+    unreadable(path, `it is over ${MAX_FILE_BYTES / 1048576} MiB`),
+  );
+  if (text === undefined) return undefined;
+  // npm takes a byte order mark before the JSON; so must what checks what it names.
   try {
-    // Not a FIFO or a device planted at the name: opened without blocking, read only if regular;
-    // not through a link either (one leading out is refused as a project file before npm runs).
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0));
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) return undefined;
-    if (stat.size > MAX_FILE_BYTES) throw unreadable(path, `it is over ${MAX_FILE_BYTES / 1048576} MiB`);
-    const buffer = Buffer.alloc(stat.size);
-    let read = 0;
-    while (read < buffer.length) {
-      const count = readSync(fd, buffer, read, buffer.length - read, read);
-      if (count === 0) break;
-      read += count;
-    }
-    // npm takes a byte order mark before the JSON; so must what checks what it names.
-    const text = buffer
-      .subarray(0, read)
-      .toString('utf8')
-      .replace(/^\uFEFF/, '');
-    try {
-      return JSON.parse(text);
-    } catch (error) {
-      throw unreadable(path, `it is not JSON (${(error as Error).message})`);
-    }
+    return JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (error) {
-    if (error instanceof BridgeError) throw error;
-    // Missing, a link (refused as a project file), or unreadable: npm cannot read it either.
-    return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
+    throw unreadable(path, `it is not JSON (${(error as Error).message})`);
   }
 }
 
