@@ -37,7 +37,7 @@ function credentialVariables(scheme: string, definition: Json): string[] {
 
 /**
  * What `apply` did: when no alternative could be satisfied, the variables missing, and the schemes
- * the user did not name (`--auth-scheme`) with the variables each would read.
+ * not granted theirs (see `grantedSchemes`), for the 401/403 hint.
  */
 export interface Applied {
   missing: string[];
