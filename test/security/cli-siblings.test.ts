@@ -226,6 +226,14 @@ describe('symbolic links', () => {
     expect(properties).not.toContain('force');
   });
 
+  it.skipIf(!has('lz4'))('lz4 does not offer -r, which follows the links below a directory', async () => {
+    // With -r, lz4 compressed the file a link in the root led to, outside the roots.
+    await using cli = await loadCli({ program: 'lz4', roots: [ROOT] }, ROOT);
+    const properties = Object.keys(cli.registry.get('lz4')?.definition.inputSchema.properties ?? {});
+    expect(properties).toContain('d');
+    expect(properties).not.toContain('r');
+  });
+
   it.skipIf(!has('grep'))('grep offers -r, not -R (--dereference-recursive)', async () => {
     await using cli = await loadCli({ program: 'grep', roots: [ROOT] }, ROOT);
     const properties = Object.keys(cli.registry.get('grep')?.definition.inputSchema.properties ?? {});
