@@ -18,7 +18,9 @@ const SDL = `
 const ITEMS = Array.from({ length: 60_000 }, (_, id) => ({ id, name: `item ${id}` }));
 /** ~6 MB of small arrays: over the 4 MiB the bridge parses. */
 const BULK = JSON.stringify({ data: { bulk: Array.from({ length: 1_500_000 }, () => [0]) } });
-const FLOOD_BYTES = 80 * 1024 * 1024;
+// Far past the 64 MiB the bridge reads: what the socket buffers on both sides take in before the
+// bridge hangs up (several MiB on a loaded machine) must not reach the end of it.
+const FLOOD_BYTES = 192 * 1024 * 1024;
 
 let upstream: ReturnType<typeof createServer>;
 let dir: Awaited<ReturnType<typeof tempDir>>;
