@@ -46,7 +46,11 @@ export function checkProjectNpmrc(projectDir: string): void {
     const line = raw.trim();
     if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
     const equals = line.indexOf('=');
-    const key = (equals < 0 ? line : line.slice(0, equals)).trim().replace(/^["']|["']$/g, '');
+    // `key[]=` adds to a list in npm's ini: the same key.
+    const key = (equals < 0 ? line : line.slice(0, equals))
+      .trim()
+      .replace(/^["']|["']$/g, '')
+      .replace(/\[\]$/, '');
     const value =
       equals < 0
         ? ''

@@ -241,6 +241,7 @@ describe('npm and a project above the roots', () => {
         '@corp:registry=http://127.0.0.1:9/',
         'sets "@corp:registry" to a registry that is not https',
       ],
+      ['listed-ca', 'ca[]=-----BEGIN CERTIFICATE-----', 'sets "ca", how npm connects'],
       // biome-ignore lint/suspicious/noTemplateCurlyInString: the ${VAR} npm expands, as a project writes it
       ['expanded', '//registry.example/:_authToken=${NPM_TOKEN}', 'reads an environment variable'],
     ] as const) {
