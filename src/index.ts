@@ -56,7 +56,7 @@ export { listSome } from './list-some.js';
 export { keepListedJson, LISTED_JSON_FORMAT } from './listed-json.js';
 export { createStderrLogger, type Logger, type LogLevel, silentLogger } from './logger.js';
 export { PAGE_URI_TEMPLATE, type PagedOutput, type PageOutputOptions, pageOutput } from './page-output.js';
-export { setOwn } from './plain-object.js';
+export { isPlainObject, setOwn } from './plain-object.js';
 export {
   commandStarted,
   commandsRunning,

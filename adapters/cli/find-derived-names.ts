@@ -85,13 +85,15 @@ export function findDerivedNames(
       found.push({ where: item.where, value: item.value, link, real: realPathOf(link, seen), why });
     }
   };
+  // Records a link at a name the program makes of `item`'s value, and where it leads.
+  const pushFor = (item: NamedPath, why: string) => (link: string) =>
+    found.push({ where: item.where, value: item.value, link, real: realPathOf(link, seen), why });
   const withKinds = resolved.map((item) => ({ ...item, directory: isDirectory(item.real) }));
   for (const dir of withKinds.filter((item) => item.directory)) {
     for (const item of withKinds) {
       if (item === dir) continue;
       const into = `into ${dir.where} ${quote(dir.value)}`;
-      const push = (why: string) => (link: string) =>
-        found.push({ where: item.where, value: item.value, link, real: realPathOf(link, seen), why });
+      const push = (why: string) => pushFor(item, why);
       const name = posix.basename(item.path);
       const entry = plainName(name) ? listing.kindIn(dir.real, name) : undefined;
       if (entry === 'link') {
@@ -121,11 +123,7 @@ export function findDerivedNames(
       if (real !== posix.normalize(link))
         found.push({ where: item.where, value: item.value, link, real, why });
       // A directory copied so (`cp -r --parents src/sub DIR`) writes its tree below that place.
-      if (item.directory && isDirectory(real)) {
-        listing.linksCopiedOver(item.real, real, (tree) =>
-          found.push({ where: item.where, value: item.value, link: tree, real: realPathOf(tree, seen), why }),
-        );
-      }
+      if (item.directory && isDirectory(real)) listing.linksCopiedOver(item.real, real, pushFor(item, why));
     }
   }
   for (const item of [...resolved, ...elsewhere]) {

@@ -1,6 +1,6 @@
 import { type Dirent, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { BridgeError, quote } from '../../src/index.js';
+import { BridgeError, isPlainObject, quote } from '../../src/index.js';
 import { readProjectFile } from './read-project-file.js';
 
 /** The most of a manifest or lockfile read: a large monorepo's lockfile runs to a few MiB; past it the call is refused. */
@@ -22,10 +22,10 @@ export function findNpmReferences(projectDir: string): Array<{ path: string; wha
     if (!found.has(path)) found.set(path, what);
   };
   const manifest = readJson(resolve(projectDir, 'package.json'));
-  if (isRecord(manifest)) {
+  if (isPlainObject(manifest)) {
     const workspaces = Array.isArray(manifest.workspaces)
       ? manifest.workspaces
-      : isRecord(manifest.workspaces)
+      : isPlainObject(manifest.workspaces)
         ? manifest.workspaces.packages
         : undefined;
     for (const pattern of Array.isArray(workspaces) ? workspaces : []) {
@@ -41,7 +41,7 @@ export function findNpmReferences(projectDir: string): Array<{ path: string; wha
     }
     for (const key of ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies']) {
       const dependencies = manifest[key];
-      if (!isRecord(dependencies)) continue;
+      if (!isPlainObject(dependencies)) continue;
       for (const spec of Object.values(dependencies)) {
         const local = typeof spec === 'string' ? /^(?:file|link):(.*)$/.exec(spec)?.[1] : undefined;
         if (local) add(local, `a ${key.replace(/ies$/, 'y')} named in package.json`);
@@ -56,8 +56,8 @@ export function findNpmReferences(projectDir: string): Array<{ path: string; wha
   }
   for (const lockfile of ['package-lock.json', 'npm-shrinkwrap.json']) {
     const lock = readJson(resolve(projectDir, lockfile));
-    if (!isRecord(lock)) continue;
-    const packages = isRecord(lock.packages) ? lock.packages : {};
+    if (!isPlainObject(lock)) continue;
+    const packages = isPlainObject(lock.packages) ? lock.packages : {};
     for (const [key, entry] of Object.entries(packages)) {
       // Installed packages lie below node_modules (a link among them names its target, below);
       // the rest (workspaces, file: dependencies) are named by their paths. A lockfile holds
@@ -65,15 +65,15 @@ export function findNpmReferences(projectDir: string): Array<{ path: string; wha
       if (key !== '' && !(key.startsWith('node_modules/') && !key.split('/').includes('..'))) {
         add(key, `a package named in ${lockfile}`);
       }
-      if (isRecord(entry) && entry.link === true && typeof entry.resolved === 'string') {
+      if (isPlainObject(entry) && entry.link === true && typeof entry.resolved === 'string') {
         add(entry.resolved, `a link named in ${lockfile}`);
       }
     }
     // Lockfile version 1: `file:` versions of dependencies, at any depth.
     const walk = (dependencies: unknown, depth: number): void => {
-      if (!isRecord(dependencies) || depth > 64) return;
+      if (!isPlainObject(dependencies) || depth > 64) return;
       for (const entry of Object.values(dependencies)) {
-        if (!isRecord(entry)) continue;
+        if (!isPlainObject(entry)) continue;
         const local = typeof entry.version === 'string' ? /^file:(.*)$/.exec(entry.version)?.[1] : undefined;
         if (local) add(local, `a dependency named in ${lockfile}`);
         walk(entry.dependencies, depth + 1);
@@ -149,8 +149,4 @@ function unreadable(path: string, why: string): BridgeError {
     'invalid_arguments',
     `refused: the project file ${quote(path)} cannot be checked for the places it names (${why}), so npm is not run on it`,
   );
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
