@@ -5,6 +5,7 @@ import {
   credentialVariable,
   describeError,
   isLoopback,
+  listSome,
   MAX_AUTH_RESPONSE_BYTES,
   mebibytes,
   readResponseBody,
@@ -85,17 +86,24 @@ export function ungrantedWarnings(
       ? 'only the schemes named with --auth-scheme (authSchemes in a config file) are given theirs'
       : "a spec fetched by URL chose its schemes' names, and so which of your variables it would read: name each scheme it may use with --auth-scheme (authSchemes in a config file)";
     warnings.push(
-      `${shown}: security ${unused.length === 1 ? 'scheme' : 'schemes'} ${unused.map((name) => `"${name}"`).join(', ')} ${unused.length === 1 ? 'has' : 'have'} variables set but ${unused.length === 1 ? 'is' : 'are'} not given them, so operations needing ${unused.length === 1 ? 'it are' : 'them are'} called without: ${why}.`,
+      `${shown}: security ${unused.length === 1 ? 'scheme' : 'schemes'} ${few(unused)} ${unused.length === 1 ? 'has' : 'have'} variables set but ${unused.length === 1 ? 'is' : 'are'} not given them, so operations needing ${unused.length === 1 ? 'it are' : 'them are'} called without: ${why}.`,
     );
   }
   const keys = new Set(held.map((name) => credentialVariable(name, '')));
   const unknown = (named ?? []).filter((name) => !keys.has(credentialVariable(name, '')));
   if (unknown.length > 0) {
     warnings.push(
-      `${shown}: --auth-scheme ${unknown.map((name) => `"${name}"`).join(', ')}: the spec has no such security scheme (it has ${held.length > 0 ? held.map((name) => `"${name}"`).join(', ') : 'none'}).`,
+      `${shown}: --auth-scheme ${few(unknown)}: the spec has no such security scheme (it has ${held.length > 0 ? few(held) : 'none'}).`,
     );
   }
   return warnings;
+}
+
+// A few scheme names, quoted and clipped: a fetched spec chooses how many and how long.
+function few(names: readonly string[]): string {
+  return listSome(names, { most: 10, show: (name) => `"${clip(name, 100)}"`, more: (n) => `${n} more` }).join(
+    ', ',
+  );
 }
 
 interface CachedToken {

@@ -1,7 +1,9 @@
 import {
   type ContentBlock,
+  clip,
   clipText,
   excessiveDepth,
+  listSome,
   MAX_JSON_DEPTH,
   MAX_PARSED_JSON_BYTES,
   mebibytes,
@@ -237,13 +239,15 @@ function errorResult(
   } else if ((response.status === 401 || response.status === 403) && options.ungrantedSchemes?.length) {
     const schemes = options.ungrantedSchemes;
     const set =
-      options.missingCredentials.length > 0 ? `, or set ${options.missingCredentials.join(' or ')}` : '';
+      options.missingCredentials.length > 0
+        ? `, or set ${few(options.missingCredentials, (v) => v, ' or ')}`
+        : '';
     lines.push(
-      `No credentials were sent: the bridge gives security ${schemes.length === 1 ? 'scheme' : 'schemes'} ${schemes.map((name) => `"${name}"`).join(', ')} ${schemes.length === 1 ? 'its' : 'their'} variables only when you name ${schemes.length === 1 ? 'it' : 'them'} with ${schemes.map((name) => `--auth-scheme ${name}`).join(' ')} (authSchemes in a config file)${set}.`,
+      `No credentials were sent: the bridge gives security ${schemes.length === 1 ? 'scheme' : 'schemes'} ${few(schemes, (name) => `"${name}"`, ', ')} ${schemes.length === 1 ? 'its' : 'their'} variables only when you name ${schemes.length === 1 ? 'it' : 'them'} with ${few(schemes, (name) => `--auth-scheme ${name}`, ' ')} (authSchemes in a config file)${set}.`,
     );
   } else if ((response.status === 401 || response.status === 403) && options.missingCredentials.length > 0) {
     lines.push(
-      `No credentials were sent: set ${options.missingCredentials.join(' or ')} in the bridge's environment.`,
+      `No credentials were sent: set ${few(options.missingCredentials, (v) => v, ' or ')} in the bridge's environment.`,
     );
   }
   const text = textOf(response.body, mediaType);
@@ -252,6 +256,14 @@ function errorResult(
     lines.push(clipText(text, ERROR_BODY_CHARS));
   }
   return { content: [{ type: 'text', text: lines.join('\n') }], isError: true };
+}
+
+// A few of the names a spec chose (its schemes, the variables named after them), each clipped: as
+// many and as long as its author liked, in a result the model reads.
+function few(items: readonly string[], show: (item: string) => string, joint: string): string {
+  return listSome(items, { most: 5, show: (item) => show(clip(item, 100)), more: (n) => `${n} more` }).join(
+    joint,
+  );
 }
 
 /**

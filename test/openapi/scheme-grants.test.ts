@@ -196,6 +196,47 @@ describe('a local spec', () => {
   });
 });
 
+describe('scheme names as long and as many as a spec likes', () => {
+  it('are clipped and counted in the 401 hint and the start-up warning', async () => {
+    const long = `s${'S'.repeat(100_000)}`;
+    const names = [long, ...Array.from({ length: 2_000 }, (_, index) => `scheme${index}`)];
+    const file = join(dir, 'many-schemes.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        ...vendorSpec(),
+        components: {
+          securitySchemes: Object.fromEntries(
+            names.map((name) => [name, { type: 'http', scheme: 'bearer' }]),
+          ),
+        },
+        // Any one of them would do: each an alternative of its own.
+        security: names.map((name) => ({ [name]: [] })),
+        paths: {
+          '/status/401': { get: { operationId: 'rejected', responses: { '200': { description: 'ok' } } } },
+        },
+      }),
+    );
+    const saved = process.env[`BRIDGE_${long.toUpperCase()}_TOKEN`];
+    process.env[`BRIDGE_${long.toUpperCase()}_TOKEN`] = 'x';
+    const tools = await loadTools({ spec: file, tools: 'all', authSchemes: ['absent'] });
+    try {
+      const result = await tools.call('rejected');
+      const text = firstText(result as never);
+      expect(text).toContain('No credentials were sent: the bridge gives security schemes "sSSS');
+      expect(text).toContain('1996 more');
+      expect(text.length).toBeLessThan(4_000);
+      for (const warning of tools.warnings) expect(warning.length).toBeLessThan(4_000);
+      expect(tools.warnings.join('\n')).toContain(
+        '"absent": the spec has no such security scheme (it has "sSSS',
+      );
+    } finally {
+      await tools.close();
+      if (saved === undefined) delete process.env[`BRIDGE_${long.toUpperCase()}_TOKEN`];
+    }
+  });
+});
+
 describe('a local spec whose references are followed to URLs', () => {
   // A fetched document would choose the schemes' names (and so the user's variables) and their
   // token URLs (where a client's secret is sent): refused at load, before anything is fetched.
