@@ -11,7 +11,7 @@ const MAX_NPMRC_BYTES = 1024 * 1024;
  * user's own ~/.npmrc, matched by host, in clear text to that proxy), TLS checks and certificates.
  */
 const TRANSPORT_KEYS =
-  /^(https?-proxy|proxy|noproxy|no-proxy|strict-ssl|ca|cafile|cert|certfile|key|keyfile|local-address)$/i;
+  /^(https?[-_]proxy|proxy|noproxy|no[-_]proxy|strict[-_]ssl|ca|cafile|cert|certfile|key|keyfile|local[-_]address)$/i;
 
 /**
  * Refuses a call whose project `.npmrc` (which outranks the user's own configuration, and which a
@@ -39,30 +39,37 @@ export function checkProjectNpmrc(projectDir: string): void {
       'invalid_arguments',
       `refused: the project's .npmrc ${quote(path)} line ${line} ${why}; a project's .npmrc outranks your own npm configuration, so npm is not run with it (set it in ~/.npmrc instead)`,
     );
+  // Lines as npm's ini parser splits them: a lone CR ends one too.
   for (const [index, raw] of text
     .replace(/^\uFEFF/, '')
-    .split(/\r?\n/)
+    .split(/\r\n|[\r\n]/)
     .entries()) {
     const line = raw.trim();
     if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
     const equals = line.indexOf('=');
     // `key[]=` adds to a list in npm's ini: the same key.
-    const key = (equals < 0 ? line : line.slice(0, equals))
-      .trim()
-      .replace(/^["']|["']$/g, '')
-      .replace(/\[\]$/, '');
-    const value =
-      equals < 0
-        ? ''
-        : line
-            .slice(equals + 1)
-            .trim()
-            .replace(/^["']|["']$/g, '');
+    const key = unquoted(equals < 0 ? line : line.slice(0, equals)).replace(/\[\]$/, '');
+    const value = equals < 0 ? '' : unquoted(line.slice(equals + 1));
     // biome-ignore lint/suspicious/noTemplateCurlyInString: names the ${VAR} syntax npm expands
-    if (/\$\{/.test(line)) throw refuse(index + 1, 'reads an environment variable (${…})');
+    if (/\$\{/.test(`${line}${key}${value}`)) throw refuse(index + 1, 'reads an environment variable (${…})');
     if (TRANSPORT_KEYS.test(key)) throw refuse(index + 1, `sets ${quote(key)}, how npm connects`);
     if (/(^|:)registry$/i.test(key) && !/^https:\/\//i.test(value)) {
       throw refuse(index + 1, `sets ${quote(key)} to a registry that is not https`);
     }
+  }
+}
+
+// A key or value as npm's ini parser reads it: a quoted one ("…" or '…') is decoded as JSON where
+// it parses (`"\u0072egistry"` is `registry`, `"$\u007bX}"` is `${X}`), as the parser does.
+function unquoted(text: string): string {
+  let value = text.trim();
+  const quoted = /^(["']).*\1$/s.exec(value);
+  if (!quoted) return value;
+  if (quoted[1] === "'") value = value.slice(1, -1);
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return typeof parsed === 'string' ? parsed : String(parsed);
+  } catch {
+    return value.replace(/^"|"$/g, '');
   }
 }

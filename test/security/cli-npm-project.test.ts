@@ -254,6 +254,23 @@ describe('npm and a project above the roots', () => {
         `refused: the project's .npmrc "${join(dir, '.npmrc')}" line 2 ${why}`,
       );
     }
+    // Read as npm's ini parser reads it: a lone CR ends a line; quoted keys and values are JSON.
+    for (const [name, content, message] of [
+      ['cr-lines', 'color=false\rproxy=http://127.0.0.1:9/\n', 'line 2 sets "proxy", how npm connects'],
+      [
+        'escaped-key',
+        '"\\u0072egistry"=http://127.0.0.1:9/\n',
+        'line 1 sets "registry" to a registry that is not https',
+      ],
+      ['escaped-value', '_authToken=\'"$\\u007bNPM_TOKEN}"\'\n', 'line 1 reads an environment variable'],
+    ] as const) {
+      const dir = join(world.ROOT, name);
+      writeJson(join(dir, 'package.json'), { name, version: '1.0.0' });
+      writeFileSync(join(dir, '.npmrc'), content);
+      const result = await cli.call('npm_view', { args: ['left-pad'], cwd: dir });
+      expect(result.isError, textOf(result)).toBe(true);
+      expect(textOf(result)).toContain(`refused: the project's .npmrc "${join(dir, '.npmrc')}" ${message}`);
+    }
     expect(received).toEqual(received.filter((request) => !request.url.includes('left-pad')));
     // A project .npmrc with other settings is read as before.
     const plain = join(world.ROOT, 'plain-npmrc');
