@@ -19,7 +19,16 @@ export function findNpmReferences(projectDir: string): Array<{ path: string; wha
   const budget = { entries: MAX_ENTRIES };
   const add = (reference: string, what: string) => {
     const path = resolve(projectDir, staticPart(reference));
-    if (!found.has(path)) found.set(path, what);
+    if (found.has(path)) return;
+    // Each is resolved through its links on every call: a lockfile naming 500,000 of them held
+    // the event loop ~19 s a call.
+    if (found.size >= MAX_REFERENCES) {
+      throw new BridgeError(
+        'invalid_arguments',
+        `refused: the npm project ${quote(projectDir)} names more than ${MAX_REFERENCES.toLocaleString('en-US')} places besides its installed packages (workspaces, file: dependencies, lockfile paths and links), too many to check for links leading out of the roots`,
+      );
+    }
+    found.set(path, what);
   };
   const manifest = readJson(resolve(projectDir, 'package.json'));
   if (isPlainObject(manifest)) {
@@ -86,6 +95,8 @@ export function findNpmReferences(projectDir: string): Array<{ path: string; wha
 
 /** Directory entries read for one project's links, over node_modules and workspace globs. */
 const MAX_ENTRIES = 100_000;
+/** Places one project may name besides its installed packages (a monorepo names a few hundred). */
+const MAX_REFERENCES = 10_000;
 
 // The symbolic links in `dir` and the directories below it, `depth` levels down (a level's
 // directories that are not links, those `descend` accepts), within the budget: past it the call is

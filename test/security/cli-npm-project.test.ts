@@ -216,6 +216,17 @@ describe('npm and a project above the roots', () => {
         'the project file',
       ],
     ];
+    cases.push([
+      'many-places',
+      (dir) =>
+        writeJson(join(dir, 'package-lock.json'), {
+          lockfileVersion: 3,
+          packages: Object.fromEntries(
+            Array.from({ length: 20_000 }, (_, at) => [`node_modules/../w${at}`, {}]),
+          ),
+        }),
+      'the npm project',
+    ]);
     for (const [name, plant, what] of cases) {
       const dir = join(world.ROOT, name);
       writeJson(join(dir, 'package.json'), { name, version: '1.0.0' });
