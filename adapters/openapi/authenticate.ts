@@ -152,9 +152,8 @@ export class Authenticator {
       const names = Object.keys(alternative);
       if (names.length === 0) return NOTHING_NEEDED;
       const withheld = names.filter((name) => this.#definition(name) && !this.#granted(name));
-      const unavailable = names
-        .filter((name) => !withheld.includes(name))
-        .flatMap((name) => this.#missing(name));
+      // A withheld scheme's unset variables too: naming it alone would not do.
+      const unavailable = names.flatMap((name) => this.#missing(name));
       if (withheld.length > 0 || unavailable.length > 0) {
         for (const name of withheld) ungranted.add(name);
         for (const variable of unavailable) missing.add(variable);

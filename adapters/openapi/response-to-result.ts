@@ -240,7 +240,7 @@ function errorResult(
     const schemes = options.ungrantedSchemes;
     const set =
       options.missingCredentials.length > 0
-        ? `, or set ${few(options.missingCredentials, (v) => v, ' or ')}`
+        ? `; unset: ${few(options.missingCredentials, (v) => v, ', ')}`
         : '';
     lines.push(
       `No credentials were sent: the bridge gives security ${schemes.length === 1 ? 'scheme' : 'schemes'} ${few(schemes, (name) => `"${name}"`, ', ')} ${schemes.length === 1 ? 'its' : 'their'} variables only when you name ${schemes.length === 1 ? 'it' : 'them'} with ${few(schemes, (name) => `--auth-scheme ${name}`, ' ')} (authSchemes in a config file)${set}.`,

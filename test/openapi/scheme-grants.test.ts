@@ -225,6 +225,8 @@ describe('scheme names as long and as many as a spec likes', () => {
       const text = firstText(result as never);
       expect(text).toContain('No credentials were sent: the bridge gives security schemes "sSSS');
       expect(text).toContain('1996 more');
+      // Naming them would not do alone: the variables they lack are named too.
+      expect(text).toContain('; unset: BRIDGE_SCHEME0_TOKEN, BRIDGE_SCHEME1_TOKEN');
       expect(text.length).toBeLessThan(4_000);
       for (const warning of tools.warnings) expect(warning.length).toBeLessThan(4_000);
       expect(tools.warnings.join('\n')).toContain(
